@@ -1,0 +1,58 @@
+"""crokinole: the game of crokinole as a Python library.
+
+The pure core (board geometry, the physics simulator, and later the rules and
+the CPU players) imports no server, database or asyncio code.
+
+>>> from crokinole import TOURNAMENT_BOARD, Seat, Shot, simulate_shot
+>>> launch = TOURNAMENT_BOARD.launch(Seat.SOUTH, Shot(position=0, direction=0, power=25))
+>>> result = simulate_shot(TOURNAMENT_BOARD, [], launch)
+>>> result.discs[0].status
+<DiscStatus.IN_HOLE: 'in_hole'>
+"""
+
+from crokinole.board import TOURNAMENT_BOARD, Board, Launch, Point, Seat, Shot, Zone
+from crokinole.errors import (
+    CrokinoleError,
+    InvalidBoardError,
+    InvalidPositionError,
+    InvalidShotError,
+    SimulationError,
+)
+from crokinole.physics import (
+    BatchResult,
+    Contact,
+    ContactKind,
+    DiscOutcome,
+    DiscStatus,
+    Event,
+    EventKind,
+    ShotResult,
+    simulate_batch,
+    simulate_shot,
+)
+
+__all__ = [
+    "TOURNAMENT_BOARD",
+    "BatchResult",
+    "Board",
+    "Contact",
+    "ContactKind",
+    "CrokinoleError",
+    "DiscOutcome",
+    "DiscStatus",
+    "Event",
+    "EventKind",
+    "InvalidBoardError",
+    "InvalidPositionError",
+    "InvalidShotError",
+    "Launch",
+    "Point",
+    "Seat",
+    "Shot",
+    "ShotResult",
+    "SimulationError",
+    "Zone",
+    "simulate_batch",
+    "simulate_shot",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,31 @@
+"""The one exception root of the project.
+
+Every error the library raises on purpose is a :class:`CrokinoleError`.  Errors
+caused by bad input also subclass :class:`ValueError`, so callers that already
+catch ``ValueError`` keep working.  Messages quote the offending value and its
+context in plain words, e.g. ``disc 2 at (0.1000, 0.2000) is over the 20 hole``.
+
+This module imports nothing from the project, so every layer may use it.
+"""
+
+from __future__ import annotations
+
+
+class CrokinoleError(Exception):
+    """Root of every error raised by the crokinole package."""
+
+
+class InvalidBoardError(CrokinoleError, ValueError):
+    """A board description whose dimensions cannot describe a real board."""
+
+
+class InvalidPositionError(CrokinoleError, ValueError):
+    """A set of discs that cannot lie on the board (overlap, off the board, NaN ...)."""
+
+
+class InvalidShotError(CrokinoleError, ValueError):
+    """A shot or launch that cannot be played (negative or NaN power, off the line ...)."""
+
+
+class SimulationError(CrokinoleError, RuntimeError):
+    """The simulator could not finish a shot (the per-shot event cap was reached)."""

@@ -1,0 +1,45 @@
+"""The disc-physics simulator: exact, event-driven, deterministic, with a batch API.
+
+See :mod:`crokinole.physics.kernel` for the model.  Two entry points:
+
+* :func:`simulate_shot` — one shot, with outcomes, the contact log and the
+  exact trajectory (what the rules engine and the browser need);
+* :func:`simulate_batch` — many shots from one position, as compact arrays
+  (what the CPU players search with).
+"""
+
+from crokinole.physics.result import (
+    BatchResult,
+    Contact,
+    ContactKind,
+    DiscOutcome,
+    DiscStatus,
+    Event,
+    EventKind,
+    ShotResult,
+)
+from crokinole.physics.simulate import (
+    MAX_EVENTS,
+    OVERLAP_TOLERANCE,
+    REST_SPEED,
+    check_position,
+    simulate_batch,
+    simulate_shot,
+)
+
+__all__ = [
+    "MAX_EVENTS",
+    "OVERLAP_TOLERANCE",
+    "REST_SPEED",
+    "BatchResult",
+    "Contact",
+    "ContactKind",
+    "DiscOutcome",
+    "DiscStatus",
+    "Event",
+    "EventKind",
+    "ShotResult",
+    "check_position",
+    "simulate_batch",
+    "simulate_shot",
+]

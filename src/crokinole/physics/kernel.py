@@ -1,0 +1,778 @@
+"""The compiled event-driven core of the simulator (numba, ``cache=True``).
+
+Model (``DESIGN.md``, "Physics"): every moving disc slides in a straight line
+and decelerates at a constant rate ``a`` (Coulomb sliding friction), so a disc
+launched at speed ``w`` from ``p0`` along the unit vector ``u`` is at
+
+    p(τ) = p0 + u (w τ − a τ² / 2),   0 ≤ τ ≤ w / a,
+
+and stops after ``w² / (2 a)``.  Collisions are instantaneous impulses along
+the line of centres: equal masses and restitution ``e`` for disc–disc, a
+fixed peg and restitution ``e_peg`` for disc–peg; there is no friction at a
+contact and no spin.
+
+Between events every motion is known in closed form, so the next event is
+found by solving for its time rather than stepping:
+
+* a moving disc against anything fixed (a resting disc, a peg, a circle of
+  the board) is a quadratic in the distance ``s`` travelled, converted to
+  time with ``τ = 2 s / (w + sqrt(w² − 2 a s))``;
+* two moving discs: their squared separation is a quartic in ``τ`` on the
+  interval where both move; its first root is bracketed between the roots
+  of its derivative (a cubic, itself bracketed by the roots of the
+  quadratic second derivative) and refined by safeguarded Newton steps.
+
+Only approaching pairs collide, so discs placed touching never trigger
+endless zero-time events.  A speed under ``v_rest`` after a collision counts
+as rest (the disc would travel less than ``v_rest² / 2a``, far below a
+nanometre); this ends inelastic collapse (a disc squeezed between a peg and a
+disc) in a finite number of events.  The number of events per shot is capped
+and reaching the cap is reported, never hidden.
+
+20 hole: a disc drops when its centre has stayed over the hole for the time
+it takes to fall the hole's depth, ``sqrt(2 h / g)``, or stops with its centre
+over the hole (it then drops once that time has passed).  A disc whose centre
+stays outside the hole is a hanger.  A disc whose centre passes the surface
+radius falls into the ditch.  A disc is "beyond the shooting line" while its
+centre is farther from the centre of the board than the shooting line.
+
+The kernels take only arrays and floats; objects are unpacked once by the
+caller (``crokinole.physics.simulate``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+# Event kinds (also the values of crokinole.physics.EventKind).
+LAUNCH = 0
+STOP = 1
+DISC = 2
+PEG = 3
+LINE_OUT = 4
+LINE_IN = 5
+HOLE_ENTER = 6
+HOLE_EXIT = 7
+DROP = 8
+DITCH = 9
+
+# Disc statuses (also the codes of crokinole.physics.DiscStatus).
+ON_BOARD = 0
+IN_HOLE = 1
+IN_DITCH = 2
+
+# Layout of the float parameter vector built by ``params_of``.
+P_DISC_R = 0
+P_PEG_R = 1
+P_DECEL = 2
+P_E_DISC = 3
+P_E_PEG = 4
+P_SURFACE_R = 5
+P_LINE_R = 6
+P_HOLE_R = 7
+P_DROP_T = 8
+P_V_REST = 9
+N_PARAMS = 10
+
+# Columns of the float event log.
+E_T = 0
+E_X = 1
+E_Y = 2
+E_VX = 3
+E_VY = 4
+# Columns of the int event log.
+E_DISC = 0
+E_KIND = 1
+E_OTHER = 2
+E_BEYOND = 3
+
+INF = math.inf
+
+
+@njit(cache=True)
+def _entry_distance(qx: float, qy: float, ux: float, uy: float, cx: float, cy: float, d2: float) -> float:
+    """Distance along the ray q + s u at which it first comes within sqrt(d2) of c.
+
+    0 if it is already within and approaching; inf if it never enters.
+    """
+    dx = qx - cx
+    dy = qy - cy
+    b = ux * dx + uy * dy
+    if b >= 0.0:
+        return INF
+    cc = dx * dx + dy * dy - d2
+    if cc <= 0.0:
+        return 0.0
+    disc = b * b - cc
+    if disc < 0.0:
+        return INF
+    return cc / (-b + math.sqrt(disc))
+
+
+@njit(cache=True)
+def _exit_distance(qx: float, qy: float, ux: float, uy: float, r2: float) -> float:
+    """Distance along the ray q + s u at which it leaves the circle |p|² = r2 about the origin."""
+    b = ux * qx + uy * qy
+    cc = qx * qx + qy * qy - r2
+    disc = b * b - cc
+    if disc < 0.0:
+        return 0.0
+    root = math.sqrt(disc)
+    if b <= 0.0:
+        s = -b + root
+    else:
+        s = -cc / (b + root)
+    return max(s, 0.0)
+
+
+@njit(cache=True)
+def _time_for(s: float, w: float, a: float) -> float:
+    """Time for a disc at speed w decelerating at a to travel s; inf if it stops first."""
+    if s <= 0.0:
+        return 0.0
+    disc = w * w - 2.0 * a * s
+    if disc < 0.0:
+        return INF
+    return 2.0 * s / (w + math.sqrt(disc))
+
+
+@njit(cache=True)
+def _quartic(c4: float, c3: float, c2: float, c1: float, c0: float, t: float) -> float:
+    return (((c4 * t + c3) * t + c2) * t + c1) * t + c0
+
+
+@njit(cache=True)
+def _quartic_d(c4: float, c3: float, c2: float, c1: float, t: float) -> float:
+    return ((4.0 * c4 * t + 3.0 * c3) * t + 2.0 * c2) * t + c1
+
+
+@njit(cache=True)
+def _derivative_root(c4: float, c3: float, c2: float, c1: float, lo: float, hi: float) -> float:
+    """Root of the cubic f' in [lo, hi], where f' changes sign and is monotone (bisection)."""
+    flo = _quartic_d(c4, c3, c2, c1, lo)
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        fm = _quartic_d(c4, c3, c2, c1, mid)
+        if (fm > 0.0) == (flo > 0.0):
+            lo = mid
+            flo = fm
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+@njit(cache=True)
+def _descending_root(
+    c4: float, c3: float, c2: float, c1: float, c0: float, lo: float, hi: float
+) -> float:
+    """Last point with f > 0 before f reaches 0 on [lo, hi], f decreasing there.
+
+    Safeguarded Newton from the left, with a bisection step whenever Newton
+    leaves the bracket or fails to halve it.  Returning the left end of the
+    final bracket keeps the discs (just) apart at the contact.
+    """
+    width = hi - lo
+    x = lo
+    for _ in range(200):
+        fx = _quartic(c4, c3, c2, c1, c0, x)
+        if fx > 0.0:
+            lo = x
+        else:
+            hi = x
+        if hi - lo <= 4e-16 * max(hi, 1e-300) or hi - lo <= 1e-300:
+            break
+        dfx = _quartic_d(c4, c3, c2, c1, x)
+        step_ok = False
+        if dfx < 0.0 and fx > 0.0:
+            nx = x - fx / dfx
+            if lo < nx < hi and (hi - lo) < 0.5 * width:
+                x = nx
+                step_ok = True
+        if not step_ok:
+            x = 0.5 * (lo + hi)
+            if x <= lo or x >= hi:
+                break
+        width = hi - lo
+    return lo
+
+
+@njit(cache=True)
+def _moving_pair_contact(
+    ax: float,
+    ay: float,
+    bx: float,
+    by: float,
+    cx: float,
+    cy: float,
+    d2: float,
+    tmax: float,
+) -> float:
+    """First time in [0, tmax] at which |A + B τ + C τ²|² falls to d2, or inf.
+
+    A, B, C are the relative position, velocity and half-acceleration of two
+    moving discs; f(τ) = |Δ(τ)|² − d2 is a quartic.
+    """
+    c4 = cx * cx + cy * cy
+    c3 = 2.0 * (bx * cx + by * cy)
+    c2 = bx * bx + by * by + 2.0 * (ax * cx + ay * cy)
+    c1 = 2.0 * (ax * bx + ay * by)
+    c0 = ax * ax + ay * ay - d2
+    if c0 <= 0.0 and c1 < 0.0:
+        return 0.0
+    if tmax <= 0.0:
+        return INF
+    # Split [0, tmax] where f'' vanishes: f' is monotone on each piece.
+    q2 = 12.0 * c4
+    q1 = 6.0 * c3
+    q0 = 2.0 * c2
+    splits = np.empty(4)
+    n = 0
+    splits[n] = 0.0
+    n += 1
+    if q2 != 0.0:
+        disc = q1 * q1 - 4.0 * q2 * q0
+        if disc > 0.0:
+            root = math.sqrt(disc)
+            if q1 >= 0.0:
+                r1 = (-q1 - root) / (2.0 * q2)
+            else:
+                r1 = (-q1 + root) / (2.0 * q2)
+            r2 = q0 / (q2 * r1) if r1 != 0.0 else -q1 / q2
+            lo_r = min(r1, r2)
+            hi_r = max(r1, r2)
+            if 0.0 < lo_r < tmax:
+                splits[n] = lo_r
+                n += 1
+            if 0.0 < hi_r < tmax and hi_r != lo_r:
+                splits[n] = hi_r
+                n += 1
+    elif q1 != 0.0:
+        r = -q0 / q1
+        if 0.0 < r < tmax:
+            splits[n] = r
+            n += 1
+    splits[n] = tmax
+    n += 1
+    # Roots of f' on those pieces: f is monotone between consecutive points.
+    crit = np.empty(5)
+    m = 0
+    crit[m] = 0.0
+    m += 1
+    for k in range(n - 1):
+        lo = splits[k]
+        hi = splits[k + 1]
+        dlo = _quartic_d(c4, c3, c2, c1, lo)
+        dhi = _quartic_d(c4, c3, c2, c1, hi)
+        if (dlo < 0.0 < dhi) or (dhi < 0.0 < dlo):
+            crit[m] = _derivative_root(c4, c3, c2, c1, lo, hi)
+            m += 1
+    crit[m] = tmax
+    m += 1
+    for k in range(m - 1):
+        lo = crit[k]
+        hi = crit[k + 1]
+        if hi <= lo:
+            continue
+        flo = _quartic(c4, c3, c2, c1, c0, lo)
+        fhi = _quartic(c4, c3, c2, c1, c0, hi)
+        if flo > 0.0 and fhi <= 0.0:
+            return _descending_root(c4, c3, c2, c1, c0, lo, hi)
+    return INF
+
+
+@njit(cache=True)
+def _log(
+    n: int,
+    record: bool,
+    evf: np.ndarray,
+    evi: np.ndarray,
+    t: float,
+    disc: int,
+    kind: int,
+    other: int,
+    beyond: bool,
+    x: float,
+    y: float,
+    vx: float,
+    vy: float,
+) -> int:
+    if record and n < evf.shape[0]:
+        evf[n, E_T] = t
+        evf[n, E_X] = x
+        evf[n, E_Y] = y
+        evf[n, E_VX] = vx
+        evf[n, E_VY] = vy
+        evi[n, E_DISC] = disc
+        evi[n, E_KIND] = kind
+        evi[n, E_OTHER] = other
+        evi[n, E_BEYOND] = 1 if beyond else 0
+    return n + 1
+
+
+@njit(cache=True)
+def run_shot(
+    pos: np.ndarray,
+    vel: np.ndarray,
+    pegs: np.ndarray,
+    params: np.ndarray,
+    max_events: int,
+    record: bool,
+    evf: np.ndarray,
+    evi: np.ndarray,
+    out_pos: np.ndarray,
+    out_status: np.ndarray,
+    out_flags: np.ndarray,
+    out_adj: np.ndarray,
+) -> tuple[int, float]:
+    """Simulate discs at ``pos`` with initial velocities ``vel`` until all rest.
+
+    Writes the final centre and status of each disc, per-disc flags
+    (moved, crossed the shooting line, touched something while beyond it,
+    touched a peg) and the disc–disc contact matrix.  When ``record`` is set,
+    every event goes to ``evf`` / ``evi`` (float and int columns).
+
+    Returns:
+        (number of events, time of the last event); the count is -1 when the
+        event cap was reached.
+    """
+    n = pos.shape[0]
+    n_pegs = pegs.shape[0]
+    r = params[P_DISC_R]
+    a = params[P_DECEL]
+    e_disc = params[P_E_DISC]
+    e_peg = params[P_E_PEG]
+    surface2 = params[P_SURFACE_R] ** 2
+    line2 = params[P_LINE_R] ** 2
+    hole2 = params[P_HOLE_R] ** 2
+    drop_t = params[P_DROP_T]
+    v_rest = params[P_V_REST]
+    dd2 = (2.0 * r) ** 2
+    pd2 = (r + params[P_PEG_R]) ** 2
+
+    sx = np.empty(n)
+    sy = np.empty(n)
+    ux = np.zeros(n)
+    uy = np.zeros(n)
+    w = np.zeros(n)
+    t0 = np.zeros(n)
+    beyond = np.zeros(n, dtype=np.bool_)
+    over = np.zeros(n, dtype=np.bool_)
+    enter_t = np.zeros(n)
+    qx = np.empty(n)
+    qy = np.empty(n)
+    rem = np.zeros(n)
+
+    n_ev = 0
+    for i in range(n):
+        sx[i] = pos[i, 0]
+        sy[i] = pos[i, 1]
+        out_status[i] = ON_BOARD
+        for f in range(4):
+            out_flags[i, f] = False
+        for j in range(n):
+            out_adj[i, j] = False
+        speed = math.hypot(vel[i, 0], vel[i, 1])
+        d2 = sx[i] * sx[i] + sy[i] * sy[i]
+        beyond[i] = d2 > line2
+        over[i] = d2 < hole2
+        if speed > v_rest:
+            w[i] = speed
+            ux[i] = vel[i, 0] / speed
+            uy[i] = vel[i, 1] / speed
+            out_flags[i, 0] = True
+            n_ev = _log(
+                n_ev, record, evf, evi, 0.0, i, LAUNCH, -1, beyond[i], sx[i], sy[i], vel[i, 0], vel[i, 1]
+            )
+        if beyond[i]:
+            out_flags[i, 1] = True
+
+    now = 0.0
+    last_t = 0.0
+    steps = 0
+    while True:
+        steps += 1
+        if steps > max_events:
+            return -1, now
+        # Where every moving disc is now.
+        for i in range(n):
+            if out_status[i] == ON_BOARD and w[i] > 0.0:
+                tau = now - t0[i]
+                left = w[i] - a * tau
+                if left < 0.0:
+                    left = 0.0
+                s = tau * (w[i] + left) * 0.5
+                qx[i] = sx[i] + ux[i] * s
+                qy[i] = sy[i] + uy[i] * s
+                rem[i] = left
+            else:
+                qx[i] = sx[i]
+                qy[i] = sy[i]
+                rem[i] = 0.0
+
+        best = INF
+        kind = -1
+        bi = -1
+        bj = -1
+        # Pending drops (moving or resting discs with the centre over the hole).
+        for i in range(n):
+            if out_status[i] == ON_BOARD and over[i]:
+                tau = enter_t[i] + drop_t - now
+                if tau < 0.0:
+                    tau = 0.0
+                if tau < best:
+                    best = tau
+                    kind = DROP
+                    bi = i
+        for i in range(n):
+            if out_status[i] != ON_BOARD or w[i] <= 0.0:
+                continue
+            wi = rem[i]
+            s_stop = wi * wi / (2.0 * a)
+            tau = wi / a
+            if tau < best:
+                best = tau
+                kind = STOP
+                bi = i
+            px = qx[i]
+            py = qy[i]
+            dx = ux[i]
+            dy = uy[i]
+            for k in range(n_pegs):
+                s = _entry_distance(px, py, dx, dy, pegs[k, 0], pegs[k, 1], pd2)
+                if s <= s_stop:
+                    tau = _time_for(s, wi, a)
+                    if tau < best:
+                        best = tau
+                        kind = PEG
+                        bi = i
+                        bj = k
+            for j in range(n):
+                if j == i or out_status[j] != ON_BOARD:
+                    continue
+                if w[j] > 0.0:
+                    if j < i:
+                        continue
+                    wj = rem[j]
+                    gx = px - qx[j]
+                    gy = py - qy[j]
+                    reach = s_stop + wj * wj / (2.0 * a)
+                    gap = math.sqrt(gx * gx + gy * gy) - 2.0 * r
+                    if gap > reach:
+                        continue
+                    tmax = min(wi, wj) / a
+                    tau = _moving_pair_contact(
+                        gx,
+                        gy,
+                        dx * wi - ux[j] * wj,
+                        dy * wi - uy[j] * wj,
+                        -0.5 * a * (dx - ux[j]),
+                        -0.5 * a * (dy - uy[j]),
+                        dd2,
+                        tmax,
+                    )
+                else:
+                    s = _entry_distance(px, py, dx, dy, qx[j], qy[j], dd2)
+                    if s > s_stop:
+                        continue
+                    tau = _time_for(s, wi, a)
+                if tau < best:
+                    best = tau
+                    kind = DISC
+                    bi = i
+                    bj = j
+            # The circles of the board.
+            if beyond[i]:
+                b = dx * px + dy * py
+                if b < 0.0:
+                    s = _entry_distance(px, py, dx, dy, 0.0, 0.0, line2)
+                    if s <= s_stop:
+                        tau = _time_for(s, wi, a)
+                        if tau < best:
+                            best = tau
+                            kind = LINE_IN
+                            bi = i
+            else:
+                s = _exit_distance(px, py, dx, dy, line2)
+                if s <= s_stop:
+                    tau = _time_for(s, wi, a)
+                    if tau < best:
+                        best = tau
+                        kind = LINE_OUT
+                        bi = i
+            s = _exit_distance(px, py, dx, dy, surface2)
+            if s <= s_stop:
+                tau = _time_for(s, wi, a)
+                if tau < best:
+                    best = tau
+                    kind = DITCH
+                    bi = i
+            if over[i]:
+                s = _exit_distance(px, py, dx, dy, hole2)
+                if s <= s_stop:
+                    tau = _time_for(s, wi, a)
+                    if tau < best:
+                        best = tau
+                        kind = HOLE_EXIT
+                        bi = i
+            else:
+                s = _entry_distance(px, py, dx, dy, 0.0, 0.0, hole2)
+                if s <= s_stop:
+                    tau = _time_for(s, wi, a)
+                    if tau < best:
+                        best = tau
+                        kind = HOLE_ENTER
+                        bi = i
+
+        if kind < 0:
+            break
+        now = now + best
+        last_t = now
+        i = bi
+        # Position and velocity of disc i at the event.
+        tau = now - t0[i]
+        if w[i] > 0.0:
+            left = w[i] - a * tau
+            if kind == STOP or left < 0.0:
+                left = 0.0
+            if kind == STOP:
+                s = w[i] * w[i] / (2.0 * a)
+            else:
+                s = tau * (w[i] + left) * 0.5
+            xi = sx[i] + ux[i] * s
+            yi = sy[i] + uy[i] * s
+            vxi = ux[i] * left
+            vyi = uy[i] * left
+        else:
+            xi = sx[i]
+            yi = sy[i]
+            vxi = 0.0
+            vyi = 0.0
+
+        if kind == STOP:
+            sx[i] = xi
+            sy[i] = yi
+            w[i] = 0.0
+            t0[i] = now
+            n_ev = _log(n_ev, record, evf, evi, now, i, STOP, -1, beyond[i], xi, yi, 0.0, 0.0)
+        elif kind == PEG:
+            nx = xi - pegs[bj, 0]
+            ny = yi - pegs[bj, 1]
+            norm = math.hypot(nx, ny)
+            nx /= norm
+            ny /= norm
+            vn = vxi * nx + vyi * ny
+            if vn < 0.0:
+                vxi -= (1.0 + e_peg) * vn * nx
+                vyi -= (1.0 + e_peg) * vn * ny
+            out_flags[i, 3] = True
+            if beyond[i]:
+                out_flags[i, 2] = True
+            speed = math.hypot(vxi, vyi)
+            sx[i] = xi
+            sy[i] = yi
+            t0[i] = now
+            if speed > v_rest:
+                w[i] = speed
+                ux[i] = vxi / speed
+                uy[i] = vyi / speed
+            else:
+                w[i] = 0.0
+                vxi = 0.0
+                vyi = 0.0
+            n_ev = _log(n_ev, record, evf, evi, now, i, PEG, bj, beyond[i], xi, yi, vxi, vyi)
+        elif kind == DISC:
+            j = bj
+            if w[j] > 0.0:
+                tj = now - t0[j]
+                leftj = w[j] - a * tj
+                if leftj < 0.0:
+                    leftj = 0.0
+                sj = tj * (w[j] + leftj) * 0.5
+                xj = sx[j] + ux[j] * sj
+                yj = sy[j] + uy[j] * sj
+                vxj = ux[j] * leftj
+                vyj = uy[j] * leftj
+            else:
+                xj = sx[j]
+                yj = sy[j]
+                vxj = 0.0
+                vyj = 0.0
+            nx = xj - xi
+            ny = yj - yi
+            norm = math.hypot(nx, ny)
+            nx /= norm
+            ny /= norm
+            vn = (vxi - vxj) * nx + (vyi - vyj) * ny
+            if vn > 0.0:
+                impulse = 0.5 * (1.0 + e_disc) * vn
+                vxi -= impulse * nx
+                vyi -= impulse * ny
+                vxj += impulse * nx
+                vyj += impulse * ny
+            out_adj[i, j] = True
+            out_adj[j, i] = True
+            if beyond[i] or beyond[j]:
+                if beyond[i]:
+                    out_flags[i, 2] = True
+                if beyond[j]:
+                    out_flags[j, 2] = True
+            speed = math.hypot(vxi, vyi)
+            sx[i] = xi
+            sy[i] = yi
+            t0[i] = now
+            if speed > v_rest:
+                w[i] = speed
+                ux[i] = vxi / speed
+                uy[i] = vyi / speed
+            else:
+                w[i] = 0.0
+                vxi = 0.0
+                vyi = 0.0
+            speed = math.hypot(vxj, vyj)
+            sx[j] = xj
+            sy[j] = yj
+            t0[j] = now
+            if speed > v_rest:
+                w[j] = speed
+                ux[j] = vxj / speed
+                uy[j] = vyj / speed
+                out_flags[j, 0] = True
+            else:
+                w[j] = 0.0
+                vxj = 0.0
+                vyj = 0.0
+            n_ev = _log(n_ev, record, evf, evi, now, i, DISC, j, beyond[i], xi, yi, vxi, vyi)
+            n_ev = _log(n_ev, record, evf, evi, now, j, DISC, i, beyond[j], xj, yj, vxj, vyj)
+        elif kind == LINE_OUT or kind == LINE_IN:
+            beyond[i] = kind == LINE_OUT
+            if beyond[i]:
+                out_flags[i, 1] = True
+            n_ev = _log(n_ev, record, evf, evi, now, i, kind, -1, beyond[i], xi, yi, vxi, vyi)
+        elif kind == HOLE_ENTER or kind == HOLE_EXIT:
+            over[i] = kind == HOLE_ENTER
+            enter_t[i] = now
+            n_ev = _log(n_ev, record, evf, evi, now, i, kind, -1, beyond[i], xi, yi, vxi, vyi)
+        else:  # DROP or DITCH: the disc leaves the surface where it is.
+            out_status[i] = IN_HOLE if kind == DROP else IN_DITCH
+            sx[i] = xi
+            sy[i] = yi
+            w[i] = 0.0
+            t0[i] = now
+            over[i] = False
+            n_ev = _log(n_ev, record, evf, evi, now, i, kind, -1, beyond[i], xi, yi, 0.0, 0.0)
+
+    for i in range(n):
+        out_pos[i, 0] = sx[i]
+        out_pos[i, 1] = sy[i]
+    return n_ev, last_t
+
+
+@njit(cache=True)
+def run_batch(
+    pos: np.ndarray,
+    launches: np.ndarray,
+    pegs: np.ndarray,
+    params: np.ndarray,
+    max_events: int,
+    out_pos: np.ndarray,
+    out_status: np.ndarray,
+    out_flags: np.ndarray,
+    out_adj: np.ndarray,
+    out_events: np.ndarray,
+) -> None:
+    """Simulate K shots from the same position: shot k adds a disc at launches[k].
+
+    The shot disc is the last disc (index N).  Outputs have a leading K axis;
+    ``out_events[k]`` is -1 where shot k reached the event cap.
+    """
+    n = pos.shape[0]
+    k_shots = launches.shape[0]
+    all_pos = np.empty((n + 1, 2))
+    all_vel = np.zeros((n + 1, 2))
+    for i in range(n):
+        all_pos[i, 0] = pos[i, 0]
+        all_pos[i, 1] = pos[i, 1]
+    evf = np.empty((0, 5))
+    evi = np.empty((0, 4), dtype=np.int64)
+    for k in range(k_shots):
+        all_pos[n, 0] = launches[k, 0]
+        all_pos[n, 1] = launches[k, 1]
+        all_vel[n, 0] = launches[k, 2]
+        all_vel[n, 1] = launches[k, 3]
+        count, _ = run_shot(
+            all_pos,
+            all_vel,
+            pegs,
+            params,
+            max_events,
+            False,
+            evf,
+            evi,
+            out_pos[k],
+            out_status[k],
+            out_flags[k],
+            out_adj[k],
+        )
+        out_events[k] = count
+
+
+@njit(cache=True)
+def first_invalid(pos: np.ndarray, pegs: np.ndarray, params: np.ndarray, tol: float) -> tuple[int, int, int]:
+    """First problem with a set of resting discs, as (code, disc, other).
+
+    Codes: 0 fine; 1 not finite; 2 off the surface; 3 over the hole;
+    4 overlaps a peg (other = peg); 5 overlaps a disc (other = disc).
+    """
+    n = pos.shape[0]
+    r = params[P_DISC_R]
+    dd = 2.0 * r - tol
+    pd = r + params[P_PEG_R] - tol
+    surface = params[P_SURFACE_R]
+    hole = params[P_HOLE_R]
+    for i in range(n):
+        x = pos[i, 0]
+        y = pos[i, 1]
+        if not (math.isfinite(x) and math.isfinite(y)):
+            return 1, i, -1
+        d = math.hypot(x, y)
+        if d > surface:
+            return 2, i, -1
+        if d < hole:
+            return 3, i, -1
+        for k in range(pegs.shape[0]):
+            if math.hypot(x - pegs[k, 0], y - pegs[k, 1]) < pd:
+                return 4, i, k
+        for j in range(i):
+            if math.hypot(x - pos[j, 0], y - pos[j, 1]) < dd:
+                return 5, i, j
+    return 0, -1, -1
+
+
+@njit(cache=True)
+def first_invalid_launch(
+    pos: np.ndarray, launches: np.ndarray, pegs: np.ndarray, params: np.ndarray, tol: float
+) -> tuple[int, int, int]:
+    """First launch whose disc cannot start where it is, as (code, launch, other).
+
+    Codes as in :func:`first_invalid`, plus 6: a speed that is not finite.
+    """
+    one = np.empty((1, 2))
+    r = params[P_DISC_R]
+    dd = 2.0 * r - tol
+    for k in range(launches.shape[0]):
+        if not (math.isfinite(launches[k, 2]) and math.isfinite(launches[k, 3])):
+            return 6, k, -1
+        one[0, 0] = launches[k, 0]
+        one[0, 1] = launches[k, 1]
+        code, _, other = first_invalid(one, pegs, params, tol)
+        if code:
+            return code, k, other
+        for j in range(pos.shape[0]):
+            if math.hypot(launches[k, 0] - pos[j, 0], launches[k, 1] - pos[j, 1]) < dd:
+                return 5, k, j
+    return 0, -1, -1

@@ -1,0 +1,231 @@
+"""Entry points of the simulator: one shot with its full trajectory, or a batch of shots.
+
+Input is checked before anything is simulated: discs must be finite, on the
+surface, off the hole, clear of the pegs and of each other; a launch must
+start on the surface clear of every disc, with a finite, non-negative speed.
+A bad input raises :class:`~crokinole.errors.InvalidPositionError` or
+:class:`~crokinole.errors.InvalidShotError` naming the offending value.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+import numpy.typing as npt
+
+from crokinole.board import Board, Launch, Point
+from crokinole.errors import InvalidPositionError, InvalidShotError, SimulationError
+from crokinole.physics import kernel
+from crokinole.physics.result import BatchResult, ShotResult, build_result
+
+#: At most this many events per shot; reaching it raises SimulationError.
+MAX_EVENTS = 20_000
+#: A speed (in/s) under which a disc counts as at rest after a collision.
+REST_SPEED = 1e-6
+#: Discs closer than touching by more than this (inches) overlap.
+OVERLAP_TOLERANCE = 1e-9
+
+DiscsLike = Sequence[Point] | Sequence[tuple[float, float]] | npt.NDArray[np.float64]
+
+_WHY = {
+    1: "has a coordinate that is not a finite number",
+    2: "is off the playing surface",
+    3: "is over the 20 hole (it would have dropped)",
+    4: "overlaps peg {other}",
+    5: "overlaps disc {other}",
+}
+
+
+@lru_cache(maxsize=16)
+def _board_arrays(board: Board) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    params = np.zeros(kernel.N_PARAMS, dtype=np.float64)
+    params[kernel.P_DISC_R] = board.disc_radius
+    params[kernel.P_PEG_R] = board.peg_radius
+    params[kernel.P_DECEL] = board.deceleration
+    params[kernel.P_E_DISC] = board.restitution_disc
+    params[kernel.P_E_PEG] = board.restitution_peg
+    params[kernel.P_SURFACE_R] = board.surface_radius
+    params[kernel.P_LINE_R] = board.shooting_line_radius
+    params[kernel.P_HOLE_R] = board.hole_radius
+    params[kernel.P_DROP_T] = board.hole_drop_time
+    params[kernel.P_V_REST] = REST_SPEED
+    params.setflags(write=False)
+    pegs = board.peg_array()
+    pegs.setflags(write=False)
+    return params, pegs
+
+
+def discs_array(discs: DiscsLike) -> npt.NDArray[np.float64]:
+    """Disc centres as a fresh ``(N, 2)`` float array.
+
+    Raises:
+        InvalidPositionError: the input is not a list of (x, y) pairs.
+    """
+    if isinstance(discs, np.ndarray):
+        arr = np.array(discs, dtype=np.float64)
+    else:
+        try:
+            arr = np.array(
+                [(p.x, p.y) if isinstance(p, Point) else tuple(p) for p in discs],
+                dtype=np.float64,
+            )
+        except (TypeError, ValueError) as exc:
+            raise InvalidPositionError(f"discs must be (x, y) pairs of numbers: {exc}") from exc
+    if arr.size == 0:
+        return np.zeros((0, 2), dtype=np.float64)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise InvalidPositionError(f"discs must be (x, y) pairs, got an array of shape {arr.shape}")
+    return arr
+
+
+def check_position(board: Board, discs: npt.NDArray[np.float64]) -> None:
+    """Raise :class:`InvalidPositionError` unless the discs can all rest on the board.
+
+    >>> from crokinole.board import TOURNAMENT_BOARD
+    >>> check_position(TOURNAMENT_BOARD, np.array([[0.0, 6.0], [0.5, 6.2]]))
+    Traceback (most recent call last):
+    ...
+    crokinole.errors.InvalidPositionError: disc 1 at (0.5000, 6.2000) overlaps disc 0
+    """
+    params, pegs = _board_arrays(board)
+    code, i, other = kernel.first_invalid(discs, pegs, params, OVERLAP_TOLERANCE)
+    if code:
+        x, y = discs[i]
+        raise InvalidPositionError(
+            f"disc {i} at ({x:.4f}, {y:.4f}) " + _WHY[code].format(other=other)
+        )
+
+
+def _check_launches(
+    board: Board, discs: npt.NDArray[np.float64], launches: npt.NDArray[np.float64]
+) -> None:
+    params, pegs = _board_arrays(board)
+    code, k, other = kernel.first_invalid_launch(discs, launches, pegs, params, OVERLAP_TOLERANCE)
+    if code:
+        x, y, vx, vy = launches[k].tolist()
+        why = "has a speed that is not a finite number" if code == 6 else _WHY[code]
+        raise InvalidShotError(
+            f"launch {k} from ({x:.4f}, {y:.4f}) with velocity ({vx:.4f}, {vy:.4f}): "
+            "the shot disc " + why.format(other=other)
+        )
+
+
+def simulate_shot(board: Board, discs: DiscsLike, launch: Launch) -> ShotResult:
+    """Simulate one shot: ``discs`` rest on the board and a disc is launched.
+
+    Args:
+        board: the board and physical constants.
+        discs: centres of the discs already on the board (index = identity).
+        launch: start point and velocity of the shot disc, which gets the
+            index ``len(discs)``; see :meth:`Board.launch`.
+
+    Returns:
+        The outcome of every disc, the contact log and the exact trajectory.
+
+    Raises:
+        InvalidPositionError: a disc overlaps another or a peg, is off the
+            board, over the hole, or not a number.
+        InvalidShotError: the launch is not finite, or its disc overlaps one.
+        SimulationError: the shot needed more than ``MAX_EVENTS`` events.
+
+    >>> from crokinole.board import TOURNAMENT_BOARD as board, Seat, Shot
+    >>> launch = board.launch(Seat.SOUTH, Shot(position=0.0, direction=0.0, power=60.0))
+    >>> result = simulate_shot(board, [(0.0, 6.0)], launch)
+    >>> [c.kind.value for c in result.contacts], [d.status.value for d in result.discs]
+    (['disc'], ['on_board', 'on_board'])
+    >>> result.contacts[0].disc, result.contacts[0].other
+    (1, 0)
+    """
+    pos = discs_array(discs)
+    check_position(board, pos)
+    values = (launch.x, launch.y, launch.vx, launch.vy)
+    if not all(isinstance(v, int | float) and math.isfinite(v) for v in values):
+        raise InvalidShotError(f"launch values must be finite numbers, got {launch!r}")
+    launches = np.array([values], dtype=np.float64)
+    _check_launches(board, pos, launches)
+    params, pegs = _board_arrays(board)
+    n = pos.shape[0] + 1
+    all_pos = np.vstack([pos, launches[:, :2]])
+    all_vel = np.zeros((n, 2))
+    all_vel[-1] = launches[0, 2:]
+    out_pos = np.empty((n, 2))
+    out_status = np.empty(n, dtype=np.int8)
+    out_flags = np.empty((n, 4), dtype=np.bool_)
+    out_adj = np.empty((n, n), dtype=np.bool_)
+    capacity = 256
+    while True:
+        evf = np.empty((capacity, 5))
+        evi = np.empty((capacity, 4), dtype=np.int64)
+        count, duration = kernel.run_shot(
+            all_pos, all_vel, pegs, params, MAX_EVENTS, True, evf, evi,
+            out_pos, out_status, out_flags, out_adj,
+        )  # fmt: skip
+        if count < 0:
+            raise SimulationError(
+                f"the shot {launch!r} needed more than {MAX_EVENTS} events; nothing was changed"
+            )
+        if count <= capacity:
+            break
+        capacity = count  # the simulation is deterministic: rerun with room for every event
+    return build_result(
+        all_pos, evf, evi, count, duration, out_pos, out_status, out_flags, board.deceleration
+    )
+
+
+def simulate_batch(board: Board, discs: DiscsLike, launches: npt.ArrayLike) -> BatchResult:
+    """Simulate K shots from the same position in one compiled call.
+
+    Args:
+        board: the board and physical constants.
+        discs: centres of the N discs already on the board.
+        launches: ``(K, 4)`` rows of ``x, y, vx, vy`` (see :meth:`Board.launches`).
+
+    Returns:
+        Compact arrays; the shot disc of every shot is index N.
+
+    Raises:
+        InvalidPositionError: as for :func:`simulate_shot`.
+        InvalidShotError: a launch row is not finite or overlaps a disc.
+        SimulationError: a shot needed more than ``MAX_EVENTS`` events.
+
+    >>> from crokinole.board import TOURNAMENT_BOARD as board, Seat
+    >>> shots = board.launches(Seat.SOUTH, [0.0, 0.0], [0.0, 0.0], [28.0, 100.0])
+    >>> batch = simulate_batch(board, [], shots)
+    >>> batch.statuses[:, 0].tolist()   # a gentle 20 drops; a hard one skims to the ditch
+    [1, 2]
+    """
+    pos = discs_array(discs)
+    check_position(board, pos)
+    arr = np.ascontiguousarray(launches, dtype=np.float64)
+    if arr.ndim != 2 or arr.shape[1] != 4:
+        raise InvalidShotError(f"launches must be a (K, 4) array of x, y, vx, vy; got {arr.shape}")
+    _check_launches(board, pos, arr)
+    params, pegs = _board_arrays(board)
+    k, n = arr.shape[0], pos.shape[0] + 1
+    out_pos = np.empty((k, n, 2))
+    out_status = np.empty((k, n), dtype=np.int8)
+    out_flags = np.empty((k, n, 4), dtype=np.bool_)
+    out_adj = np.empty((k, n, n), dtype=np.bool_)
+    out_events = np.empty(k, dtype=np.int64)
+    kernel.run_batch(
+        pos, arr, pegs, params, MAX_EVENTS, out_pos, out_status, out_flags, out_adj, out_events
+    )
+    failed = out_events < 0
+    if failed.any():
+        first = int(np.argmax(failed))
+        raise SimulationError(
+            f"launch {first} ({arr[first].tolist()}) needed more than {MAX_EVENTS} events"
+        )
+    return BatchResult(
+        positions=out_pos,
+        statuses=out_status,
+        moved=out_flags[:, :, 0].copy(),
+        crossed_line=out_flags[:, :, 1].copy(),
+        touched_beyond_line=out_flags[:, :, 2].copy(),
+        touched_peg=out_flags[:, :, 3].copy(),
+        contacts=out_adj,
+        event_counts=out_events,
+    )
