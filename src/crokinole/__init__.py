@@ -4,7 +4,7 @@ The pure core (board geometry, the physics simulator, and later the rules and
 the CPU players) imports no server, database or asyncio code.
 
 >>> from crokinole import TOURNAMENT_BOARD, Seat, Shot, simulate_shot
->>> launch = TOURNAMENT_BOARD.launch(Seat.SOUTH, Shot(position=0, direction=0, power=25))
+>>> launch = TOURNAMENT_BOARD.launch(Seat.SOUTH, Shot(position=0, direction=0, power=28))
 >>> result = simulate_shot(TOURNAMENT_BOARD, [], launch)
 >>> result.discs[0].status
 <DiscStatus.IN_HOLE: 'in_hole'>

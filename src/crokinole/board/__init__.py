@@ -20,8 +20,8 @@ percentage of :attr:`Board.max_launch_speed`.
 >>> board.zone_of(Point(0.0, 3.4))   # the rim touches the 15 line: the lower value (R6)
 <Zone.TEN: 10>
 >>> launch = board.launch(Seat.SOUTH, Shot(position=0.0, direction=0.0, power=50.0))
->>> (round(launch.x, 6), round(launch.y, 6), round(launch.vx, 6), round(launch.vy, 6))
-(0.0, -12.0, 0.0, 60.0)
+>>> (round(launch.y, 9), round(launch.vy, 9), abs(launch.x) < 1e-12, abs(launch.vx) < 1e-12)
+(-12.0, 60.0, True, True)
 """
 
 from __future__ import annotations
@@ -276,9 +276,9 @@ class Board:
         over the hole is in the hole (it drops).  A disc touching or beyond the
         shooting line is out.
 
-        >>> TOURNAMENT_BOARD.zone_of(Point(0.0, 11.0))
+        >>> TOURNAMENT_BOARD.zone_of(Point(0.0, 11.5))
         <Zone.OUT: 0>
-        >>> TOURNAMENT_BOARD.zone_of(Point(0.0, 10.0))
+        >>> TOURNAMENT_BOARD.zone_of(Point(0.0, 11.0))
         <Zone.FIVE: 5>
         """
         d = centre.norm()
@@ -323,7 +323,7 @@ class Board:
         touches the line when that equals the disc radius plus half the width.
 
         >>> round(TOURNAMENT_BOARD.placement_limit, 3)
-        41.866
+        41.865
         """
         reach = (self.disc_radius + self.line_width / 2.0) / self.shooting_line_radius
         if reach >= 1.0:

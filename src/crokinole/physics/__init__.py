@@ -24,6 +24,7 @@ from crokinole.physics.simulate import (
     REST_SPEED,
     check_position,
     simulate_batch,
+    simulate_motion,
     simulate_shot,
 )
 
@@ -41,5 +42,6 @@ __all__ = [
     "ShotResult",
     "check_position",
     "simulate_batch",
+    "simulate_motion",
     "simulate_shot",
 ]

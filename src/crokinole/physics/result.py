@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from enum import Enum
 
 import numpy as np
@@ -148,45 +149,123 @@ class _Segment:
     uy: float
 
 
-@dataclass(frozen=True)
+_KIND_BY_CODE = {k.value: k for k in EventKind}
+_MOTION_CODES = frozenset(k.value for k in EventKind if k.changes_motion)
+
+
+@dataclass(frozen=True, eq=False)
 class ShotResult:
     """Everything a shot did: final discs, contact log and the exact trajectory.
 
-    Discs keep the indices of the input; the shot disc is the last one.
+    Discs keep the indices of the input; the shot disc is the last one.  The
+    kernel's arrays are kept as they are and turned into value objects on
+    first access, so a caller that only needs the outcomes pays for nothing
+    else.
 
     Attributes:
-        discs: outcome of every disc.
-        contacts: every touch, in time order.
-        events: every event of every disc, in time order.
         duration: time of the last event (when the last disc came to rest).
-        start: centres of the discs at time 0.
         deceleration: the sliding deceleration used (for evaluating motion).
+        start_array: ``(N, 2)`` centres at time 0.
+        final_array: ``(N, 2)`` final centres.
+        status_array: ``(N,)`` int8 status codes (0 board, 1 hole, 2 ditch).
+        flag_array: ``(N, 4)`` moved, crossed line, touched beyond line, touched a peg.
+        event_floats: ``(E, 5)`` time, x, y, vx, vy of every event.
+        event_ints: ``(E, 4)`` disc, kind, other, beyond-line of every event.
     """
 
-    discs: tuple[DiscOutcome, ...]
-    contacts: tuple[Contact, ...]
-    events: tuple[Event, ...]
     duration: float
-    start: tuple[Point, ...]
     deceleration: float
-    _segments: tuple[tuple[_Segment, ...], ...] = field(repr=False, compare=False)
+    start_array: FloatArray = field(repr=False)
+    final_array: FloatArray = field(repr=False)
+    status_array: npt.NDArray[np.int8] = field(repr=False)
+    flag_array: BoolArray = field(repr=False)
+    event_floats: FloatArray = field(repr=False)
+    event_ints: IntArray = field(repr=False)
 
     @property
     def shot_disc(self) -> int:
         """Index of the shot disc (the last one)."""
-        return len(self.discs) - 1
+        return int(self.start_array.shape[0]) - 1
+
+    @cached_property
+    def discs(self) -> tuple[DiscOutcome, ...]:
+        """Outcome of every disc, by index."""
+        pos = self.final_array.tolist()
+        flags = self.flag_array.tolist()
+        return tuple(
+            DiscOutcome(STATUS_BY_CODE[code], Point(*pos[i]), *flags[i][:3])
+            for i, code in enumerate(self.status_array.tolist())
+        )
+
+    @cached_property
+    def start(self) -> tuple[Point, ...]:
+        """Centres of the discs at time 0."""
+        return tuple(Point(x, y) for x, y in self.start_array.tolist())
+
+    @cached_property
+    def events(self) -> tuple[Event, ...]:
+        """Every event of every disc, in time order."""
+        return tuple(
+            Event(t, disc, _KIND_BY_CODE[code], other, bool(beyond), x, y, vx, vy)
+            for (t, x, y, vx, vy), (disc, code, other, beyond) in zip(
+                self.event_floats.tolist(), self.event_ints.tolist(), strict=True
+            )
+        )
+
+    @cached_property
+    def contacts(self) -> tuple[Contact, ...]:
+        """Every touch, in time order (a disc–disc contact is listed once)."""
+        out: list[Contact] = []
+        pending: Event | None = None
+        for ev in self.events:
+            if ev.kind is EventKind.PEG_CONTACT:
+                out.append(
+                    Contact(ev.time, ev.disc, ev.other, ContactKind.PEG, ev.beyond_line, False)
+                )
+            elif ev.kind is EventKind.DISC_CONTACT:
+                # The kernel logs a disc–disc contact as two consecutive events,
+                # the moving disc first.
+                if pending is None:
+                    pending = ev
+                else:
+                    out.append(
+                        Contact(
+                            pending.time,
+                            pending.disc,
+                            pending.other,
+                            ContactKind.DISC,
+                            pending.beyond_line,
+                            ev.beyond_line,
+                        )
+                    )
+                    pending = None
+        return tuple(out)
+
+    @cached_property
+    def _segments(self) -> tuple[tuple[_Segment, ...], ...]:
+        segments: list[list[_Segment]] = [[] for _ in range(self.start_array.shape[0])]
+        for (t, x, y, vx, vy), (disc, code, _, _) in zip(
+            self.event_floats.tolist(), self.event_ints.tolist(), strict=True
+        ):
+            if code in _MOTION_CODES:
+                speed = math.hypot(vx, vy)
+                ux, uy = (vx / speed, vy / speed) if speed > 0.0 else (0.0, 0.0)
+                segments[disc].append(_Segment(t, x, y, speed, ux, uy))
+        return tuple(tuple(s) for s in segments)
+
+    @cached_property
+    def _segment_times(self) -> tuple[list[float], ...]:
+        return tuple([s.time for s in segs] for segs in self._segments)
 
     def _segment(self, disc: int, time: float, before: bool) -> _Segment | None:
-        if not 0 <= disc < len(self.discs):
-            raise InvalidShotError(f"disc index {disc} out of range 0..{len(self.discs) - 1}")
+        n = int(self.start_array.shape[0])
+        if not (isinstance(disc, int) and 0 <= disc < n):
+            raise InvalidShotError(f"disc index {disc!r} out of range 0..{n - 1}")
         if not math.isfinite(time):
             raise InvalidShotError(f"time must be a finite number of seconds, got {time!r}")
-        segs = self._segments[disc]
-        times = [s.time for s in segs]
-        k = (
-            bisect.bisect_left(times, time) if before else bisect.bisect_right(times, time)
-        ) - 1
-        return segs[k] if k >= 0 else None
+        times = self._segment_times[disc]
+        k = (bisect.bisect_left(times, time) if before else bisect.bisect_right(times, time)) - 1
+        return self._segments[disc][k] if k >= 0 else None
 
     def state_at(self, disc: int, time: float, *, before: bool = False) -> tuple[Point, Point]:
         """Exact centre and velocity of ``disc`` at ``time``.
@@ -197,12 +276,11 @@ class ShotResult:
         """
         seg = self._segment(disc, time, before)
         if seg is None:
-            p = self.start[disc]
-            return p, Point(0.0, 0.0)
+            x, y = self.start_array[disc].tolist()
+            return Point(x, y), Point(0.0, 0.0)
         tau = max(time - seg.time, 0.0)
         a = self.deceleration
-        t_stop = seg.speed / a
-        if tau >= t_stop:
+        if tau >= seg.speed / a:
             s = seg.speed * seg.speed / (2.0 * a)
             left = 0.0
         else:
@@ -220,17 +298,16 @@ class ShotResult:
         >>> from crokinole.physics import simulate_shot
         >>> r = simulate_shot(board, [], Launch(0.0, -12.0, 0.0, 30.0))
         >>> p = r.position_at(0, 0.5)
-        >>> round(p.y, 6) == round(-12.0 + 30.0 * 0.5 - board.deceleration * 0.25 / 2, 6)
+        >>> abs(p.y - (-12.0 + 30.0 * 0.5 - board.deceleration * 0.5**2 / 2)) < 1e-12
         True
         """
         return self.state_at(disc, time)[0]
 
     def positions_at(self, time: float) -> FloatArray:
         """Centres of all discs at ``time`` as an ``(N, 2)`` array."""
-        return np.array(
-            [(p.x, p.y) for p in (self.position_at(i, time) for i in range(len(self.discs)))],
-            dtype=np.float64,
-        ).reshape(-1, 2)
+        n = int(self.start_array.shape[0])
+        pts = [self.position_at(i, time) for i in range(n)]
+        return np.array([(p.x, p.y) for p in pts], dtype=np.float64).reshape(-1, 2)
 
     def on_board_at(self, disc: int, time: float) -> bool:
         """Whether ``disc`` is still on the playing surface at ``time``."""
@@ -240,75 +317,6 @@ class ShotResult:
             if ev.disc == disc and ev.kind in (EventKind.DROP, EventKind.DITCH):
                 return False
         return True
-
-
-def build_result(
-    start: FloatArray,
-    evf: FloatArray,
-    evi: IntArray,
-    count: int,
-    duration: float,
-    out_pos: FloatArray,
-    out_status: npt.NDArray[np.int8],
-    out_flags: BoolArray,
-    deceleration: float,
-) -> ShotResult:
-    """Turn the kernel's arrays into a :class:`ShotResult` (called once per shot)."""
-    n = start.shape[0]
-    events: list[Event] = []
-    contacts: list[Contact] = []
-    segments: list[list[_Segment]] = [[] for _ in range(n)]
-    kinds = list(EventKind)
-    kind_of = {k.value: k for k in kinds}
-    rows_f = evf[:count].tolist()
-    rows_i = evi[:count].tolist()
-    pending_pair: Event | None = None
-    for (t, x, y, vx, vy), (disc, code, other, beyond) in zip(rows_f, rows_i, strict=True):
-        kind = kind_of[code]
-        ev = Event(t, disc, kind, other, bool(beyond), x, y, vx, vy)
-        events.append(ev)
-        if kind.changes_motion:
-            speed = math.hypot(vx, vy)
-            ux, uy = (vx / speed, vy / speed) if speed > 0.0 else (0.0, 0.0)
-            segments[disc].append(_Segment(t, x, y, speed, ux, uy))
-        if kind is EventKind.PEG_CONTACT:
-            contacts.append(Contact(t, disc, other, ContactKind.PEG, bool(beyond), False))
-        elif kind is EventKind.DISC_CONTACT:
-            # The kernel logs a disc–disc contact as two consecutive events.
-            if pending_pair is None:
-                pending_pair = ev
-            else:
-                first = pending_pair
-                contacts.append(
-                    Contact(
-                        first.time,
-                        first.disc,
-                        first.other,
-                        ContactKind.DISC,
-                        first.beyond_line,
-                        ev.beyond_line,
-                    )
-                )
-                pending_pair = None
-    outcomes = tuple(
-        DiscOutcome(
-            STATUS_BY_CODE[int(out_status[i])],
-            Point(float(out_pos[i, 0]), float(out_pos[i, 1])),
-            bool(out_flags[i, 0]),
-            bool(out_flags[i, 1]),
-            bool(out_flags[i, 2]),
-        )
-        for i in range(n)
-    )
-    return ShotResult(
-        discs=outcomes,
-        contacts=tuple(contacts),
-        events=tuple(events),
-        duration=duration,
-        start=tuple(Point(float(x), float(y)) for x, y in start.tolist()),
-        deceleration=deceleration,
-        _segments=tuple(tuple(s) for s in segments),
-    )
 
 
 @dataclass(frozen=True)

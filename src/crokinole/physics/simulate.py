@@ -19,7 +19,7 @@ import numpy.typing as npt
 from crokinole.board import Board, Launch, Point
 from crokinole.errors import InvalidPositionError, InvalidShotError, SimulationError
 from crokinole.physics import kernel
-from crokinole.physics.result import BatchResult, ShotResult, build_result
+from crokinole.physics.result import BatchResult, ShotResult
 
 #: At most this many events per shot; reaching it raises SimulationError.
 MAX_EVENTS = 20_000
@@ -132,8 +132,8 @@ def simulate_shot(board: Board, discs: DiscsLike, launch: Launch) -> ShotResult:
         SimulationError: the shot needed more than ``MAX_EVENTS`` events.
 
     >>> from crokinole.board import TOURNAMENT_BOARD as board, Seat, Shot
-    >>> launch = board.launch(Seat.SOUTH, Shot(position=0.0, direction=0.0, power=60.0))
-    >>> result = simulate_shot(board, [(0.0, 6.0)], launch)
+    >>> launch = board.launch(Seat.SOUTH, Shot(position=0.0, direction=0.0, power=20.0))
+    >>> result = simulate_shot(board, [(0.0, -6.0)], launch)
     >>> [c.kind.value for c in result.contacts], [d.status.value for d in result.discs]
     (['disc'], ['on_board', 'on_board'])
     >>> result.contacts[0].disc, result.contacts[0].other
@@ -146,11 +146,17 @@ def simulate_shot(board: Board, discs: DiscsLike, launch: Launch) -> ShotResult:
         raise InvalidShotError(f"launch values must be finite numbers, got {launch!r}")
     launches = np.array([values], dtype=np.float64)
     _check_launches(board, pos, launches)
-    params, pegs = _board_arrays(board)
-    n = pos.shape[0] + 1
     all_pos = np.vstack([pos, launches[:, :2]])
-    all_vel = np.zeros((n, 2))
+    all_vel = np.zeros_like(all_pos)
     all_vel[-1] = launches[0, 2:]
+    return _run_recorded(board, all_pos, all_vel)
+
+
+def _run_recorded(
+    board: Board, all_pos: npt.NDArray[np.float64], all_vel: npt.NDArray[np.float64]
+) -> ShotResult:
+    params, pegs = _board_arrays(board)
+    n = all_pos.shape[0]
     out_pos = np.empty((n, 2))
     out_status = np.empty(n, dtype=np.int8)
     out_flags = np.empty((n, 4), dtype=np.bool_)
@@ -165,13 +171,20 @@ def simulate_shot(board: Board, discs: DiscsLike, launch: Launch) -> ShotResult:
         )  # fmt: skip
         if count < 0:
             raise SimulationError(
-                f"the shot {launch!r} needed more than {MAX_EVENTS} events; nothing was changed"
+                f"the motion needed more than {MAX_EVENTS} events; nothing was changed"
             )
         if count <= capacity:
             break
         capacity = count  # the simulation is deterministic: rerun with room for every event
-    return build_result(
-        all_pos, evf, evi, count, duration, out_pos, out_status, out_flags, board.deceleration
+    return ShotResult(
+        duration=duration,
+        deceleration=board.deceleration,
+        start_array=all_pos,
+        final_array=out_pos,
+        status_array=out_status,
+        flag_array=out_flags,
+        event_floats=evf[:count],
+        event_ints=evi[:count],
     )
 
 
@@ -229,3 +242,33 @@ def simulate_batch(board: Board, discs: DiscsLike, launches: npt.ArrayLike) -> B
         contacts=out_adj,
         event_counts=out_events,
     )
+
+
+def simulate_motion(board: Board, discs: DiscsLike, velocities: npt.ArrayLike) -> ShotResult:
+    """Simulate discs that may all be moving at time 0 (no shot disc is added).
+
+    The general form of :func:`simulate_shot`, for tests and analysis: disc i
+    starts at ``discs[i]`` with velocity ``velocities[i]``.
+
+    Raises:
+        InvalidPositionError: as for :func:`simulate_shot`.
+        InvalidShotError: a velocity is not a finite number, or the shapes differ.
+        SimulationError: the motion needed more than ``MAX_EVENTS`` events.
+
+    >>> from crokinole.board import TOURNAMENT_BOARD as board
+    >>> r = simulate_motion(board, [(-6.0, 6.0), (6.0, 6.0)], [(40.0, 0.0), (-40.0, 0.0)])
+    >>> [round(c.time, 6) for c in r.contacts] == [round(r.events[2].time, 6)]
+    True
+    """
+    pos = discs_array(discs)
+    check_position(board, pos)
+    vel = np.array(velocities, dtype=np.float64).reshape(-1, 2) if pos.size else np.zeros((0, 2))
+    if vel.shape != pos.shape:
+        raise InvalidShotError(
+            f"need one (vx, vy) velocity per disc: {pos.shape[0]} discs, {vel.shape[0]} velocities"
+        )
+    bad = ~np.isfinite(vel).all(axis=1)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise InvalidShotError(f"velocity of disc {k} is not finite: {vel[k].tolist()!r}")
+    return _run_recorded(board, pos, vel)
