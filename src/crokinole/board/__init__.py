@@ -26,6 +26,7 @@ percentage of :attr:`Board.max_launch_speed`.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from enum import Enum
@@ -224,7 +225,7 @@ class Board:
             self.shooting_line_radius,
             self.surface_radius,
         )
-        if any(a >= b for a, b in zip(order, order[1:], strict=False)):
+        if any(a >= b for a, b in itertools.pairwise(order)):
             raise InvalidBoardError(
                 "board circles must grow outwards: hole < 15 < 10 < shooting line < surface, "
                 f"got {order!r}"

@@ -23,11 +23,17 @@ found by solving for its time rather than stepping:
   quadratic second derivative) and refined by safeguarded Newton steps.
 
 Only approaching pairs collide, so discs placed touching never trigger
-endless zero-time events.  A speed under ``v_rest`` after a collision counts
-as rest (the disc would travel less than ``v_rest² / 2a``, far below a
-nanometre); this ends inelastic collapse (a disc squeezed between a peg and a
-disc) in a finite number of events.  The number of events per shot is capped
-and reaching the cap is reported, never hidden.
+endless zero-time events; a pair counts as approaching only above rounding
+noise (``APPROACH_COS``, ``APPROACH_PAIR``).  One disc pushing another slowly
+is, in this model, an infinite sequence of ever-closer bounces (inelastic
+collapse, a Zeno sequence): after ``stick_after`` bounces of the same pair in
+one shot, their next contact is perfectly inelastic and they leave it with
+their common (centre-of-mass) velocity, so they slide on together; a disc
+that bounces off the same peg that often loses its normal speed there
+(restitution 0).  Both conserve momentum (disc–disc) and never add energy.
+A speed under ``v_rest`` after a collision counts as rest (the disc would
+travel less than ``v_rest² / 2a``, far below a nanometre).  The number of
+events per shot is capped and reaching the cap is reported, never hidden.
 
 20 hole: a disc drops when its centre has stayed over the hole for the time
 it takes to fall the hole's depth, ``sqrt(2 h / g)``, or stops with its centre
@@ -75,7 +81,8 @@ P_LINE_R = 6
 P_HOLE_R = 7
 P_DROP_T = 8
 P_V_REST = 9
-N_PARAMS = 10
+P_STICK_AFTER = 10
+N_PARAMS = 11
 
 # Columns of the float event log.
 E_T = 0
@@ -90,10 +97,20 @@ E_OTHER = 2
 E_BEYOND = 3
 
 INF = math.inf
+# Approach thresholds: a touching pair counts as approaching only when its
+# normal approach is above rounding noise.  Below them a disc could sink into
+# another by under 1e-11 inch over the whole board, far inside the 1e-9 inch
+# overlap tolerance, while a contact left applied to rounding noise could
+# repeat forever at zero time.
+APPROACH_COS = 1e-12  # u·(q − c) for a ray (inches; |q − c| is about 1)
+APPROACH_PAIR = 1e-9  # 2 A·B for two moving discs (in²/s)
+PAIR_SKIN = 2e-10  # inches: (D − skin/2)² ≈ D² − skin·D
 
 
 @njit(cache=True)
-def _entry_distance(qx: float, qy: float, ux: float, uy: float, cx: float, cy: float, d2: float) -> float:
+def _entry_distance(
+    qx: float, qy: float, ux: float, uy: float, cx: float, cy: float, d2: float
+) -> float:
     """Distance along the ray q + s u at which it first comes within sqrt(d2) of c.
 
     0 if it is already within and approaching; inf if it never enters.
@@ -101,7 +118,7 @@ def _entry_distance(qx: float, qy: float, ux: float, uy: float, cx: float, cy: f
     dx = qx - cx
     dy = qy - cy
     b = ux * dx + uy * dy
-    if b >= 0.0:
+    if b >= -APPROACH_COS:
         return INF
     cc = dx * dx + dy * dy - d2
     if cc <= 0.0:
@@ -222,8 +239,13 @@ def _moving_pair_contact(
     c2 = bx * bx + by * by + 2.0 * (ax * cx + ay * cy)
     c1 = 2.0 * (ax * bx + ay * by)
     c0 = ax * ax + ay * ay - d2
-    if c0 <= 0.0 and c1 < 0.0:
-        return 0.0
+    if c0 <= 0.0:
+        if c1 < -APPROACH_PAIR:
+            return 0.0
+        # Touching but not (yet) approaching: their paths curve, so they may
+        # press together later.  Judge that against a contact distance a skin
+        # of PAIR_SKIN smaller, so the contact is found once they do.
+        c0 += PAIR_SKIN * math.sqrt(d2)
     if tmax <= 0.0:
         return INF
     # Split [0, tmax] where f'' vanishes: f' is monotone on each piece.
@@ -351,6 +373,7 @@ def run_shot(
     hole2 = params[P_HOLE_R] ** 2
     drop_t = params[P_DROP_T]
     v_rest = params[P_V_REST]
+    stick_after = params[P_STICK_AFTER]
     dd2 = (2.0 * r) ** 2
     pd2 = (r + params[P_PEG_R]) ** 2
 
@@ -366,6 +389,8 @@ def run_shot(
     qx = np.empty(n)
     qy = np.empty(n)
     rem = np.zeros(n)
+    # Bounces per disc pair (columns < n) and per disc–peg pair (columns >= n).
+    bounces = np.zeros((n, n + n_pegs), dtype=np.int32)
 
     n_ev = 0
     for i in range(n):
@@ -386,7 +411,19 @@ def run_shot(
             uy[i] = vel[i, 1] / speed
             out_flags[i, 0] = True
             n_ev = _log(
-                n_ev, record, evf, evi, 0.0, i, LAUNCH, -1, beyond[i], sx[i], sy[i], vel[i, 0], vel[i, 1]
+                n_ev,
+                record,
+                evf,
+                evi,
+                0.0,
+                i,
+                LAUNCH,
+                -1,
+                beyond[i],
+                sx[i],
+                sy[i],
+                vel[i, 0],
+                vel[i, 1],
             )
         if beyond[i]:
             out_flags[i, 1] = True
@@ -567,8 +604,10 @@ def run_shot(
             ny /= norm
             vn = vxi * nx + vyi * ny
             if vn < 0.0:
-                vxi -= (1.0 + e_peg) * vn * nx
-                vyi -= (1.0 + e_peg) * vn * ny
+                bounces[i, n + bj] += 1
+                e = e_peg if bounces[i, n + bj] <= stick_after else 0.0
+                vxi -= (1.0 + e) * vn * nx
+                vyi -= (1.0 + e) * vn * ny
             out_flags[i, 3] = True
             if beyond[i]:
                 out_flags[i, 2] = True
@@ -609,11 +648,23 @@ def run_shot(
             ny /= norm
             vn = (vxi - vxj) * nx + (vyi - vyj) * ny
             if vn > 0.0:
-                impulse = 0.5 * (1.0 + e_disc) * vn
-                vxi -= impulse * nx
-                vyi -= impulse * ny
-                vxj += impulse * nx
-                vyj += impulse * ny
+                lo_ij = min(i, j)
+                hi_ij = max(i, j)
+                bounces[lo_ij, hi_ij] += 1
+                if bounces[lo_ij, hi_ij] <= stick_after:
+                    impulse = 0.5 * (1.0 + e_disc) * vn
+                    vxi -= impulse * nx
+                    vyi -= impulse * ny
+                    vxj += impulse * nx
+                    vyj += impulse * ny
+                else:
+                    # Inelastic collapse: the pair slides on together.
+                    cmx = 0.5 * (vxi + vxj)
+                    cmy = 0.5 * (vyi + vyj)
+                    vxi = cmx
+                    vyi = cmy
+                    vxj = cmx
+                    vyj = cmy
             out_adj[i, j] = True
             out_adj[j, i] = True
             if beyond[i] or beyond[j]:
@@ -722,7 +773,9 @@ def run_batch(
 
 
 @njit(cache=True)
-def first_invalid(pos: np.ndarray, pegs: np.ndarray, params: np.ndarray, tol: float) -> tuple[int, int, int]:
+def first_invalid(
+    pos: np.ndarray, pegs: np.ndarray, params: np.ndarray, tol: float
+) -> tuple[int, int, int]:
     """First problem with a set of resting discs, as (code, disc, other).
 
     Codes: 0 fine; 1 not finite; 2 off the surface; 3 over the hole;

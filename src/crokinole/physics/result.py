@@ -10,8 +10,8 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass, field
-from functools import cached_property
 from enum import Enum
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt

@@ -25,6 +25,9 @@ from crokinole.physics.result import BatchResult, ShotResult
 MAX_EVENTS = 20_000
 #: A speed (in/s) under which a disc counts as at rest after a collision.
 REST_SPEED = 1e-6
+#: After this many bounces of one pair (or one disc on one peg) in a shot, the
+#: next is perfectly inelastic: it ends inelastic collapse (see the kernel).
+STICK_AFTER = 10
 #: Discs closer than touching by more than this (inches) overlap.
 OVERLAP_TOLERANCE = 1e-9
 
@@ -52,6 +55,7 @@ def _board_arrays(board: Board) -> tuple[npt.NDArray[np.float64], npt.NDArray[np
     params[kernel.P_HOLE_R] = board.hole_radius
     params[kernel.P_DROP_T] = board.hole_drop_time
     params[kernel.P_V_REST] = REST_SPEED
+    params[kernel.P_STICK_AFTER] = STICK_AFTER
     params.setflags(write=False)
     pegs = board.peg_array()
     pegs.setflags(write=False)
