@@ -331,6 +331,17 @@ class Board:
             return 0.0
         return 45.0 - math.degrees(math.asin(reach))
 
+    def quarter(self, seat: Seat) -> tuple[float, float]:
+        """The seat's quarter of the shooting line, as (start, end) angles in degrees.
+
+        The quarter runs between two quadrant lines, counter-clockwise from
+        ``start`` to ``end``; placements stay :attr:`placement_limit` inside it.
+
+        >>> TOURNAMENT_BOARD.quarter(Seat.SOUTH)
+        (225.0, 315.0)
+        """
+        return (seat.value - 45.0, seat.value + 45.0)
+
     def placement(self, seat: Seat, position: float) -> Point:
         """Centre of a disc placed on ``seat``'s quarter of the shooting line.
 
