@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -42,8 +41,24 @@ _WHY = {
 }
 
 
-@lru_cache(maxsize=16)
-def _board_arrays(board: Board) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+_BoardArrays = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]
+# Kernel inputs of the boards used lately, found by identity: a Board is
+# immutable, and hashing its nineteen fields on every shot costs more than
+# simulating an open shot.
+_RECENT_BOARDS: list[tuple[Board, _BoardArrays]] = []
+
+
+def _board_arrays(board: Board) -> _BoardArrays:
+    for known, arrays in _RECENT_BOARDS:
+        if known is board:
+            return arrays
+    arrays = _compute_board_arrays(board)
+    _RECENT_BOARDS.insert(0, (board, arrays))
+    del _RECENT_BOARDS[8:]
+    return arrays
+
+
+def _compute_board_arrays(board: Board) -> _BoardArrays:
     params = np.zeros(kernel.N_PARAMS, dtype=np.float64)
     params[kernel.P_DISC_R] = board.disc_radius
     params[kernel.P_PEG_R] = board.peg_radius
@@ -144,15 +159,31 @@ def simulate_shot(board: Board, discs: DiscsLike, launch: Launch) -> ShotResult:
     (1, 0)
     """
     pos = discs_array(discs)
-    check_position(board, pos)
-    values = (launch.x, launch.y, launch.vx, launch.vy)
-    if not all(isinstance(v, int | float) and math.isfinite(v) for v in values):
+    x, y, vx, vy = launch.x, launch.y, launch.vx, launch.vy
+    try:
+        finite = math.isfinite(x) and math.isfinite(y) and math.isfinite(vx) and math.isfinite(vy)
+    except TypeError:
+        finite = False
+    if not finite:
         raise InvalidShotError(f"launch values must be finite numbers, got {launch!r}")
-    launches = np.array([values], dtype=np.float64)
-    _check_launches(board, pos, launches)
-    all_pos = np.vstack([pos, launches[:, :2]])
-    all_vel = np.zeros_like(all_pos)
-    all_vel[-1] = launches[0, 2:]
+    n = pos.shape[0] + 1
+    all_pos = np.empty((n, 2))
+    all_pos[:-1] = pos
+    all_pos[-1, 0] = x
+    all_pos[-1, 1] = y
+    params, pegs = _board_arrays(board)
+    # One pass checks the resting discs and then the shot disc against them.
+    code, i, other = kernel.first_invalid(all_pos, pegs, params, OVERLAP_TOLERANCE)
+    if code and i < n - 1:
+        check_position(board, pos)  # raises, naming the resting disc
+    if code:
+        raise InvalidShotError(
+            f"launch from ({x:.4f}, {y:.4f}) with velocity ({vx:.4f}, {vy:.4f}): "
+            "the shot disc " + _WHY[code].format(other=other)
+        )
+    all_vel = np.zeros((n, 2))
+    all_vel[-1, 0] = vx
+    all_vel[-1, 1] = vy
     return _run_recorded(board, all_pos, all_vel)
 
 

@@ -1,0 +1,1 @@
+"""Benchmarks of the crokinole library (run them with ``crokinole bench ...``)."""

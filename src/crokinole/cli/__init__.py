@@ -1,0 +1,1 @@
+"""The ``crokinole`` command line (see :func:`crokinole.cli.main.main`)."""
