@@ -13,12 +13,13 @@ import math
 import numpy as np
 import pytest
 
-from crokinole.board import TOURNAMENT_BOARD, Launch, Point
+from crokinole.board import TOURNAMENT_BOARD, Launch, Point, Seat, Shot
 from crokinole.physics import (
     ContactKind,
     DiscStatus,
     EventKind,
     ShotResult,
+    simulate_batch,
     simulate_motion,
     simulate_shot,
 )
@@ -240,4 +241,27 @@ def test_line_crossings_are_logged_out_and_back() -> None:
     out = next(ev for ev in result.events if ev.kind is EventKind.LINE_OUT)
     assert math.hypot(out.x, out.y) == pytest.approx(12.0, abs=1e-9)
     assert out.time == pytest.approx((10 - math.sqrt(100 - 2 * A * 1.0)) / A, rel=1e-9)
+    assert result.discs[0].crossed_line
+
+
+def test_a_disc_shot_inwards_from_the_line_never_counts_as_beyond_it() -> None:
+    # The shot disc starts on the shooting line (R3); rounding of its placement
+    # must not make it "beyond the line" (which R5's come-back rule would judge).
+    rng = np.random.default_rng(3)
+    for seat in Seat:
+        launches = B.launches(
+            seat,
+            rng.uniform(-B.placement_limit, B.placement_limit, 400),
+            rng.uniform(-60.0, 60.0, 400),
+            rng.uniform(1.0, 20.0, 400),
+        )
+        batch = simulate_batch(B, [], launches)
+        assert not batch.crossed_line[:, 0].any()
+
+
+def test_a_disc_shot_outwards_crosses_the_line_at_once() -> None:
+    launch = B.launch(Seat.SOUTH, Shot(position=0.0, direction=180.0, power=10.0))
+    result = simulate_shot(B, [], launch)
+    first = result.events[1]
+    assert (first.kind, first.time) == (EventKind.LINE_OUT, 0.0)
     assert result.discs[0].crossed_line

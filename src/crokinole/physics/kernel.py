@@ -104,6 +104,7 @@ INF = math.inf
 # repeat forever at zero time.
 APPROACH_COS = 1e-12  # u·(q − c) for a ray (inches; |q − c| is about 1)
 APPROACH_PAIR = 1e-9  # 2 A·B for two moving discs (in²/s)
+LINE_TOLERANCE = 1e-9  # inches: a disc this close to the shooting line is on it
 PAIR_SKIN = 2e-10  # inches: (D − skin/2)² ≈ D² − skin·D
 
 
@@ -403,7 +404,9 @@ def run_shot(
             out_adj[i, j] = False
         speed = math.hypot(vel[i, 0], vel[i, 1])
         d2 = sx[i] * sx[i] + sy[i] * sy[i]
-        beyond[i] = d2 > line2
+        # A disc placed on the line (to rounding) is not beyond it; if it moves
+        # outwards, the crossing is found at time 0.
+        beyond[i] = math.sqrt(d2) > params[P_LINE_R] + LINE_TOLERANCE
         over[i] = d2 < hole2
         if speed > v_rest:
             w[i] = speed
