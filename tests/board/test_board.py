@@ -8,7 +8,12 @@ import numpy as np
 import pytest
 
 from crokinole.board import TOURNAMENT_BOARD, Board, Point, Seat, Shot, Zone
-from crokinole.errors import CrokinoleError, InvalidBoardError, InvalidShotError
+from crokinole.errors import (
+    CrokinoleError,
+    InvalidBoardError,
+    InvalidPositionError,
+    InvalidShotError,
+)
 
 B = TOURNAMENT_BOARD
 R = 0.625  # disc radius from BOARD.md
@@ -169,3 +174,8 @@ def test_seats_go_clockwise() -> None:
         order.append(order[-1].next_clockwise)
     assert order == [Seat.SOUTH, Seat.WEST, Seat.NORTH, Seat.EAST]
     assert Seat.EAST.next_clockwise is Seat.SOUTH
+
+
+def test_zone_of_a_point_that_is_not_a_number_is_refused() -> None:
+    with pytest.raises(InvalidPositionError, match="finite"):
+        B.zone_of(Point(math.nan, 0.0))

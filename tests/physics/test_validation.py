@@ -85,3 +85,8 @@ def test_trajectory_queries_check_their_arguments() -> None:
         result.position_at(3, 0.1)
     with pytest.raises(InvalidShotError, match="time must be a finite"):
         result.position_at(0, math.nan)
+
+
+def test_a_shot_needs_a_launch() -> None:
+    with pytest.raises(InvalidShotError, match="from a Launch"):
+        simulate_shot(B, [], (0.0, -12.0, 0.0, 40.0))  # type: ignore[arg-type]

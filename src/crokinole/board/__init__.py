@@ -34,7 +34,7 @@ from enum import Enum
 import numpy as np
 import numpy.typing as npt
 
-from crokinole.errors import InvalidBoardError, InvalidShotError
+from crokinole.errors import InvalidBoardError, InvalidPositionError, InvalidShotError
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -282,7 +282,7 @@ class Board:
         >>> TOURNAMENT_BOARD.zone_of(Point(0.0, 11.0))
         <Zone.FIVE: 5>
         """
-        d = centre.norm()
+        d = _finite_norm(centre)
         if d < self.hole_radius:
             return Zone.TWENTY
         rim = d + self.disc_radius
@@ -303,7 +303,9 @@ class Board:
         >>> TOURNAMENT_BOARD.touches_fifteen_circle(Point(0.0, 4.7))
         False
         """
-        return centre.norm() - self.disc_radius <= self.fifteen_radius + self.line_width / 2.0
+        return (
+            _finite_norm(centre) - self.disc_radius <= self.fifteen_radius + self.line_width / 2.0
+        )
 
     def is_out(self, centre: Point) -> bool:
         """Whether a disc at rest here touches or lies beyond the shooting line (R5)."""
@@ -311,7 +313,7 @@ class Board:
 
     def on_surface(self, centre: Point) -> bool:
         """Whether a disc centred here is on the playing surface (not in the ditch)."""
-        return centre.norm() <= self.surface_radius
+        return _finite_norm(centre) <= self.surface_radius
 
     # ------------------------------------------------------------ placement
 
@@ -431,6 +433,13 @@ class Board:
         inward = np.arctan2(-y, -x) - np.radians(dirs)
         speed = self.max_launch_speed * pw / 100.0
         return np.stack([x, y, speed * np.cos(inward), speed * np.sin(inward)], axis=1)
+
+
+def _finite_norm(centre: Point) -> float:
+    d = centre.norm()
+    if not math.isfinite(d):
+        raise InvalidPositionError(f"a disc centre must be finite numbers, got {centre!r}")
+    return d
 
 
 #: The default board: the tournament (NCA) board of ``BOARD.md``.

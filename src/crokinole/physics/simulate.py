@@ -158,6 +158,10 @@ def simulate_shot(board: Board, discs: DiscsLike, launch: Launch) -> ShotResult:
     >>> result.contacts[0].disc, result.contacts[0].other
     (1, 0)
     """
+    if not isinstance(launch, Launch):
+        raise InvalidShotError(
+            f"a shot is played from a Launch (see Board.launch), got {type(launch).__name__}"
+        )
     pos = discs_array(discs)
     x, y, vx, vy = launch.x, launch.y, launch.vx, launch.vy
     try:
