@@ -13,9 +13,14 @@ the CPU players) imports no server, database or asyncio code.
 from crokinole.board import TOURNAMENT_BOARD, Board, Launch, Point, Seat, Shot, Zone
 from crokinole.errors import (
     CrokinoleError,
+    IllegalActionError,
+    IllegalPlacement,
     InvalidBoardError,
     InvalidPositionError,
+    InvalidRecordError,
+    InvalidRulesError,
     InvalidShotError,
+    NotYourTurn,
     SimulationError,
 )
 from crokinole.physics import (
@@ -30,6 +35,7 @@ from crokinole.physics import (
     simulate_batch,
     simulate_shot,
 )
+from crokinole.rules import Game, Layout, Phase, Rules, Scoring, ShotReport, TieSetting
 
 __all__ = [
     "TOURNAMENT_BOARD",
@@ -42,15 +48,27 @@ __all__ = [
     "DiscStatus",
     "Event",
     "EventKind",
+    "Game",
+    "IllegalActionError",
+    "IllegalPlacement",
     "InvalidBoardError",
     "InvalidPositionError",
+    "InvalidRecordError",
+    "InvalidRulesError",
     "InvalidShotError",
     "Launch",
+    "Layout",
+    "NotYourTurn",
+    "Phase",
     "Point",
+    "Rules",
+    "Scoring",
     "Seat",
     "Shot",
+    "ShotReport",
     "ShotResult",
     "SimulationError",
+    "TieSetting",
     "Zone",
     "simulate_batch",
     "simulate_shot",

@@ -29,3 +29,23 @@ class InvalidShotError(CrokinoleError, ValueError):
 
 class SimulationError(CrokinoleError, RuntimeError):
     """The simulator could not finish a shot (the per-shot event cap was reached)."""
+
+
+class InvalidRulesError(CrokinoleError, ValueError):
+    """A combination of game options that cannot be played (R2)."""
+
+
+class IllegalActionError(CrokinoleError, ValueError):
+    """An action that the game's rules do not allow now (R2–R6)."""
+
+
+class NotYourTurn(IllegalActionError):  # noqa: N818 - the name players see
+    """Someone other than the shooter tried to act."""
+
+
+class IllegalPlacement(IllegalActionError):  # noqa: N818 - the name players see
+    """A disc placed where the rules do not allow it (R3)."""
+
+
+class InvalidRecordError(CrokinoleError, ValueError):
+    """A game record (JSON) that cannot be read or does not replay."""
