@@ -179,3 +179,10 @@ def test_seats_go_clockwise() -> None:
 def test_zone_of_a_point_that_is_not_a_number_is_refused() -> None:
     with pytest.raises(InvalidPositionError, match="finite"):
         B.zone_of(Point(math.nan, 0.0))
+
+
+@pytest.mark.parametrize("bad", ["50", None, True, [1.0]])
+def test_shot_values_must_be_numbers(bad: object) -> None:
+    for shot in (Shot(bad, 0.0, 50.0), Shot(0.0, bad, 50.0), Shot(0.0, 0.0, bad)):  # type: ignore[arg-type]
+        with pytest.raises(InvalidShotError, match="must be a number"):
+            B.launch(Seat.SOUTH, shot)

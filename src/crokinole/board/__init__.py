@@ -356,7 +356,7 @@ class Board:
         (0.0, 12.0)
         """
         limit = self.placement_limit
-        if not math.isfinite(position):
+        if not _is_finite_number(position):
             raise InvalidShotError(f"position must be a number of degrees, got {position!r}")
         if abs(position) > limit + 1e-9:
             raise InvalidShotError(
@@ -375,7 +375,7 @@ class Board:
         """
         start = self.placement(seat, shot.position)
         direction = shot.direction
-        if not math.isfinite(direction):
+        if not _is_finite_number(direction):
             raise InvalidShotError(f"direction must be a number of degrees, got {direction!r}")
         if not -180.0 <= direction <= 180.0:
             raise InvalidShotError(f"direction {direction:g}° must lie between -180° and 180°")
@@ -390,7 +390,7 @@ class Board:
         >>> TOURNAMENT_BOARD.launch_speed(25.0)
         30.0
         """
-        if not math.isfinite(power):
+        if not _is_finite_number(power):
             raise InvalidShotError(f"power must be a number of percent, got {power!r}")
         if not 0.0 <= power <= 100.0:
             raise InvalidShotError(f"power {power:g}% must lie between 0% and 100%")
@@ -433,6 +433,10 @@ class Board:
         inward = np.arctan2(-y, -x) - np.radians(dirs)
         speed = self.max_launch_speed * pw / 100.0
         return np.stack([x, y, speed * np.cos(inward), speed * np.sin(inward)], axis=1)
+
+
+def _is_finite_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _finite_norm(centre: Point) -> float:

@@ -354,9 +354,9 @@ class Game:
         action = {
             "type": "shoot",
             "seat": seat.name.lower(),
-            "position": shot.position,
-            "direction": shot.direction,
-            "power": shot.power,
+            "position": float(shot.position),
+            "direction": float(shot.direction),
+            "power": float(shot.power),
             "result": _report_summary(report),
         }
         self._apply(seat, report, action)

@@ -39,7 +39,8 @@ class Disc:
 
     def describe(self) -> str:
         """E.g. ``North's disc at (1.20, -3.40)``."""
-        return f"{self.owner.name.title()}'s disc at ({self.x:.2f}, {self.y:.2f})"
+        x, y = round(self.x, 2) + 0.0, round(self.y, 2) + 0.0  # no "-0.00"
+        return f"{self.owner.name.title()}'s disc at ({x:.2f}, {y:.2f})"
 
 
 class Foul(Enum):
@@ -116,8 +117,13 @@ class ShotReport:
         elif self.foul is not None:
             own = [r for r in self.removed if r.reason is Removal.FOUL]
             others = len(own) - 1
-            tail = "" if others <= 0 else f" and {others} disc{'s' if others > 1 else ''} it moved"
-            parts.append(f"Foul: {self.foul.value}: your disc{tail} go to the ditch.")
+            if others <= 0:
+                parts.append(f"Foul: {self.foul.value}: your disc goes to the ditch.")
+            else:
+                moved = _count(others, "disc")
+                parts.append(
+                    f"Foul: {self.foul.value}: your disc and {moved} it moved go to the ditch."
+                )
             if self.cancelled_twenties:
                 parts.append(f"{_count(len(self.cancelled_twenties), 'twenty')} cancelled.")
         for twenty in self.twenties:
