@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from enum import Enum
 
 import numpy as np
+import numpy.typing as npt
 
 from crokinole.board import Board, Point, Seat, Shot
-from crokinole.physics import ShotResult
+from crokinole.physics import BatchResult, ShotResult
 from crokinole.physics.kernel import IN_DITCH, IN_HOLE
 
 
@@ -230,3 +231,96 @@ def judge_shot(
         board_after=tuple(after),
         physics=result,
     )
+
+
+#: Codes of :attr:`BatchJudgement.fate`.
+FATE_BOARD = 0
+FATE_TWENTY = 1
+FATE_DITCH = 2
+
+
+@dataclass(frozen=True)
+class BatchJudgement:
+    """R4 and R5 applied to every shot of a batch at once (for the CPU players' search).
+
+    Attributes:
+        valid: ``(K,)`` whether each shot obeyed R4.
+        fate: ``(K, N+1)`` each disc's fate: 0 on the board, 1 a 20 credited to
+            its owner, 2 the ditch (cancelled 20s included).
+        points: ``(K, N+1)`` what each disc is worth now: 20 for a credited 20,
+            its zone value (15, 10, 5) on the board, else 0.
+        positions: ``(K, N+1, 2)`` final centres.
+    """
+
+    valid: npt.NDArray[np.bool_]
+    fate: npt.NDArray[np.int8]
+    points: npt.NDArray[np.int64]
+    positions: npt.NDArray[np.float64]
+
+    def side_points(self, sides: npt.NDArray[np.int64], n_sides: int) -> npt.NDArray[np.int64]:
+        """``(K, n_sides)`` points of each side's discs after each shot."""
+        out = np.zeros((self.points.shape[0], n_sides), dtype=np.int64)
+        for side in range(n_sides):
+            out[:, side] = self.points[:, sides == side].sum(axis=1)
+        return out
+
+
+def zone_points(board: Board, positions: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+    """Zone value (15, 10, 5, or 0 when out) of resting discs, vectorised; rim-based (R6)."""
+    rim = np.hypot(positions[..., 0], positions[..., 1]) + board.disc_radius
+    half = board.line_width / 2.0
+    return np.where(
+        rim < board.fifteen_radius - half,
+        15,
+        np.where(
+            rim < board.ten_radius - half,
+            10,
+            np.where(rim < board.shooting_line_radius - half, 5, 0),
+        ),
+    ).astype(np.int64)
+
+
+def judge_batch(
+    board: Board,
+    *,
+    owner_sides: npt.NDArray[np.int64],
+    shooter_side: int,
+    batch: BatchResult,
+    required_contact: bool,
+) -> BatchJudgement:
+    """The vectorised twin of :func:`judge_shot` for :func:`~crokinole.physics.simulate_batch`.
+
+    Args:
+        board: the board.
+        owner_sides: ``(N,)`` side of each disc on the board before the shot.
+        shooter_side: the shooter's side (the shot disc is index N).
+        batch: the simulator's batch result.
+        required_contact: whether R4 applies.
+    """
+    n = int(owner_sides.shape[0])
+    sides = np.append(owner_sides, shooter_side)
+    own = sides == shooter_side
+    status = batch.statuses
+    moved = batch.moved.copy()
+    moved[:, n] = True
+    beyond = batch.touched_beyond_line
+    pos = batch.positions
+    k = status.shape[0]
+    if not required_contact:
+        valid = np.ones(k, dtype=np.bool_)
+    elif not own[:n].all():
+        valid = batch.touched_any(np.flatnonzero(own), np.flatnonzero(~own))
+    else:
+        centre_gap = np.hypot(pos[..., 0], pos[..., 1]) - board.disc_radius
+        in_fifteen = centre_gap <= board.fifteen_radius + board.line_width / 2.0
+        reached = own[None, :] & moved & ~beyond & ((status == 1) | ((status == 0) & in_fifteen))
+        valid = reached.any(axis=1)
+    fouled = ~valid[:, None] & own[None, :] & moved
+    zone = zone_points(board, pos)
+    twenty = (status == 1) & ~fouled
+    on_board = (status == 0) & ~fouled & ~beyond & (zone > 0)
+    fate = np.full(status.shape, FATE_DITCH, dtype=np.int8)
+    fate[twenty] = FATE_TWENTY
+    fate[on_board] = FATE_BOARD
+    points = np.where(twenty, 20, np.where(on_board, zone, 0)).astype(np.int64)
+    return BatchJudgement(valid=valid, fate=fate, points=points, positions=pos)
