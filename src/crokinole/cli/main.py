@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from rich.console import Console
 
 from crokinole.bench import physics
+from crokinole.cli import ai_commands
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -138,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="seed of the random generator behind the discs and the shots (default: %(default)s)",
     )
     phys.set_defaults(handler=_bench_physics)
+    ai_commands.add_commands(commands, _count)
     parser.set_defaults(help_parser=parser)
     return parser
 

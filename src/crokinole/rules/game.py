@@ -227,6 +227,11 @@ class Game:
         return self._order[self._turn] if self._phase is Phase.PLAYING else None
 
     @property
+    def upcoming(self) -> tuple[Seat, ...]:
+        """The turns left in this round, the current one first (empty between rounds)."""
+        return self._order[self._turn :] if self._phase is Phase.PLAYING else ()
+
+    @property
     def turn_index(self) -> int:
         """How many turns of this round have been played."""
         return self._turn

@@ -1,0 +1,32 @@
+"""CPU players (R8): Easy, Normal, Hard and Expert, with execution noise.
+
+Use :func:`make_player` and call ``choose_shot(game, rng)``; see
+:mod:`crokinole.ai.players` for what each level does and
+:mod:`crokinole.ai.evaluate` for how positions are valued.
+"""
+
+from crokinole.ai.noise import Noise
+from crokinole.ai.players import (
+    NOISE,
+    CpuPlayer,
+    EasyPlayer,
+    ExpertPlayer,
+    HardPlayer,
+    Level,
+    NormalPlayer,
+    Player,
+    make_player,
+)
+
+__all__ = [
+    "NOISE",
+    "CpuPlayer",
+    "EasyPlayer",
+    "ExpertPlayer",
+    "HardPlayer",
+    "Level",
+    "Noise",
+    "NormalPlayer",
+    "Player",
+    "make_player",
+]

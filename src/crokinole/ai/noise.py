@@ -1,0 +1,66 @@
+"""Execution noise: the shot a CPU player means is not quite the shot it plays (R8).
+
+Placement is deliberate, so the position barely moves; the flick errs in
+direction (degrees, normal) and in power (relative, normal).  Spreads per
+level are calibrated on the open 20 (see ``crokinole calibrate``).
+
+>>> import numpy as np
+>>> from crokinole.board import TOURNAMENT_BOARD as board, Shot
+>>> noisy = Noise(position=0.2, direction=2.0, power=0.05)
+>>> shot = noisy.perturb(board, Shot(0.0, 0.0, 30.0), np.random.default_rng(1))
+>>> shot != Shot(0.0, 0.0, 30.0) and 0.0 <= shot.power <= 100.0
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from crokinole.board import Board, Shot
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class Noise:
+    """Standard deviations of the execution error.
+
+    Attributes:
+        position: degrees along the shooting line.
+        direction: degrees of aim.
+        power: relative error of the power (0.05 is 5% of the intended power).
+    """
+
+    position: float = 0.0
+    direction: float = 0.0
+    power: float = 0.0
+
+    def perturb(self, board: Board, shot: Shot, rng: np.random.Generator) -> Shot:
+        """The shot actually played when ``shot`` is meant (kept within R3's limits)."""
+        pos, dirs, pows = self.perturb_many(
+            board,
+            np.array([shot.position]),
+            np.array([shot.direction]),
+            np.array([shot.power]),
+            rng,
+        )
+        return Shot(float(pos[0]), float(dirs[0]), float(pows[0]))
+
+    def perturb_many(
+        self,
+        board: Board,
+        positions: FloatArray,
+        directions: FloatArray,
+        powers: FloatArray,
+        rng: np.random.Generator,
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Vectorised :meth:`perturb`: one independent error per element."""
+        limit = board.placement_limit
+        k = positions.shape
+        pos = np.clip(positions + rng.normal(0.0, 1.0, k) * self.position, -limit, limit)
+        dirs = np.clip(directions + rng.normal(0.0, 1.0, k) * self.direction, -180.0, 180.0)
+        pows = np.clip(powers * (1.0 + rng.normal(0.0, 1.0, k) * self.power), 0.0, 100.0)
+        return pos, dirs, pows
