@@ -55,8 +55,8 @@ class Level(Enum):
 NOISE = {
     Level.EASY: Noise(position=0.5, direction=4.7, power=0.26),
     Level.NORMAL: Noise(position=0.3, direction=2.85, power=0.16),
-    Level.HARD: Noise(position=0.2, direction=2.1, power=0.115),
-    Level.EXPERT: Noise(position=0.1, direction=1.4, power=0.07),
+    Level.HARD: Noise(position=0.2, direction=2.4, power=0.13),
+    Level.EXPERT: Noise(position=0.1, direction=1.9, power=0.09),
 }
 
 
@@ -215,12 +215,32 @@ class HardPlayer(CpuPlayer):
     noise: Noise = NOISE[Level.HARD]
     name: str = "CPU Hard"
 
+    #: The stencil of slightly-off versions of each candidate that Hard also
+    #: plays (direction in degrees, power as a factor): a shot that works
+    #: only when hit exactly scores less than one that works when hit nearly.
+    stencil: tuple[tuple[float, float], ...] = (
+        (0.0, 1.0),
+        (-1.2, 1.0),
+        (1.2, 1.0),
+        (0.0, 0.93),
+        (0.0, 1.07),
+    )
+
     def intend(self, game: Game, rng: np.random.Generator) -> Shot:
         seat = _seat_to_move(game)
         shots = generate(game, seat)
-        values, judged = candidate_margins(game, shots)
+        k = len(shots)
+        turns = np.array([t for t, _ in self.stencil])
+        factors = np.array([f for _, f in self.stencil])
+        variants = Candidates(
+            np.tile(shots.positions, len(self.stencil)),
+            np.clip(np.repeat(turns, k) + np.tile(shots.directions, len(self.stencil)), -180, 180),
+            np.clip(np.repeat(factors, k) * np.tile(shots.powers, len(self.stencil)), 0, 100),
+        )
+        values, judged = candidate_margins(game, variants)
+        mean = values.reshape(len(self.stencil), k).mean(axis=0)
         # A valid shot is worth a little more than an equal foul (it keeps options).
-        return _best(values + 0.5 * judged.valid, shots)
+        return _best(mean + 0.5 * judged.valid[:k], shots)
 
 
 @dataclass(frozen=True)

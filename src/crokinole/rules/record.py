@@ -14,8 +14,11 @@ import dataclasses
 import json
 from typing import Any
 
+import numpy as np
+
 from crokinole.board import TOURNAMENT_BOARD, Board, Seat, Shot
 from crokinole.errors import CrokinoleError, InvalidRecordError
+from crokinole.physics import check_position
 from crokinole.rules.game import Game, Phase, RoundResult
 from crokinole.rules.options import Rules
 from crokinole.rules.referee import Disc
@@ -167,6 +170,10 @@ def _restore(game: Game, state: object, actions: object) -> None:
             None if winner is None else _int(winner, "state.outcome.winner"),
             tuple(_int(d, "state.outcome.drawn") for d in drawn),
         )
+    try:
+        check_position(game.board, np.array([(d.x, d.y) for d in discs]).reshape(-1, 2))
+    except CrokinoleError as exc:
+        raise InvalidRecordError(f"state.discs: {exc}") from None
     # Conservation (R6): every disc of a side is in hand, on the board, a 20 or in the ditch.
     for side in range(n_sides):
         seats = rules.sides[side]

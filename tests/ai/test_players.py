@@ -1,0 +1,159 @@
+"""The CPU players (R8): legal, reproducible, and doing what each level promises."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from crokinole.ai import NOISE, Level, make_player
+from crokinole.ai.evaluate import Situation, margins, standings
+from crokinole.ai.search import Candidates, candidate_margins, generate, simulate_candidates
+from crokinole.board import TOURNAMENT_BOARD, Seat, Shot
+from crokinole.errors import IllegalActionError
+from crokinole.physics import DiscStatus, simulate_shot
+from crokinole.rules import Game, Phase, Rules
+from crokinole.rules.record import game_from_json, game_to_record
+from tests.rules.positions import game_at
+
+B = TOURNAMENT_BOARD
+S, N = Seat.SOUTH, Seat.NORTH
+
+
+def _nominal(game: Game, shot: Shot):  # type: ignore[no-untyped-def]
+    """Play ``shot`` exactly (no noise) on a copy and return the report."""
+    return game.copy().shoot(game.current_seat, shot)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("level", list(Level))
+def test_every_level_plays_legal_shots_through_a_whole_game(level: Level) -> None:
+    rng = np.random.default_rng(7)
+    player = make_player(level)
+    opponent = make_player(Level.NORMAL)
+    game = Game(Rules(rounds=1))
+    while not game.is_over:
+        seat = game.current_seat
+        assert seat is not None
+        who = player if seat is S else opponent
+        shot = who.choose_shot(game, rng)
+        assert game.placement_problem(seat, shot.position) is None
+        assert abs(shot.direction) <= 180 and 0 <= shot.power <= 100
+        game.shoot(seat, shot)  # raises if anything about the shot is illegal
+    assert game.outcome is not None
+
+
+@pytest.mark.parametrize("level", list(Level))
+def test_the_same_seed_gives_the_same_shot(level: Level) -> None:
+    game = game_at(Rules(), [(N, 1.5, 2.0), (S, -5.0, -2.0), (N, 5.0, -6.0)], S)
+    player = make_player(level)
+    first = player.choose_shot(game, np.random.default_rng(42))
+    again = player.choose_shot(game, np.random.default_rng(42))
+    assert first == again
+    other = player.choose_shot(game, np.random.default_rng(43))
+    assert other != first  # the noise really comes from the generator
+
+
+def test_every_level_can_miss() -> None:
+    for level in Level:
+        noise = NOISE[level]
+        assert noise.direction > 0 and noise.power > 0
+
+
+def test_hard_on_an_empty_board_means_an_open_twenty() -> None:
+    # R8 Hard; R5: the intended shot (before noise) drops in the 20 hole.
+    game = Game(Rules())
+    shot = make_player(Level.HARD).intend(game, np.random.default_rng(0))
+    result = simulate_shot(B, [], B.launch(S, shot))
+    assert result.discs[0].status is DiscStatus.IN_HOLE
+
+
+@pytest.mark.parametrize("where", [(2.0, 5.0), (-6.0, -3.0), (0.5, -9.0), (7.5, 1.0)])
+def test_hard_with_one_exposed_opposing_disc_means_a_valid_shot(where: tuple[float, float]) -> None:
+    # R4: with an opposing disc on the board, Hard's intended shot touches it.
+    game = game_at(Rules(), [(N, *where)], S)
+    shot = make_player(Level.HARD).intend(game, np.random.default_rng(0))
+    assert _nominal(game, shot).valid
+
+
+def test_normal_takes_a_clear_line_to_the_opposing_disc() -> None:
+    game = game_at(Rules(), [(N, 3.0, 2.0)], S)
+    shot = make_player(Level.NORMAL).intend(game, np.random.default_rng(0))
+    report = _nominal(game, shot)
+    assert report.valid
+
+
+def _last_shot_of_the_game(
+    south: list[tuple[float, float]],
+    north: list[tuple[float, float]],
+    twenties: tuple[int, int],
+) -> Game:
+    """South to play the hammer of round 4 with the game score level at 3–3."""
+    game = Game(Rules())
+    record = game_to_record(game)
+    discs = [[i, "south", x, y] for i, (x, y) in enumerate(south)]
+    discs += [[len(south) + i, "north", x, y] for i, (x, y) in enumerate(north)]
+    record["state"] = {
+        "round": 4,
+        "round_first": "north",
+        "turn": 15,
+        "phase": "playing",
+        "in_hand": {"south": 1, "north": 0},
+        "discs": discs,
+        "twenties": list(twenties),
+        "ditch": [7 - len(south) - twenties[0], 8 - len(north) - twenties[1]],
+        "next_id": 15,
+        "scores": [3, 3],
+        "history": [],
+        "outcome": None,
+    }
+    return game_from_json(json.dumps(record))
+
+
+def _win_rate(game: Game, shot: Shot, seed: int, tries: int = 400) -> float:
+    rng = np.random.default_rng(seed)
+    z = np.full(tries, shot.position)
+    _, dirs, pows = NOISE[Level.EXPERT].perturb_many(
+        B, z, np.full(tries, shot.direction), np.full(tries, shot.power), rng
+    )
+    judged = simulate_candidates(game, S, Candidates(z, dirs, pows))
+    situation = Situation.of(game)
+    return float((margins(standings(judged, situation), situation.side) > 0).mean())
+
+
+def test_expert_prefers_a_safe_valid_shot_over_a_risky_twenty_when_a_valid_shot_wins() -> None:
+    # Hammer of the last round, game level.  North leads the round 35–20 with a
+    # disc in front of the hole.  Taking it out and staying wins the game; taking
+    # it out and dropping into the hole behind it wins bigger on paper but is risky.
+    game = _last_shot_of_the_game(south=[], north=[(0.0, -2.0)], twenties=(1, 1))
+    # The risky 20 exists: the best margin on paper drops the shot disc in the hole.
+    shots = generate(game, S)
+    values, _ = candidate_margins(game, shots)
+    k = int(np.argmax(values))
+    risky = Shot(float(shots.positions[k]), float(shots.directions[k]), float(shots.powers[k]))
+    risky_report = _nominal(game, risky)
+    assert [d.owner for d in risky_report.twenties] == [S]
+    # Expert does not go for it: its shot is valid, wins as aimed, and drops no 20 for South.
+    expert = make_player(Level.EXPERT).intend(game, np.random.default_rng(5))
+    report = _nominal(game, expert)
+    assert report.valid
+    assert S not in [d.owner for d in report.twenties]
+    counts = [c.total for c in game.copy().round_counts()]
+    assert counts == [20, 35]
+    # Under Expert's own noise the safe shot wins the game far more often.
+    assert _win_rate(game, expert, seed=1) > _win_rate(game, risky, seed=1) + 0.2
+
+
+def test_players_refuse_to_move_when_nobody_is_to_shoot() -> None:
+    game = Game(Rules(rounds=1))
+    while game.phase is Phase.PLAYING:
+        seat = game.current_seat
+        assert seat is not None
+        game.timeout(seat)
+    with pytest.raises(IllegalActionError, match="nobody is to shoot"):
+        make_player(Level.HARD).choose_shot(game, np.random.default_rng(0))
+
+
+def test_unknown_level_is_refused() -> None:
+    with pytest.raises(IllegalActionError, match="unknown CPU level 'godlike'"):
+        make_player("godlike")
