@@ -144,3 +144,33 @@ def test_missing_subcommand_prints_help(args: list[str], shown: str) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("usage: crokinole")
     assert shown in result.stdout
+
+
+def test_match_tiny_run_prints_results_and_times() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "crokinole", "match", "--a", "normal", "--b", "easy",
+         "--games", "2", "--seed", "3", "--preset", "tournament"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert "A wins / draws / losses" in out.stdout
+    assert "95% CI" in out.stdout
+    assert "decision time A (normal)" in out.stdout
+    assert "2 games in" in out.stdout
+
+
+def test_match_refuses_an_unknown_level() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "crokinole", "match", "--a", "godlike"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert out.returncode == 2
+    assert "invalid choice: 'godlike'" in out.stderr
+
+
+def test_calibrate_prints_every_level() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "crokinole", "calibrate", "--tries", "50"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    for level in ("easy", "normal", "hard", "expert"):
+        assert level in out.stdout
