@@ -26,7 +26,7 @@ SIDE_OF = {Seat.SOUTH: 0, Seat.NORTH: 1}
 @given(
     positions(),
     st.lists(shots, min_size=1, max_size=8),
-    st.lists(st.booleans(), min_size=24, max_size=24),
+    st.lists(st.booleans(), min_size=25, max_size=25),
     st.booleans(),
 )
 def test_batch_judgement_matches_single_judgement(

@@ -4,7 +4,7 @@
 >>> round(direction_towards(board, Seat.SOUTH, 0.0, 0.0, 0.0), 9)   # straight at the centre
 0.0
 >>> round(power_for(board, distance=12.0, arrival_speed=0.0), 2)   # stop exactly at the centre
-27.77
+27.79
 """
 
 from __future__ import annotations
