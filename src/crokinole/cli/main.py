@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from rich.console import Console
 
 from crokinole.bench import physics
-from crokinole.cli import ai_commands
+from crokinole.cli import ai_commands, serve
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -140,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     phys.set_defaults(handler=_bench_physics)
     ai_commands.add_commands(commands, _count)
+    serve.add_command(commands, _count)
     parser.set_defaults(help_parser=parser)
     return parser
 

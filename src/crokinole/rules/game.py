@@ -242,6 +242,11 @@ class Game:
         return self._discs
 
     @property
+    def next_disc_id(self) -> int:
+        """The id the next disc shot this round will get."""
+        return self._next_id
+
+    @property
     def twenties(self) -> tuple[int, ...]:
         """Discs set aside from the hole this round, per side."""
         return tuple(self._twenties)

@@ -1,0 +1,271 @@
+"""The websocket protocol against the real server (docs/protocol.md), every error path included."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.sync.client import ClientConnection, connect
+
+from crokinole.rules import Game
+from tests.server_process import running_server
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db: Path = tmp_path_factory.mktemp("db") / "crokinole.db"
+    with running_server(db) as url:
+        yield url
+
+
+class Client:
+    """A test client speaking the protocol over a real websocket."""
+
+    def __init__(self, url: str, token: str | None = None) -> None:
+        self._connecting = connect(url.replace("http", "ws") + "/ws", max_size=2**24)
+        self.ws: ClientConnection = self._connecting.__enter__()
+        self.token = token or secrets.token_hex(12)
+
+    def send(self, data: dict[str, Any] | str) -> None:
+        self.ws.send(data if isinstance(data, str) else json.dumps(data))
+
+    def recv(self, timeout: float = 30.0) -> dict[str, Any]:
+        return json.loads(self.ws.recv(timeout=timeout))  # type: ignore[no-any-return]
+
+    def until(self, kind: str, timeout: float = 60.0) -> dict[str, Any]:
+        while True:
+            msg = self.recv(timeout)
+            if msg["type"] == kind:
+                return msg
+
+    def hello(self, room: str | None = None, last_event: int | None = None) -> None:
+        self.send({"type": "hello", "token": self.token, "room": room, "last_event": last_event})
+
+    def new_game(self, **options: Any) -> dict[str, Any]:
+        self.send({"type": "new_game", "opponent": "easy", **options})
+        return self.until("state")
+
+    def error(self, data: dict[str, Any] | str) -> dict[str, Any]:
+        self.send(data)
+        msg = self.recv()
+        assert msg["type"] == "error", msg
+        return msg
+
+    def close(self) -> None:
+        self._connecting.__exit__(None, None, None)
+
+
+@pytest.fixture
+def client(server: str) -> Iterator[Client]:
+    c = Client(server)
+    c.hello()
+    assert c.recv()["type"] == "welcome"
+    yield c
+    c.close()
+
+
+def test_hello_answers_with_welcome_and_the_device_record(server: str) -> None:
+    c = Client(server)
+    c.hello()
+    welcome = c.recv()
+    assert welcome["type"] == "welcome" and welcome["room"] is None and welcome["event"] == 0
+    assert welcome["record"]["hard"]["four_rounds"] == {"wins": 0, "draws": 0, "losses": 0}
+    c.close()
+
+
+def test_a_game_against_the_cpu_sends_the_shot_then_the_cpu_answer(client: Client) -> None:
+    state = client.new_game(opponent="normal")
+    assert state["event"] == 0 and state["you"] == ["south"]
+    game = state["game"]
+    assert game["current_seat"] == "south" and game["seats"][1]["cpu"] == "normal"
+    room = state["room"]
+    client.send({"type": "shoot", "room": room, "seat": "south", "position": 0.0,
+                 "direction": 0.0, "power": 28.0})  # fmt: skip
+    mine = client.until("shot")
+    assert (mine["event"], mine["seat"], mine["cpu"]) == (1, "south", False)
+    assert mine["report"]["explanation"]
+    disc = mine["trajectory"]["discs"][-1]
+    assert disc["owner"] == "south" and disc["segments"][0][:3] == pytest.approx([0.0, 0.0, -12.0])
+    assert mine["game"]["current_seat"] == "north"
+    answer = client.until("shot")
+    assert (answer["event"], answer["seat"], answer["cpu"]) == (2, "north", True)
+    assert answer["game"]["current_seat"] == "south"
+
+
+def test_trajectory_ends_exactly_at_the_snapshot(client: Client) -> None:
+    state = client.new_game(opponent="local", required_contact=False)
+    room = state["room"]
+    client.send({"type": "shoot", "room": room, "seat": "south", "position": 5.0,
+                 "direction": 3.0, "power": 22.0})  # fmt: skip
+    shot = client.until("shot")
+    traj = shot["trajectory"]
+    (disc,) = traj["discs"]
+    t, x, y, vx, vy = disc["segments"][-1]
+    speed = (vx * vx + vy * vy) ** 0.5
+    a = traj["deceleration"]
+    s = speed * speed / (2 * a) if speed else 0.0
+    final = (x + (vx / speed) * s, y + (vy / speed) * s) if speed else (x, y)
+    (on_board,) = shot["game"]["discs"]
+    assert final == pytest.approx((on_board["x"], on_board["y"]), abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("payload", "code", "text"),
+    [
+        ("not json", "bad_json", "not valid JSON"),
+        ("[1, 2]", "bad_message", "a JSON object"),
+        ({"type": "dance"}, "bad_message", "unknown message type 'dance'"),
+        ({"type": "new_game"}, "bad_message", "new_game: opponent: Field required"),
+        ({"type": "new_game", "opponent": "godlike"}, "bad_message", "opponent"),
+        ({"type": "new_game", "opponent": "easy", "discs": 7}, "bad_message", "discs"),
+        ({"type": "new_game", "opponent": "easy", "rounds": 9}, "bad_message", "rounds"),
+        ({"type": "shoot", "room": "x"}, "bad_message", "shoot: room"),
+        ({"type": "next_round", "room": "0" * 32}, "unknown_room", "there is no game"),
+        ("x" * 20000, "too_large", "limited to 16384 bytes"),
+    ],
+)
+def test_malformed_messages_get_an_error_naming_the_problem(
+    client: Client, payload: dict[str, Any] | str, code: str, text: str
+) -> None:
+    error = client.error(payload)
+    assert error["code"] == code and text in error["message"]
+    client.send({"type": "ping"})
+    assert client.recv()["type"] == "pong"  # the connection is still usable
+
+
+def test_hello_must_come_first(server: str) -> None:
+    c = Client(server)
+    error = c.error({"type": "new_game", "opponent": "easy"})
+    assert error["code"] == "hello_first"
+    c.hello()
+    assert c.recv()["type"] == "welcome"
+    c.close()
+
+
+def _shoot(
+    room: str, seat: str, position: float = 0.0, direction: float = 0.0, power: float = 28.0
+) -> dict[str, Any]:
+    return {"type": "shoot", "room": room, "seat": seat, "position": position,
+            "direction": direction, "power": power}  # fmt: skip
+
+
+def test_game_errors_leave_the_game_unchanged(client: Client, server: str) -> None:
+    state = client.new_game(opponent="local", required_contact=False)
+    room = state["room"]
+    assert client.error(_shoot(room, "north"))["code"] == "not_your_turn"
+    assert "it is South's turn" in client.error(_shoot(room, "north"))["message"]
+    assert client.error(_shoot(room, "south", power=150.0))["code"] == "illegal_shot"
+    assert client.error(_shoot(room, "south", position=60.0))["code"] == "illegal_placement"
+    assert client.error({"type": "next_round", "room": room})["code"] == "illegal_action"
+    assert client.error({"type": "rematch", "room": room})["code"] == "illegal_action"
+    # A disc left just inside the line makes the same placement overlap next time.
+    client.send(_shoot(room, "south", power=7.0))
+    assert client.until("shot")["game"]["discs"]
+    client.send(_shoot(room, "north", position=20.0))
+    client.until("shot")
+    error = client.error(_shoot(room, "south"))
+    assert error["code"] == "illegal_placement"
+    assert "the disc would overlap South's disc" in error["message"]
+    assert error["event"] == 2
+    # Another device cannot touch this game.
+    other = Client(server)
+    other.hello()
+    other.recv()
+    assert other.error(_shoot(room, "south", position=20.0))["code"] == "not_your_room"
+    other.close()
+    # Against the CPU the north seat is not the human's.
+    cpu = client.new_game(opponent="easy")
+    assert client.error(_shoot(cpu["room"], "north"))["code"] == "not_your_seat"
+
+
+def test_reconnecting_gets_the_missed_events_or_a_snapshot(client: Client, server: str) -> None:
+    state = client.new_game(opponent="local")
+    room = state["room"]
+    client.send(_shoot(room, "south"))
+    first = client.until("shot")
+    client.send(_shoot(room, "north"))
+    second = client.until("shot")
+    again = Client(server, client.token)
+    again.hello(room=room, last_event=0)
+    assert again.recv() == first
+    assert again.recv() == second
+    again.close()
+    fresh = Client(server, client.token)
+    fresh.hello(room=room, last_event=None)
+    snap = fresh.recv()
+    assert snap["type"] == "state" and snap["event"] == 2 and snap["game"] == second["game"]
+    fresh.close()
+    # A bare hello is told about the unfinished game.
+    bare = Client(server, client.token)
+    bare.hello()
+    assert bare.recv()["room"] == room
+    bare.close()
+
+
+def test_a_game_survives_a_server_restart(tmp_path: Path) -> None:
+    db = tmp_path / "restart.db"
+    token = secrets.token_hex(12)
+    with running_server(db) as url:
+        c = Client(url, token)
+        c.hello()
+        c.recv()
+        room = c.new_game(opponent="local")["room"]
+        c.send(_shoot(room, "south"))
+        before = c.until("shot")
+        c.close()
+    with running_server(db) as url:
+        c = Client(url, token)
+        c.hello(room=room, last_event=None)
+        after = c.recv()
+        assert after["type"] == "state" and after["game"] == before["game"]
+        c.send(_shoot(room, "north"))
+        assert c.until("shot")["event"] == 2
+        c.close()
+
+
+def test_a_finished_game_against_the_cpu_counts_in_the_device_record(
+    client: Client, server: str
+) -> None:
+    state = client.new_game(opponent="easy", rounds=1)
+    room = state["room"]
+    client.send(_shoot(room, "south"))
+    finished = None
+    tries = 0
+    while finished is None:
+        msg = client.recv(60)
+        if msg["type"] == "finished":
+            finished = msg
+        elif msg["type"] == "error" or (
+            msg["type"] in ("state", "shot") and msg["game"]["current_seat"] == "south"
+        ):
+            tries += 1  # an error (a blocked placement) means: try another spot
+            client.send(_shoot(room, "south", position=(tries % 7 - 3) * 9.0))
+    record = finished["record"]["easy"]["four_rounds"]
+    assert sum(record.values()) == 1
+    assert finished["game"]["phase"] == "game_over"
+    with urllib.request.urlopen(f"{server}/api/record/{client.token}") as answer:
+        assert json.loads(answer.read())["record"]["easy"]["four_rounds"] == record
+    with urllib.request.urlopen(f"{server}/api/rooms/{room}/record.json") as answer:
+        game = Game.from_json(answer.read().decode())
+    assert game.is_over
+    client.send({"type": "rematch", "room": room})
+    rematch = client.until("state")
+    assert rematch["room"] != room and rematch["game"]["rules"]["rounds"] == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [("/api/record/short", 400), ("/api/rooms/nothex/record.json", 400),
+     ("/api/rooms/" + "0" * 32 + "/record.json", 404)],
+)  # fmt: skip
+def test_http_errors_are_plain(server: str, path: str, status: int) -> None:
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(server + path)
+    assert info.value.code == status
+    assert "error" in json.loads(info.value.read())
