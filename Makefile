@@ -12,9 +12,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	touch $(STAMP)
 
-## run: set up and run the program's main job (for now the physics benchmark)
+## run: set up and run the game server on http://127.0.0.1:8000 (SQLite in ~/.local/share/crokinole)
 run: $(STAMP)
-	$(BIN)/crokinole bench physics
+	$(BIN)/crokinole serve
 
 ## lint: ruff check, ruff format --check and mypy --strict
 lint: $(STAMP)

@@ -106,7 +106,7 @@ def test_trajectory_ends_exactly_at_the_snapshot(client: Client) -> None:
     shot = client.until("shot")
     traj = shot["trajectory"]
     (disc,) = traj["discs"]
-    t, x, y, vx, vy = disc["segments"][-1]
+    _, x, y, vx, vy = disc["segments"][-1]
     speed = (vx * vx + vy * vy) ** 0.5
     a = traj["deceleration"]
     s = speed * speed / (2 * a) if speed else 0.0

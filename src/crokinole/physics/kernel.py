@@ -43,7 +43,8 @@ radius falls into the ditch.  A disc is "beyond the shooting line" while its
 centre is farther from the centre of the board than the shooting line.
 
 The kernels take only arrays and floats; objects are unpacked once by the
-caller (``crokinole.physics.simulate``).
+caller (``crokinole.physics.simulate``).  They release the GIL (``nogil``),
+so CPU players thinking in worker threads do not hold up the server.
 """
 
 from __future__ import annotations
@@ -337,7 +338,7 @@ def _log(
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run_shot(
     pos: np.ndarray,
     vel: np.ndarray,
@@ -726,7 +727,7 @@ def run_shot(
     return n_ev, last_t
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run_batch(
     pos: np.ndarray,
     launches: np.ndarray,
