@@ -269,3 +269,11 @@ def test_http_errors_are_plain(server: str, path: str, status: int) -> None:
         urllib.request.urlopen(server + path)
     assert info.value.code == status
     assert "error" in json.loads(info.value.read())
+
+
+def test_resigning_counts_as_a_loss_and_closes_the_game(client: Client) -> None:
+    room = client.new_game(opponent="hard")["room"]
+    client.send({"type": "resign", "room": room})
+    finished = client.until("finished")
+    assert finished["record"]["hard"]["four_rounds"]["losses"] == 1
+    assert client.error({"type": "next_round", "room": room})["code"] == "unknown_room"
