@@ -24,6 +24,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from crokinole.server import sheets
 from crokinole.server.protocol import (
     PROTOCOL_VERSION,
     ROOM_PATTERN,
@@ -222,8 +223,13 @@ def create_app(db: str) -> Starlette:
         yield
         store.close()
 
+    async def keep_score(_: Request) -> Response:
+        return FileResponse(STATIC / "scorekeeper.html", headers={"Cache-Control": "no-cache"})
+
     routes = [
         Route("/", index),
+        Route("/keep-score", keep_score),
+        *sheets.routes(store),
         Route("/healthz", health),
         Route("/api/record/{token}", device_record),
         Route("/api/rooms/{room}/record.json", room_record),

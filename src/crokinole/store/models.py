@@ -44,3 +44,16 @@ class EventRow(Base):
     )
     number: Mapped[int] = mapped_column(Integer, primary_key=True)
     payload_json: Mapped[str] = mapped_column(Text)
+
+
+class SheetRow(Base):
+    """A score sheet of the score keeper (the sheet itself as JSON)."""
+
+    __tablename__ = "sheets"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    share_id: Mapped[str] = mapped_column(String(32), unique=True)
+    device_token: Mapped[str] = mapped_column(String(64), index=True)
+    data_json: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)

@@ -14,7 +14,7 @@ from sqlalchemy import create_engine, event, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from crokinole.store.models import EventRow, RoomRow
+from crokinole.store.models import EventRow, RoomRow, SheetRow
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 LEVELS = ("easy", "normal", "hard", "expert")
@@ -208,6 +208,88 @@ class Store:
             if opponent in record and scoring in record[opponent] and result in key:
                 record[opponent][scoring][key[result]] += 1
         return record
+
+    # ---------------------------------------------------------------- sheets
+
+    def create_sheet(
+        self, sheet_id: str, share_id: str, device_token: str, data: dict[str, Any]
+    ) -> None:
+        """Store a new score sheet."""
+        now = _now()
+        with self._session() as session, session.begin():
+            session.add(
+                SheetRow(
+                    id=sheet_id,
+                    share_id=share_id,
+                    device_token=device_token,
+                    data_json=json.dumps(data),
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+
+    def sheet(self, sheet_id: str) -> SheetData | None:
+        """The sheet, or None."""
+        with self._session() as session:
+            row = session.get(SheetRow, sheet_id)
+            return None if row is None else _sheet_data(row)
+
+    def shared_sheet(self, share_id: str) -> SheetData | None:
+        """The sheet behind a read-only link, or None."""
+        with self._session() as session:
+            row = session.scalars(select(SheetRow).where(SheetRow.share_id == share_id)).first()
+            return None if row is None else _sheet_data(row)
+
+    def save_sheet(self, sheet_id: str, data: dict[str, Any]) -> None:
+        """Replace a sheet's content."""
+        with self._session() as session, session.begin():
+            session.execute(
+                update(SheetRow)
+                .where(SheetRow.id == sheet_id)
+                .values(data_json=json.dumps(data), updated_at=_now())
+            )
+
+    def delete_sheet(self, sheet_id: str) -> None:
+        """Remove a sheet."""
+        with self._session() as session, session.begin():
+            row = session.get(SheetRow, sheet_id)
+            if row is not None:
+                session.delete(row)
+
+    def device_sheets(self, device_token: str) -> list[SheetData]:
+        """The device's sheets, the latest first."""
+        with self._session() as session:
+            rows = session.scalars(
+                select(SheetRow)
+                .where(SheetRow.device_token == device_token)
+                .order_by(SheetRow.updated_at.desc())
+            ).all()
+            return [_sheet_data(r) for r in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class SheetData:
+    """A stored score sheet.
+
+    Attributes:
+        id: the sheet id (for its owner).
+        share_id: the id of its read-only link.
+        device_token: the device that owns it.
+        data: the sheet (``ScoreSheet.to_dict()``).
+        updated_at: when it last changed (UTC).
+    """
+
+    id: str
+    share_id: str
+    device_token: str
+    data: dict[str, Any]
+    updated_at: datetime
+
+
+def _sheet_data(row: SheetRow) -> SheetData:
+    return SheetData(
+        row.id, row.share_id, row.device_token, json.loads(row.data_json), row.updated_at
+    )
 
 
 def _room_data(row: RoomRow) -> RoomData:

@@ -1,0 +1,145 @@
+"""The score keeper's API against the real server: sheets, rounds, sharing, every error."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.server_process import running_server
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db: Path = tmp_path_factory.mktemp("db") / "crokinole.db"
+    with running_server(db) as url:
+        yield url
+
+
+def call(
+    server: str, method: str, path: str, body: Any = None, token: str | None = None
+) -> tuple[int, Any]:
+    data = (
+        None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+    )
+    request = urllib.request.Request(server + path, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    if token is not None:
+        request.add_header("X-Device-Token", token)
+    try:
+        with urllib.request.urlopen(request) as answer:
+            raw = answer.read()
+            kind = answer.headers.get("Content-Type", "")
+            return answer.status, (json.loads(raw) if "json" in kind and raw else raw.decode())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+@pytest.fixture
+def token() -> str:
+    return secrets.token_hex(12)
+
+
+def _new(server: str, token: str, **fields: Any) -> dict[str, Any]:
+    body = {"layout": "singles", "names": ["Ann", "Bob"], "scoring": "four_rounds", **fields}
+    status, sheet = call(server, "POST", "/api/sheets", body, token)
+    assert status == 201, sheet
+    return sheet  # type: ignore[no-any-return]
+
+
+def test_a_four_round_sheet_from_start_to_winner(server: str, token: str) -> None:
+    sheet = _new(server, token)
+    assert sheet["next_first"] == "south" and sheet["rounds"] == [] and not sheet["over"]
+    path = f"/api/sheets/{sheet['id']}/rounds"
+    for totals in ([45, 30], [20, 20], [0, 15]):
+        status, sheet = call(server, "POST", path, {"totals": totals}, token)
+        assert status == 200
+    status, sheet = call(server, "POST", path, {"counts": [[2, 1, 0, 0], [1, 1, 1, 1]]}, token)
+    assert sheet["rounds"][-1]["totals"] == [55, 50]
+    assert sheet["scores"] == [5, 3] and sheet["over"]
+    assert sheet["outcome"] == {"winner": 0, "drawn": []}
+    # The sheet is kept: reading it again gives the same view.
+    status, again = call(server, "GET", f"/api/sheets/{sheet['id']}", token=token)
+    assert status == 200 and again["rounds"] == sheet["rounds"]
+    status, mine = call(server, "GET", "/api/sheets", token=token)
+    assert [s["id"] for s in mine["sheets"]] == [sheet["id"]]
+
+
+def test_edit_and_delete_a_round(server: str, token: str) -> None:
+    sheet = _new(server, token, scoring="to_100")
+    path = f"/api/sheets/{sheet['id']}/rounds"
+    call(server, "POST", path, {"totals": [50, 10]}, token)
+    call(server, "POST", path, {"totals": [10, 30]}, token)
+    status, sheet = call(server, "PUT", path + "/2", {"totals": [10, 60]}, token)
+    assert status == 200 and sheet["scores"] == [40, 50]
+    status, sheet = call(server, "DELETE", path + "/1", token=token)
+    assert status == 200 and sheet["scores"] == [0, 50] and len(sheet["rounds"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"totals": [-5, 0]}, "a total is a whole number ≥ 0"),
+        ({"totals": [12, 0]}, "not a multiple of 5"),
+        ({"counts": [[9, 0, 0, 0], [0, 0, 0, 0]]}, "9 discs counted, but a side has only 8"),
+        ({"totals": [5, 0], "extra": 1}, "unknown field(s): extra"),
+        (b"{nope", "not valid JSON"),
+    ],
+)
+def test_bad_rounds_are_refused_and_nothing_changes(
+    server: str, token: str, body: Any, message: str
+) -> None:
+    sheet = _new(server, token)
+    status, error = call(server, "POST", f"/api/sheets/{sheet['id']}/rounds", body, token)
+    assert status == 400 and message in error["error"]
+    status, again = call(server, "GET", f"/api/sheets/{sheet['id']}", token=token)
+    assert again["rounds"] == []
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"layout": "quads", "names": ["a", "b"]}, "layout must be one of"),
+        ({"layout": "doubles", "names": ["a"]}, "doubles needs 2 names"),
+        ({"layout": "singles", "names": "ab"}, "names must be a list"),
+        ({"layout": "singles", "names": ["a", "b"], "first_seat": "up"}, "first_seat must be"),
+        ({"layout": "singles", "names": ["a", "b"], "colour": "red"}, "unknown field(s): colour"),
+    ],
+)
+def test_bad_sheets_are_refused(server: str, token: str, body: Any, message: str) -> None:
+    status, error = call(server, "POST", "/api/sheets", body, token)
+    assert status == 400 and message in error["error"]
+
+
+def test_owner_only_and_plain_http_errors(server: str, token: str) -> None:
+    sheet = _new(server, token)
+    status, error = call(server, "GET", f"/api/sheets/{sheet['id']}")
+    assert status == 401 and "X-Device-Token" in error["error"]
+    status, error = call(server, "GET", f"/api/sheets/{sheet['id']}", token=secrets.token_hex(12))
+    assert status == 403
+    status, error = call(server, "GET", "/api/sheets/" + "0" * 32, token=token)
+    assert status == 404
+    status, error = call(server, "DELETE", f"/api/sheets/{sheet['id']}/rounds/3", token=token)
+    assert status == 400 and "there is no round 3" in error["error"]
+
+
+def test_read_only_share_link_and_csv(server: str, token: str) -> None:
+    sheet = _new(server, token, layout="three_singles", names=["Ann", "Bob", "Cy"])
+    call(server, "POST", f"/api/sheets/{sheet['id']}/rounds", {"totals": [40, 40, 10]}, token)
+    status, shared = call(server, "GET", f"/api/shared/{sheet['share_id']}")
+    assert status == 200 and "id" not in shared
+    assert shared["rounds"][0]["points"] == [1, 1, 0]
+    status, csv = call(server, "GET", f"/api/shared/{sheet['share_id']}.csv")
+    assert status == 200 and csv.splitlines()[1] == "1,south,40,40,10,1,1,0,1,1,0"
+    status, _error = call(server, "GET", "/api/shared/" + "f" * 32)
+    assert status == 404
+    status, _ = call(server, "DELETE", f"/api/sheets/{sheet['id']}", token=token)
+    assert status == 204
+    status, _ = call(server, "GET", f"/api/shared/{sheet['share_id']}")
+    assert status == 404
