@@ -1,0 +1,460 @@
+// Canvas drawing of the board (BOARD.md), discs, the disc to place and the aim arrow.
+
+import { zoneOf } from "./geometry.js";
+
+const TAU = Math.PI * 2;
+
+export const SIDE_STYLE = {
+  light: { fill: "#f4ecdc", edge: "#7d6b50", mark: "#4a3b28" },
+  dark: { fill: "#272420", edge: "#050505", mark: "#efe6d2" },
+  red: { fill: "#b8362b", edge: "#5c1410", mark: "#fbe9e5" },
+  blue: { fill: "#2d5f9e", edge: "#10243f", mark: "#eef4fb" },
+};
+const FALLBACK_MARKS = ["circle", "triangle", "square"];
+const FALLBACK_COLOURS = ["light", "dark", "red", "blue"];
+
+/** Colour and mark of a side from the snapshot (colour AND mark, never colour alone, R1). */
+export function sideLook(game, side) {
+  const s = game && game.sides && game.sides[side];
+  const colour = (s && s.colour) || FALLBACK_COLOURS[side % FALLBACK_COLOURS.length];
+  const mark = (s && s.mark) || FALLBACK_MARKS[side % FALLBACK_MARKS.length];
+  return { colour, mark, style: SIDE_STYLE[colour] || SIDE_STYLE.red };
+}
+
+/** A small inline SVG of a side's disc, for the scoreboard and dialogs. */
+export function markSvg(game, side, size = 18) {
+  const { mark, style } = sideLook(game, side);
+  let inner = "";
+  if (mark === "circle") inner = `<circle r="4" fill="none" stroke="${style.mark}" stroke-width="1.8"/>`;
+  else if (mark === "triangle") inner = `<path d="M0 -4.8 L4.3 2.6 L-4.3 2.6 Z" fill="${style.mark}"/>`;
+  else if (mark === "diamond") inner = `<path d="M0 -4.6 L4.6 0 L0 4.6 L-4.6 0 Z" fill="${style.mark}"/>`;
+  else inner = `<rect x="-3.4" y="-3.4" width="6.8" height="6.8" fill="${style.mark}"/>`;
+  return `<svg class="mark" aria-hidden="true" width="${size}" height="${size}" viewBox="-10 -10 20 20"><circle r="9" fill="${style.fill}" stroke="${style.edge}" stroke-width="1.4"/>${inner}</svg>`;
+}
+
+export class BoardView {
+  constructor(canvas) {
+    this.canvas = canvas;
+    this.ctx = canvas.getContext("2d");
+    this.board = null;
+    this.cssSize = 0;
+    this.dpr = 1;
+    this.flip = false;
+    this.cache = null;
+    this.cacheKey = "";
+  }
+
+  /** Set the square CSS size in pixels; the backing store follows devicePixelRatio. */
+  resize(cssSize) {
+    const dpr = Math.max(1, Math.min(window.devicePixelRatio || 1, 4));
+    const size = Math.max(120, Math.floor(cssSize));
+    if (size === this.cssSize && dpr === this.dpr) return false;
+    this.cssSize = size;
+    this.dpr = dpr;
+    this.canvas.style.width = `${size}px`;
+    this.canvas.style.height = `${size}px`;
+    this.canvas.width = Math.round(size * dpr);
+    this.canvas.height = Math.round(size * dpr);
+    this.cache = null;
+    return true;
+  }
+
+  setBoard(board) {
+    if (!board) return;
+    const key = JSON.stringify(board);
+    if (key !== this.boardKey) {
+      this.board = board;
+      this.boardKey = key;
+      this.cache = null;
+    }
+  }
+
+  setFlip(flip) {
+    if (flip !== this.flip) {
+      this.flip = flip;
+      this.cache = null;
+    }
+  }
+
+  get extent() {
+    const b = this.board;
+    return b.surface_radius + b.ditch_width + 0.3;
+  }
+
+  /** Pixels (CSS) per inch. */
+  get scale() {
+    return this.cssSize / (2 * this.extent);
+  }
+
+  toScreen(x, y) {
+    const s = this.scale;
+    const c = this.cssSize / 2;
+    const f = this.flip ? -1 : 1;
+    return [c + f * x * s, c - f * y * s];
+  }
+
+  /** Board coordinates (inches, y north) of a CSS pixel position in the canvas. */
+  toBoard(px, py) {
+    const s = this.scale;
+    const c = this.cssSize / 2;
+    const f = this.flip ? -1 : 1;
+    return { x: (f * (px - c)) / s, y: (-f * (py - c)) / s };
+  }
+
+  _staticLayer() {
+    const key = `${this.cssSize}/${this.dpr}/${this.flip}/${this.boardKey}`;
+    if (this.cache && this.cacheKey === key) return this.cache;
+    const layer = document.createElement("canvas");
+    layer.width = this.canvas.width;
+    layer.height = this.canvas.height;
+    const g = layer.getContext("2d");
+    g.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    this._drawBoard(g);
+    this.cache = layer;
+    this.cacheKey = key;
+    return layer;
+  }
+
+  _drawBoard(g) {
+    const b = this.board;
+    const s = this.scale;
+    const [cx, cy] = this.toScreen(0, 0);
+    const R = b.surface_radius * s;
+    const outer = (b.surface_radius + b.ditch_width) * s;
+    const line = Math.max(b.line_width * s, 1);
+
+    // Frame and ditch.
+    g.beginPath();
+    g.arc(cx, cy, outer + 0.25 * s, 0, TAU);
+    g.fillStyle = "#3a2313";
+    g.fill();
+    const ditch = g.createRadialGradient(cx, cy, R, cx, cy, outer);
+    ditch.addColorStop(0, "#2a180c");
+    ditch.addColorStop(0.35, "#6f4826");
+    ditch.addColorStop(1, "#4e311a");
+    g.beginPath();
+    g.arc(cx, cy, outer, 0, TAU);
+    g.fillStyle = ditch;
+    g.fill();
+
+    // Playing surface: warm maple, lightly shaded.
+    const wood = g.createRadialGradient(cx - R * 0.25, cy - R * 0.3, R * 0.1, cx, cy, R);
+    wood.addColorStop(0, "#f3dcae");
+    wood.addColorStop(1, "#dcb47a");
+    g.beginPath();
+    g.arc(cx, cy, R, 0, TAU);
+    g.fillStyle = wood;
+    g.fill();
+    g.lineWidth = Math.max(1, 0.06 * s);
+    g.strokeStyle = "#5b3b1e";
+    g.stroke();
+    // Zone tints: a touch darker outward, so the zones read at a glance.
+    g.beginPath();
+    g.arc(cx, cy, b.shooting_line_radius * s, 0, TAU);
+    g.arc(cx, cy, b.ten_radius * s, 0, TAU, true);
+    g.fillStyle = "rgba(120, 70, 20, 0.06)";
+    g.fill();
+    g.beginPath();
+    g.arc(cx, cy, b.fifteen_radius * s, 0, TAU);
+    g.fillStyle = "rgba(255, 240, 200, 0.25)";
+    g.fill();
+
+    // Circles: shooting line, 10 circle, 15 circle.
+    g.strokeStyle = "#1f140a";
+    g.lineWidth = line;
+    for (const r of [b.shooting_line_radius, b.ten_radius, b.fifteen_radius]) {
+      g.beginPath();
+      g.arc(cx, cy, r * s, 0, TAU);
+      g.stroke();
+    }
+    // Quadrant lines, radial at 45°, 135°, 225°, 315° from the 10 circle to the shooting line.
+    g.beginPath();
+    for (const deg of [45, 135, 225, 315]) {
+      const a = (deg * Math.PI) / 180;
+      const [x1, y1] = this.toScreen(b.ten_radius * Math.cos(a), b.ten_radius * Math.sin(a));
+      const [x2, y2] = this.toScreen(b.shooting_line_radius * Math.cos(a), b.shooting_line_radius * Math.sin(a));
+      g.moveTo(x1, y1);
+      g.lineTo(x2, y2);
+    }
+    g.stroke();
+
+    // Zone numbers, faint, between the quadrant line and a peg.
+    g.fillStyle = "rgba(60, 35, 10, 0.33)";
+    g.textAlign = "center";
+    g.textBaseline = "middle";
+    g.font = `600 ${Math.max(9, 0.9 * s)}px system-ui, sans-serif`;
+    const labelAngle = ((this.flip ? 292.5 : 112.5) * Math.PI) / 180;
+    const labels = [
+      ["5", (b.ten_radius + b.shooting_line_radius) / 2],
+      ["10", (b.fifteen_radius + b.ten_radius) / 2],
+      ["15", (b.hole_radius + b.fifteen_radius) / 2 + 0.3],
+    ];
+    for (const [text, r] of labels) {
+      const [x, y] = this.toScreen(r * Math.cos(labelAngle), r * Math.sin(labelAngle));
+      g.fillText(text, x, y);
+    }
+
+    // The 20 hole.
+    const hole = g.createRadialGradient(cx, cy, 0, cx, cy, b.hole_radius * s);
+    hole.addColorStop(0, "#050302");
+    hole.addColorStop(0.75, "#140b05");
+    hole.addColorStop(1, "#3b2412");
+    g.beginPath();
+    g.arc(cx, cy, b.hole_radius * s, 0, TAU);
+    g.fillStyle = hole;
+    g.fill();
+    g.lineWidth = line;
+    g.strokeStyle = "#1f140a";
+    g.stroke();
+
+    // Pegs: rubber-sleeved posts on the 15 circle.
+    for (const [px, py] of b.pegs) {
+      const [x, y] = this.toScreen(px, py);
+      g.beginPath();
+      g.arc(x + 0.05 * s, y + 0.07 * s, b.peg_radius * s, 0, TAU);
+      g.fillStyle = "rgba(0,0,0,0.3)";
+      g.fill();
+      g.beginPath();
+      g.arc(x, y, b.peg_radius * s, 0, TAU);
+      g.fillStyle = "#222";
+      g.fill();
+      g.beginPath();
+      g.arc(x - 0.05 * s, y - 0.05 * s, b.peg_radius * 0.4 * s, 0, TAU);
+      g.fillStyle = "rgba(255,255,255,0.35)";
+      g.fill();
+    }
+  }
+
+  /**
+   * Draw a frame.
+   * scene: {game, discs, quarter: {seat, angle, limit}, ghost: {x, y, side, bad},
+   *         aim: {x, y, ux, uy, power, invalid, pull: {x, y}}, fading: [{...disc, alpha}]}
+   */
+  draw(scene) {
+    const g = this.ctx;
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.clearRect(0, 0, this.canvas.width, this.canvas.height);
+    if (!this.board) return;
+    g.drawImage(this._staticLayer(), 0, 0);
+    g.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    const b = this.board;
+    const s = this.scale;
+    const game = scene.game;
+
+    if (scene.quarter) {
+      const { angle, limit, active } = scene.quarter;
+      this._arc(g, b.shooting_line_radius, angle - limit, angle + limit,
+        active ? "rgba(11, 92, 173, 0.45)" : "rgba(11, 92, 173, 0.18)", Math.max(3, 0.5 * s));
+    }
+    for (const d of scene.discs || []) this._disc(g, game, d, 1);
+    if (scene.scores) for (const d of scene.discs || []) this._score(g, d);
+    for (const d of scene.fading || []) this._disc(g, game, d, d.alpha, true);
+    if (scene.ghost) {
+      const gh = scene.ghost;
+      this._disc(g, game, gh, gh.bad ? 0.55 : 0.92);
+      const [x, y] = this.toScreen(gh.x, gh.y);
+      g.beginPath();
+      g.arc(x, y, (b.disc_radius + 0.18) * s, 0, TAU);
+      g.setLineDash(gh.bad ? [] : [4, 3]);
+      g.lineWidth = 2;
+      g.strokeStyle = gh.bad ? "#c62828" : "#0b5cad";
+      g.stroke();
+      g.setLineDash([]);
+      if (gh.bad) {
+        const r = b.disc_radius * 0.7 * s;
+        g.beginPath();
+        g.moveTo(x - r, y - r);
+        g.lineTo(x + r, y + r);
+        g.moveTo(x + r, y - r);
+        g.lineTo(x - r, y + r);
+        g.lineWidth = 3;
+        g.stroke();
+      }
+    }
+    if (scene.aim) this._aim(g, scene.aim);
+  }
+
+  /** The value a disc scores where it lies (R6), as a badge beside it, for the round result. */
+  _score(g, d) {
+    const b = this.board;
+    const s = this.scale;
+    const [x, y] = this.toScreen(d.x, d.y);
+    const z = zoneOf(b, d.x, d.y);
+    const text = String(z);
+    const size = Math.max(10, 0.62 * s);
+    g.font = `800 ${size}px system-ui, sans-serif`;
+    g.textAlign = "center";
+    g.textBaseline = "middle";
+    const w = g.measureText(text).width + 6;
+    const bx = x + b.disc_radius * s * 0.85;
+    const by = y - b.disc_radius * s * 0.85;
+    g.fillStyle = z > 0 ? "#0b5cad" : "#b3261e";
+    g.beginPath();
+    g.roundRect?.(bx - w / 2, by - size * 0.65, w, size * 1.3, size * 0.4);
+    g.fill();
+    g.fillStyle = "#fff";
+    g.fillText(text, bx, by + 0.5);
+  }
+
+  _arc(g, r, fromDeg, toDeg, colour, width) {
+    const s = this.scale;
+    const [cx, cy] = this.toScreen(0, 0);
+    // Screen angles run clockwise (y down); board angles counter-clockwise.
+    const f = this.flip ? Math.PI : 0;
+    const a1 = -(toDeg * Math.PI) / 180 + f;
+    const a2 = -(fromDeg * Math.PI) / 180 + f;
+    g.beginPath();
+    g.arc(cx, cy, r * s, a1, a2);
+    g.strokeStyle = colour;
+    g.lineWidth = width;
+    g.lineCap = "round";
+    g.stroke();
+    g.lineCap = "butt";
+  }
+
+  _disc(g, game, d, alpha, crossed = false) {
+    const b = this.board;
+    const s = this.scale;
+    const r = b.disc_radius * s;
+    const [x, y] = this.toScreen(d.x, d.y);
+    const { mark, style } = sideLook(game, d.side ?? 0);
+    g.save();
+    g.globalAlpha = alpha;
+    g.beginPath();
+    g.arc(x + 0.06 * s, y + 0.09 * s, r, 0, TAU);
+    g.fillStyle = "rgba(0,0,0,0.28)";
+    g.fill();
+    g.beginPath();
+    g.arc(x, y, r, 0, TAU);
+    const body = g.createRadialGradient(x - r * 0.35, y - r * 0.35, r * 0.1, x, y, r);
+    body.addColorStop(0, style.fill);
+    body.addColorStop(1, shade(style.fill, -0.18));
+    g.fillStyle = body;
+    g.fill();
+    g.lineWidth = Math.max(1, 0.07 * s);
+    g.strokeStyle = style.edge;
+    g.stroke();
+    g.fillStyle = style.mark;
+    g.strokeStyle = style.mark;
+    if (mark === "circle") {
+      g.beginPath();
+      g.arc(x, y, r * 0.42, 0, TAU);
+      g.lineWidth = Math.max(1.2, r * 0.16);
+      g.stroke();
+    } else if (mark === "triangle") {
+      const t = r * 0.55;
+      g.beginPath();
+      g.moveTo(x, y - t);
+      g.lineTo(x + t * 0.9, y + t * 0.55);
+      g.lineTo(x - t * 0.9, y + t * 0.55);
+      g.closePath();
+      g.fill();
+    } else if (mark === "diamond") {
+      const q = r * 0.5;
+      g.beginPath();
+      g.moveTo(x, y - q);
+      g.lineTo(x + q, y);
+      g.lineTo(x, y + q);
+      g.lineTo(x - q, y);
+      g.closePath();
+      g.fill();
+    } else {
+      const q = r * 0.38;
+      g.fillRect(x - q, y - q, 2 * q, 2 * q);
+    }
+    if (crossed) {
+      g.beginPath();
+      g.arc(x, y, r + 2, 0, TAU);
+      g.lineWidth = 2;
+      g.strokeStyle = "#c62828";
+      g.stroke();
+    }
+    g.restore();
+  }
+
+  _aim(g, aim) {
+    const b = this.board;
+    const s = this.scale;
+    const [x0, y0] = this.toScreen(aim.x, aim.y);
+    const colour = aim.invalid ? "#c62828" : "#0b5cad";
+    if (aim.pull) {
+      const [px, py] = this.toScreen(aim.pull.x, aim.pull.y);
+      g.beginPath();
+      g.moveTo(x0, y0);
+      g.lineTo(px, py);
+      g.setLineDash([3, 4]);
+      g.lineWidth = 1.5;
+      g.strokeStyle = "rgba(40,40,40,0.7)";
+      g.stroke();
+      g.setLineDash([]);
+    }
+    // Guide: where the disc heads, up to the edge of the surface.
+    if (!aim.invalid) {
+      const ux = aim.ux;
+      const uy = aim.uy;
+      const dot = aim.x * ux + aim.y * uy;
+      const disc = dot * dot - (aim.x * aim.x + aim.y * aim.y - b.surface_radius ** 2);
+      const reach = disc > 0 ? -dot + Math.sqrt(disc) : 0;
+      const [gx, gy] = this.toScreen(aim.x + ux * reach, aim.y + uy * reach);
+      g.beginPath();
+      g.moveTo(x0, y0);
+      g.lineTo(gx, gy);
+      g.setLineDash([2, 5]);
+      g.lineWidth = 1;
+      g.strokeStyle = "rgba(11, 60, 120, 0.55)";
+      g.stroke();
+      g.setLineDash([]);
+    }
+    // Arrow: length grows with power.
+    const len = (b.disc_radius + 0.6 + (aim.power / 100) * 7) * s;
+    const [ex, ey] = this.toScreen(aim.x + aim.ux, aim.y + aim.uy);
+    let dx = ex - x0;
+    let dy = ey - y0;
+    const n = Math.hypot(dx, dy) || 1;
+    dx /= n;
+    dy /= n;
+    const tipX = x0 + dx * len;
+    const tipY = y0 + dy * len;
+    const head = Math.max(8, 0.55 * s);
+    g.beginPath();
+    g.moveTo(x0 + dx * b.disc_radius * s, y0 + dy * b.disc_radius * s);
+    g.lineTo(tipX - dx * head * 0.8, tipY - dy * head * 0.8);
+    g.lineWidth = Math.max(3, 0.2 * s);
+    g.strokeStyle = colour;
+    g.lineCap = "round";
+    g.stroke();
+    g.lineCap = "butt";
+    g.beginPath();
+    g.moveTo(tipX, tipY);
+    g.lineTo(tipX - dx * head - dy * head * 0.55, tipY - dy * head + dx * head * 0.55);
+    g.lineTo(tipX - dx * head + dy * head * 0.55, tipY - dy * head - dx * head * 0.55);
+    g.closePath();
+    g.fillStyle = colour;
+    g.fill();
+    // Power label beside the tip; a wrong-way pull is explained toward the centre, on the board.
+    const label = aim.invalid ? "pull away from the centre" : `${Math.round(aim.power)}%`;
+    g.font = `700 ${Math.max(12, 0.85 * s)}px system-ui, sans-serif`;
+    g.textAlign = "center";
+    g.textBaseline = "middle";
+    let lx = tipX + dx * 16;
+    let ly = tipY + dy * 16;
+    if (aim.invalid) {
+      [lx, ly] = this.toScreen(aim.x * 0.72, aim.y * 0.72);
+    }
+    const w = g.measureText(label).width + 10;
+    const h = Math.max(16, 0.85 * s + 6);
+    g.fillStyle = "rgba(255,255,255,0.88)";
+    g.fillRect(lx - w / 2, ly - h / 2, w, h);
+    g.fillStyle = colour;
+    g.fillText(label, lx, ly);
+  }
+}
+
+function shade(hex, amount) {
+  const n = parseInt(hex.slice(1), 16);
+  const f = (c) => Math.max(0, Math.min(255, Math.round(c + (amount < 0 ? c : 255 - c) * amount)));
+  const r = f((n >> 16) & 255);
+  const gg = f((n >> 8) & 255);
+  const b = f(n & 255);
+  return `rgb(${r}, ${gg}, ${b})`;
+}

@@ -1,0 +1,89 @@
+// Board geometry seen from the client: placements, aims, zones (docs/protocol.md, BOARD.md).
+// Lengths in inches from the centre, y north; angles in degrees counter-clockwise from east.
+
+export const SEAT_ANGLE = { south: 270, west: 180, north: 90, east: 0 };
+const RAD = Math.PI / 180;
+
+/** Centre of a disc placed at `position` degrees on `seat`'s quarter (positive = shooter's right). */
+export function placement(board, seat, position) {
+  const a = (SEAT_ANGLE[seat] + position) * RAD;
+  const r = board.shooting_line_radius;
+  return { x: r * Math.cos(a), y: r * Math.sin(a) };
+}
+
+/** Why a disc may not be placed there, or null (the server checks again and has the last word). */
+export function placementProblem(game, seat, position) {
+  const limit = game.placement_limit;
+  if (!Number.isFinite(position) || Math.abs(position) > limit + 1e-9) {
+    return `the disc would cross the quadrant line (allowed −${limit.toFixed(1)}° to ${limit.toFixed(1)}°)`;
+  }
+  const board = game.board;
+  const c = placement(board, seat, position);
+  const min = 2 * board.disc_radius - 1e-9;
+  for (const d of game.discs) {
+    if (Math.hypot(d.x - c.x, d.y - c.y) < min) {
+      return `the disc would overlap ${describeOwner(game, d)}`;
+    }
+  }
+  return null;
+}
+
+function describeOwner(game, disc) {
+  const seat = game.seats.find((s) => s.seat === disc.owner);
+  const name = seat ? seat.name : disc.owner;
+  return `a disc of ${name}`;
+}
+
+/** Unit vector of the launch for a direction (0 = at the centre, positive = shooter's right). */
+export function aimVector(board, seat, position, direction) {
+  const c = placement(board, seat, position);
+  const inward = Math.atan2(-c.y, -c.x) - direction * RAD;
+  return { x: Math.cos(inward), y: Math.sin(inward) };
+}
+
+/** Direction in degrees (−180…180] of a launch along (vx, vy) from `seat` at `position`. */
+export function directionOf(board, seat, position, vx, vy) {
+  const c = placement(board, seat, position);
+  const inward = Math.atan2(-c.y, -c.x);
+  let d = (inward - Math.atan2(vy, vx)) / RAD;
+  while (d > 180) d -= 360;
+  while (d <= -180) d += 360;
+  return d;
+}
+
+/** Position in degrees on `seat`'s quarter nearest to board point (x, y), unclamped. */
+export function positionOf(seat, x, y) {
+  let d = Math.atan2(y, x) / RAD - SEAT_ANGLE[seat];
+  while (d > 180) d -= 360;
+  while (d <= -180) d += 360;
+  return d;
+}
+
+/** Scoring zone of a disc at rest (R6): 20, 15, 10, 5 or 0 (out); touching a line scores lower. */
+export function zoneOf(board, x, y) {
+  const d = Math.hypot(x, y);
+  if (d < board.hole_radius) return 20;
+  const rim = d + board.disc_radius;
+  const half = board.line_width / 2;
+  if (rim < board.fifteen_radius - half) return 15;
+  if (rim < board.ten_radius - half) return 10;
+  if (rim < board.shooting_line_radius - half) return 5;
+  return 0;
+}
+
+/** Compass words for a point, e.g. "north-east", for screen-reader descriptions. */
+export function compass(x, y) {
+  if (Math.hypot(x, y) < 0.8) return "centre";
+  const names = ["east", "north-east", "north", "north-west", "west", "south-west", "south", "south-east"];
+  const a = (Math.atan2(y, x) / RAD + 360 + 22.5) % 360;
+  return names[Math.floor(a / 45)];
+}
+
+export function clamp(v, lo, hi) {
+  return Math.min(hi, Math.max(lo, v));
+}
+
+export function round(v, digits = 1) {
+  const f = 10 ** digits;
+  return Math.round(v * f) / f;
+}

@@ -1,0 +1,109 @@
+// The websocket to the server (docs/protocol.md): hello on every (re)connect, keep-alive pings,
+// automatic reconnection with exponential backoff.
+
+const PING_EVERY_MS = 25000;
+const BACKOFF_MS = [300, 1000, 2000, 4000, 8000, 15000];
+
+export class Connection {
+  /**
+   * @param {object} opts
+   * @param {() => object} opts.hello  builds the hello message for each (re)connection
+   * @param {(msg: object) => void} opts.onMessage
+   * @param {(status: "connecting"|"open"|"reconnecting") => void} opts.onStatus
+   */
+  constructor({ hello, onMessage, onStatus }) {
+    this.hello = hello;
+    this.onMessage = onMessage;
+    this.onStatus = onStatus;
+    this.ws = null;
+    this.attempt = 0;
+    this.timer = null;
+    this.pinger = null;
+    this.everOpened = false;
+    this.closedByUs = false;
+  }
+
+  get url() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    return `${proto}//${location.host}/ws`;
+  }
+
+  get open() {
+    return this.ws !== null && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  connect() {
+    clearTimeout(this.timer);
+    this.closedByUs = false;
+    this.onStatus(this.everOpened ? "reconnecting" : "connecting");
+    let ws;
+    try {
+      ws = new WebSocket(this.url);
+    } catch {
+      this._schedule();
+      return;
+    }
+    this.ws = ws;
+    ws.onopen = () => {
+      if (ws !== this.ws) return;
+      this.attempt = 0;
+      this.everOpened = true;
+      ws.send(JSON.stringify(this.hello()));
+      this.onStatus("open");
+      clearInterval(this.pinger);
+      this.pinger = setInterval(() => this.send({ type: "ping" }), PING_EVERY_MS);
+    };
+    ws.onmessage = (ev) => {
+      if (ws !== this.ws) return;
+      let msg;
+      try {
+        msg = JSON.parse(ev.data);
+      } catch {
+        return;
+      }
+      if (msg && typeof msg === "object") this.onMessage(msg);
+    };
+    ws.onclose = () => {
+      if (ws !== this.ws) return;
+      clearInterval(this.pinger);
+      this.ws = null;
+      if (!this.closedByUs) this._schedule();
+    };
+    ws.onerror = () => {
+      // onclose follows and schedules the retry.
+    };
+  }
+
+  /** Drop the socket and connect again at once (a new hello is sent). */
+  restart() {
+    this.closedByUs = true;
+    const old = this.ws;
+    this.ws = null;
+    clearInterval(this.pinger);
+    if (old) {
+      try {
+        old.close();
+      } catch {
+        /* already closed */
+      }
+    }
+    this.attempt = 0;
+    this.connect();
+  }
+
+  _schedule() {
+    this.onStatus("reconnecting");
+    const base = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    this.attempt += 1;
+    const delay = base * (0.8 + Math.random() * 0.4);
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.connect(), delay);
+  }
+
+  /** Send a message; returns false when the socket is not open (the caller tells the user). */
+  send(msg) {
+    if (!this.open) return false;
+    this.ws.send(JSON.stringify(msg));
+    return true;
+  }
+}
