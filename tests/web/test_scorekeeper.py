@@ -45,7 +45,9 @@ def browser() -> Iterator[object]:
 def page(browser: object, server_url: str) -> Iterator[object]:
     context = browser.new_context(viewport={"width": 390, "height": 844})  # type: ignore[attr-defined]
     page = context.new_page()
-    page.goto(f"{server_url}/keep-score")
+    page.goto(server_url)
+    page.get_by_test_id("keep-score-link").click()  # reachable from the start screen
+    page.wait_for_url("**/keep-score")
     yield page
     context.close()
 
