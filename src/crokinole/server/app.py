@@ -63,13 +63,13 @@ class Client:
 
     def _attach(self, room: Room) -> None:
         if self.room is not None and self.room is not room:
-            self.room.connections.discard(self)
+            self.rooms.release(self.room, self)
         self.room = room
         room.connections.add(self)
 
     def detach(self) -> None:
         if self.room is not None:
-            self.room.connections.discard(self)
+            self.rooms.release(self.room, self)
 
     async def error(self, code: str, text: str) -> None:
         room = self.room

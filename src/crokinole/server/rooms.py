@@ -171,6 +171,13 @@ class Rooms:
         self._rooms[room.id] = room
         return room
 
+    def release(self, room: Room, connection: Connection) -> None:
+        """A connection left the room; an idle room leaves memory (the store keeps it)."""
+        room.connections.discard(connection)
+        thinking = room.cpu_task is not None and not room.cpu_task.done()
+        if not room.connections and not thinking and self._rooms.get(room.id) is room:
+            del self._rooms[room.id]
+
     def _forget(self, room: Room) -> None:
         if room.cpu_task is not None:
             room.cpu_task.cancel()
