@@ -1,13 +1,53 @@
-"""Fixtures of the browser tests: the real server on a free port with a fresh database."""
+"""Fixtures of the browser tests: the real server, and Debian's Chromium through Playwright.
+
+Without /usr/bin/chromium the browser tests are skipped with a message,
+except in CI (``CI`` set), where they must run and fail instead.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.server_process import running_server
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(os.environ.get("CROKINOLE_ARTIFACTS") or REPO / "artifacts" / "screenshots")
+
+
+def need_chromium() -> None:
+    """Skip (or, in CI, fail) when Debian's Chromium is not installed."""
+    if CHROMIUM.exists():
+        return
+    message = f"{CHROMIUM} is missing (Debian's chromium package); the browser tests need it"
+    if os.environ.get("CI"):
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """A headless Chromium (Debian's, driven by Playwright)."""
+    need_chromium()
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
 
 
 @pytest.fixture(scope="module")

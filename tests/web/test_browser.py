@@ -10,48 +10,19 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.web.conftest import ARTIFACTS
+
 pytestmark = pytest.mark.browser
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
-REPO = Path(__file__).resolve().parents[2]
-ARTIFACTS = Path(os.environ.get("CROKINOLE_ARTIFACTS") or REPO / "artifacts" / "screenshots")
-
-if not CHROMIUM.exists():
-    if os.environ.get("CI"):
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium package", pytrace=False)
-    pytest.skip(
-        f"{CHROMIUM} is missing (Debian's chromium package); the browser tests need it",
-        allow_module_level=True,
-    )
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
 QUIET = "() => { const c = window.crokinole; return !!c && !c.busy && !c.animating; }"
 MY_TURN = "() => { const c = window.crokinole; return !!c && c.canShoot; }"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -2,43 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
+from tests.web.conftest import ARTIFACTS
+
 pytestmark = pytest.mark.browser
-
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(os.environ.get("CROKINOLE_ARTIFACTS", "artifacts/screenshots"))
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
-        message = "Chromium is not installed (Debian package 'chromium'); browser tests skipped"
-        if os.environ.get("CI"):
-            pytest.fail(message + " — but CI must run them")
-        pytest.skip(message)
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--no-first-run",
-                "--disable-sync",
-            ],
-        )
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

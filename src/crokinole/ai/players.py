@@ -38,7 +38,7 @@ from crokinole.ai.noise import Noise
 from crokinole.ai.search import Candidates, candidate_margins, generate, simulate_candidates
 from crokinole.board import Seat, Shot
 from crokinole.errors import IllegalActionError
-from crokinole.rules import Game
+from crokinole.rules import Disc, Game
 
 
 class Level(Enum):
@@ -120,6 +120,20 @@ def _first_free(game: Game, seat: Seat, preferred: tuple[float, ...]) -> float:
     return 0.0
 
 
+def _opposing(game: Game, seat: Seat) -> list[Disc]:
+    side = game.side_of(seat)
+    return [d for d in game.discs if game.side_of(d.owner) != side]
+
+
+def _straight_at(game: Game, seat: Seat, position: float, target: Disc, speed: float) -> Shot:
+    """A shot from ``position`` straight at ``target``, arriving at ``speed`` in/s."""
+    board = game.board
+    start = board.placement(seat, position)
+    distance = start.distance_to(target.centre) - 2 * board.disc_radius
+    direction = direction_towards(board, seat, position, target.x, target.y)
+    return Shot(position, direction, power_for(board, distance, speed))
+
+
 @dataclass(frozen=True)
 class EasyPlayer(CpuPlayer):
     """Aims roughly: the centre, or straight at one opposing disc from the middle."""
@@ -130,16 +144,12 @@ class EasyPlayer(CpuPlayer):
 
     def intend(self, game: Game, rng: np.random.Generator) -> Shot:
         seat = _seat_to_move(game)
-        side = game.side_of(seat)
-        targets = [d for d in game.discs if game.side_of(d.owner) != side]
+        targets = _opposing(game, seat)
         if not targets or not game.rules.required_contact:
             return _open_twenty(game, seat, past_centre=1.0)
         target = targets[int(rng.integers(len(targets)))]
         position = _first_free(game, seat, (0.0, 8.0, -8.0, 16.0, -16.0))
-        start = game.board.placement(seat, position)
-        distance = start.distance_to(target.centre) - 2 * game.board.disc_radius
-        direction = direction_towards(game.board, seat, position, target.x, target.y)
-        return Shot(position, direction, power_for(game.board, distance, 35.0))
+        return _straight_at(game, seat, position, target, 35.0)
 
 
 @dataclass(frozen=True)
@@ -153,8 +163,7 @@ class NormalPlayer(CpuPlayer):
     def intend(self, game: Game, rng: np.random.Generator) -> Shot:
         seat = _seat_to_move(game)
         board = game.board
-        side = game.side_of(seat)
-        targets = [d for d in game.discs if game.side_of(d.owner) != side]
+        targets = _opposing(game, seat)
         if not targets or not game.rules.required_contact:
             return _open_twenty(game, seat, past_centre=1.0)
         limit = board.placement_limit
@@ -183,9 +192,7 @@ class NormalPlayer(CpuPlayer):
                 if not clear:
                     continue
                 score = -value + abs(position) / 100.0
-                distance = start.distance_to(target.centre) - 2 * board.disc_radius
-                direction = direction_towards(board, seat, position, target.x, target.y)
-                shot = Shot(position, direction, power_for(board, distance, 45.0))
+                shot = _straight_at(game, seat, position, target, 45.0)
                 if best is None or score < best[0]:
                     best = (score, shot)
                 break
@@ -195,9 +202,7 @@ class NormalPlayer(CpuPlayer):
         position = _first_free(game, seat, (0.0, 10.0, -10.0, 20.0, -20.0))
         start = board.placement(seat, position)
         target = min(targets, key=lambda d: start.distance_to(d.centre))
-        distance = start.distance_to(target.centre) - 2 * board.disc_radius
-        direction = direction_towards(board, seat, position, target.x, target.y)
-        return Shot(position, direction, power_for(board, distance, 45.0))
+        return _straight_at(game, seat, position, target, 45.0)
 
 
 def _best(values: np.ndarray, shots: Candidates) -> Shot:
