@@ -58,9 +58,31 @@ class Noise:
         rng: np.random.Generator,
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Vectorised :meth:`perturb`: one independent error per element."""
-        limit = board.placement_limit
         k = positions.shape
-        pos = np.clip(positions + rng.normal(0.0, 1.0, k) * self.position, -limit, limit)
-        dirs = np.clip(directions + rng.normal(0.0, 1.0, k) * self.direction, -180.0, 180.0)
-        pows = np.clip(powers * (1.0 + rng.normal(0.0, 1.0, k) * self.power), 0.0, 100.0)
+        return self.apply(
+            board,
+            positions,
+            directions,
+            powers,
+            (rng.normal(0.0, 1.0, k), rng.normal(0.0, 1.0, k), rng.normal(0.0, 1.0, k)),
+        )
+
+    def apply(
+        self,
+        board: Board,
+        positions: FloatArray,
+        directions: FloatArray,
+        powers: FloatArray,
+        errors: tuple[FloatArray, FloatArray, FloatArray],
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """The shots played for given standard-normal errors (position, direction, power).
+
+        Using the same errors for several intended shots compares them on equal
+        terms (common random numbers), as Expert's rollouts do.
+        """
+        limit = board.placement_limit
+        z_pos, z_dir, z_pow = errors
+        pos = np.clip(positions + z_pos * self.position, -limit, limit)
+        dirs = np.clip(directions + z_dir * self.direction, -180.0, 180.0)
+        pows = np.clip(powers * (1.0 + z_pow * self.power), 0.0, 100.0)
         return pos, dirs, pows
