@@ -310,6 +310,54 @@ def _moving_pair_contact(
 
 
 @njit(cache=True)
+def _advance(
+    sx: float, sy: float, ux: float, uy: float, w: float, t0: float, now: float, a: float
+) -> tuple[float, float, float]:
+    """Centre and speed left at ``now`` of a disc whose motion began at ``t0``."""
+    if w <= 0.0:
+        return sx, sy, 0.0
+    tau = now - t0
+    left = w - a * tau
+    if left < 0.0:
+        left = 0.0
+    s = tau * (w + left) * 0.5
+    return sx + ux * s, sy + uy * s, left
+
+
+@njit(cache=True)
+def _start_motion(
+    i: int,
+    x: float,
+    y: float,
+    vx: float,
+    vy: float,
+    now: float,
+    v_rest: float,
+    sx: np.ndarray,
+    sy: np.ndarray,
+    ux: np.ndarray,
+    uy: np.ndarray,
+    w: np.ndarray,
+    t0: np.ndarray,
+) -> tuple[float, float]:
+    """Begin disc i's new motion at ``now``; under ``v_rest`` it rests.
+
+    Returns the velocity it keeps (zero when it rests).
+    """
+    sx[i] = x
+    sy[i] = y
+    t0[i] = now
+    speed = math.hypot(vx, vy)
+    if speed > v_rest:
+        w[i] = speed
+        ux[i] = vx / speed
+        uy[i] = vy / speed
+        return vx, vy
+    w[i] = 0.0
+    return 0.0, 0.0
+
+
+@njit(cache=True)
 def _log(
     n: int,
     record: bool,
@@ -441,19 +489,7 @@ def run_shot(
             return -1, now
         # Where every moving disc is now.
         for i in range(n):
-            if out_status[i] == ON_BOARD and w[i] > 0.0:
-                tau = now - t0[i]
-                left = w[i] - a * tau
-                if left < 0.0:
-                    left = 0.0
-                s = tau * (w[i] + left) * 0.5
-                qx[i] = sx[i] + ux[i] * s
-                qy[i] = sy[i] + uy[i] * s
-                rem[i] = left
-            else:
-                qx[i] = sx[i]
-                qy[i] = sy[i]
-                rem[i] = 0.0
+            qx[i], qy[i], rem[i] = _advance(sx[i], sy[i], ux[i], uy[i], w[i], t0[i], now, a)
 
         best = INF
         kind = -1
@@ -574,25 +610,16 @@ def run_shot(
         now = now + best
         last_t = now
         i = bi
-        # Position and velocity of disc i at the event.
-        tau = now - t0[i]
-        if w[i] > 0.0:
-            left = w[i] - a * tau
-            if kind == STOP or left < 0.0:
-                left = 0.0
-            if kind == STOP:
-                s = w[i] * w[i] / (2.0 * a)
-            else:
-                s = tau * (w[i] + left) * 0.5
+        # Position and velocity of disc i at the event (a stop lands exactly w²/2a on).
+        if kind == STOP:
+            s = w[i] * w[i] / (2.0 * a)
             xi = sx[i] + ux[i] * s
             yi = sy[i] + uy[i] * s
-            vxi = ux[i] * left
-            vyi = uy[i] * left
+            left = 0.0
         else:
-            xi = sx[i]
-            yi = sy[i]
-            vxi = 0.0
-            vyi = 0.0
+            xi, yi, left = _advance(sx[i], sy[i], ux[i], uy[i], w[i], t0[i], now, a)
+        vxi = ux[i] * left
+        vyi = uy[i] * left
 
         if kind == STOP:
             sx[i] = xi
@@ -615,36 +642,13 @@ def run_shot(
             out_flags[i, 3] = True
             if beyond[i]:
                 out_flags[i, 2] = True
-            speed = math.hypot(vxi, vyi)
-            sx[i] = xi
-            sy[i] = yi
-            t0[i] = now
-            if speed > v_rest:
-                w[i] = speed
-                ux[i] = vxi / speed
-                uy[i] = vyi / speed
-            else:
-                w[i] = 0.0
-                vxi = 0.0
-                vyi = 0.0
+            vxi, vyi = _start_motion(i, xi, yi, vxi, vyi, now, v_rest, sx, sy, ux, uy, w, t0)
             n_ev = _log(n_ev, record, evf, evi, now, i, PEG, bj, beyond[i], xi, yi, vxi, vyi)
         elif kind == DISC:
             j = bj
-            if w[j] > 0.0:
-                tj = now - t0[j]
-                leftj = w[j] - a * tj
-                if leftj < 0.0:
-                    leftj = 0.0
-                sj = tj * (w[j] + leftj) * 0.5
-                xj = sx[j] + ux[j] * sj
-                yj = sy[j] + uy[j] * sj
-                vxj = ux[j] * leftj
-                vyj = uy[j] * leftj
-            else:
-                xj = sx[j]
-                yj = sy[j]
-                vxj = 0.0
-                vyj = 0.0
+            xj, yj, leftj = _advance(sx[j], sy[j], ux[j], uy[j], w[j], t0[j], now, a)
+            vxj = ux[j] * leftj
+            vyj = uy[j] * leftj
             nx = xj - xi
             ny = yj - yi
             norm = math.hypot(nx, ny)
@@ -676,31 +680,10 @@ def run_shot(
                     out_flags[i, 2] = True
                 if beyond[j]:
                     out_flags[j, 2] = True
-            speed = math.hypot(vxi, vyi)
-            sx[i] = xi
-            sy[i] = yi
-            t0[i] = now
-            if speed > v_rest:
-                w[i] = speed
-                ux[i] = vxi / speed
-                uy[i] = vyi / speed
-            else:
-                w[i] = 0.0
-                vxi = 0.0
-                vyi = 0.0
-            speed = math.hypot(vxj, vyj)
-            sx[j] = xj
-            sy[j] = yj
-            t0[j] = now
-            if speed > v_rest:
-                w[j] = speed
-                ux[j] = vxj / speed
-                uy[j] = vyj / speed
+            vxi, vyi = _start_motion(i, xi, yi, vxi, vyi, now, v_rest, sx, sy, ux, uy, w, t0)
+            vxj, vyj = _start_motion(j, xj, yj, vxj, vyj, now, v_rest, sx, sy, ux, uy, w, t0)
+            if w[j] > 0.0:
                 out_flags[j, 0] = True
-            else:
-                w[j] = 0.0
-                vxj = 0.0
-                vyj = 0.0
             n_ev = _log(n_ev, record, evf, evi, now, i, DISC, j, beyond[i], xi, yi, vxi, vyi)
             n_ev = _log(n_ev, record, evf, evi, now, j, DISC, i, beyond[j], xj, yj, vxj, vyj)
         elif kind == LINE_OUT or kind == LINE_IN:
