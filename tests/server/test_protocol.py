@@ -277,3 +277,27 @@ def test_resigning_counts_as_a_loss_and_closes_the_game(client: Client) -> None:
     finished = client.until("finished")
     assert finished["record"]["hard"]["four_rounds"]["losses"] == 1
     assert client.error({"type": "next_round", "room": room})["code"] == "unknown_room"
+
+
+def test_tabs_reconnecting_together_share_one_room(tmp_path: Path) -> None:
+    # Several tabs of one device say hello at once for a room not in memory
+    # (after a restart): they must all join the same room and see every event.
+    db = tmp_path / "tabs.db"
+    token = secrets.token_hex(12)
+    with running_server(db) as url:
+        c = Client(url, token)
+        c.hello()
+        c.recv()
+        room = c.new_game(opponent="local")["room"]
+        c.close()
+    with running_server(db) as url:
+        tabs = [Client(url, token) for _ in range(6)]
+        for tab in tabs:
+            tab.hello(room=room, last_event=None)
+        for tab in tabs:
+            assert tab.recv()["type"] == "state"
+        tabs[0].send(_shoot(room, "south"))
+        for tab in tabs:
+            assert tab.until("shot")["event"] == 1
+        for tab in tabs:
+            tab.close()

@@ -91,9 +91,9 @@ class Room:
     def cpu_levels(self) -> dict[str, str]:
         return {"north": self.opponent} if self.cpu_seat else {}
 
-    def snapshot(self) -> dict[str, Any]:
-        """The ``game`` payload of the room's state."""
-        return game_payload(self.game, self.names, self.cpu_levels)
+    def snapshot(self, game: Game | None = None) -> dict[str, Any]:
+        """The ``game`` payload of the room's game (or of ``game``, its next state)."""
+        return game_payload(game or self.game, self.names, self.cpu_levels)
 
     def state_message(self) -> dict[str, Any]:
         """A full ``state`` message at the current event number."""
@@ -106,9 +106,9 @@ class Room:
             opponent=self.opponent,
         )
 
-    def human_result(self) -> str | None:
+    def human_result(self, game: Game | None = None) -> str | None:
         """win/draw/loss of the device against the CPU once the game is over."""
-        outcome = self.game.outcome
+        outcome = (game or self.game).outcome
         if outcome is None or self.cpu_seat is None:
             return None
         if outcome.winner is None:
@@ -135,6 +135,9 @@ class Rooms:
         self._store = store
         self._rooms: dict[str, Room] = {}
         self._rng = np.random.default_rng()
+        # Loading a room and creating one (which abandons the device's others)
+        # happen one at a time, so a room is never in memory twice.
+        self._loading = asyncio.Lock()
 
     @property
     def store(self) -> Store:
@@ -155,20 +158,21 @@ class Rooms:
             settings=settings.model_dump(exclude={"type"}),
             game=game,
         )
-        for other in list(self._rooms.values()):
-            if other.token == token and other.game.phase is not Phase.GAME_OVER:
-                self._forget(other)
-        await anyio.to_thread.run_sync(
-            lambda: self._store.create_room(
-                room.id,
-                token,
-                room.opponent,
-                settings=room.settings,
-                record_json=game.to_json(),
-                scoring=rules.scoring.value,
+        async with self._loading:
+            await anyio.to_thread.run_sync(
+                lambda: self._store.create_room(
+                    room.id,
+                    token,
+                    room.opponent,
+                    settings=room.settings,
+                    record_json=game.to_json(),
+                    scoring=rules.scoring.value,
+                )
             )
-        )
-        self._rooms[room.id] = room
+            for other in list(self._rooms.values()):
+                if other.token == token and other.game.phase is not Phase.GAME_OVER:
+                    self._forget(other)
+            self._rooms[room.id] = room
         return room
 
     def release(self, room: Room, connection: Connection) -> None:
@@ -188,19 +192,23 @@ class Rooms:
         room = self._rooms.get(room_id)
         if room is not None:
             return room
-        data = await anyio.to_thread.run_sync(self._store.room, room_id)
-        if data is None or data.status == "abandoned":
-            return None
-        room = Room(
-            id=data.id,
-            token=data.device_token,
-            opponent=data.opponent,
-            settings=data.settings,
-            game=Game.from_json(data.record_json),
-            event=data.event_number,
-        )
-        self._rooms[room.id] = room
-        return room
+        async with self._loading:
+            room = self._rooms.get(room_id)  # loaded while this one waited
+            if room is not None:
+                return room
+            data = await anyio.to_thread.run_sync(self._store.room, room_id)
+            if data is None or data.status == "abandoned":
+                return None
+            room = Room(
+                id=data.id,
+                token=data.device_token,
+                opponent=data.opponent,
+                settings=data.settings,
+                game=Game.from_json(data.record_json),
+                event=data.event_number,
+            )
+            self._rooms[room.id] = room
+            return room
 
     async def catch_up(self, room: Room, last_event: int | None) -> list[dict[str, Any]]:
         """What a reconnecting client needs: the missed events, or a snapshot."""
@@ -216,20 +224,22 @@ class Rooms:
         )
         return events if len(events) == missed else [room.state_message()]
 
-    async def _commit_and_send(self, room: Room, payload: dict[str, Any]) -> None:
+    async def _commit_and_send(self, room: Room, game: Game, payload: dict[str, Any]) -> None:
+        """Store ``payload`` with ``game`` (the room's game after it), then adopt and send it.
+
+        The room changes only once the store has the event: if writing fails,
+        the room is exactly as it was.
+        """
         status = result = None
-        if room.game.is_over:
-            status, result = "finished", room.human_result()
+        if game.is_over:
+            status, result = "finished", room.human_result(game)
         await anyio.to_thread.run_sync(
             lambda: self._store.append_event(
-                room.id,
-                payload["event"],
-                payload,
-                room.game.to_json(),
-                status=status,
-                result=result,
+                room.id, payload["event"], payload, game.to_json(), status=status, result=result
             )
         )
+        room.game = game
+        room.event = payload["event"]
         await self._broadcast(room, payload)
 
     async def _broadcast(self, room: Room, payload: dict[str, Any]) -> None:
@@ -242,10 +252,11 @@ class Rooms:
     async def shoot(self, room: Room, seat: Seat, shot: Shot, *, cpu: bool = False) -> None:
         """Apply a shot, commit it, send it; then let the CPU answer if it is its turn."""
         async with room.lock:
-            before = room.game.discs
-            shot_id = room.game.next_disc_id
+            game = room.game.copy()
+            before = game.discs
+            shot_id = game.next_disc_id
             try:
-                report = room.game.shoot(seat, shot)
+                report = game.shoot(seat, shot)
             except NotYourTurn as exc:
                 raise ProtocolError("not_your_turn", str(exc)) from None
             except IllegalPlacement as exc:
@@ -256,19 +267,18 @@ class Rooms:
                 raise ProtocolError("illegal_action", str(exc)) from None
             ids = [d.id for d in before] + [shot_id]
             owners = [d.owner.name.lower() for d in before] + [seat.name.lower()]
-            room.event += 1
             payload = message(
                 "shot",
                 room.id,
-                room.event,
+                room.event + 1,
                 seat=seat.name.lower(),
                 shot={"position": shot.position, "direction": shot.direction, "power": shot.power},
                 report=report_payload(report),
                 trajectory=trajectory_payload(report.physics, ids, owners),
-                game=room.snapshot(),
+                game=room.snapshot(game),
                 cpu=cpu,
             )
-            await self._commit_and_send(room, payload)
+            await self._commit_and_send(room, game, payload)
             if room.game.is_over:
                 await self._finish(room)
         if not cpu:
@@ -276,21 +286,19 @@ class Rooms:
 
     async def _finish(self, room: Room) -> None:
         record = await anyio.to_thread.run_sync(self._store.device_record, room.token)
-        room.event += 1
-        payload = message("finished", room.id, room.event, game=room.snapshot(), record=record)
-        await self._commit_and_send(room, payload)
+        payload = message("finished", room.id, room.event + 1, game=room.snapshot(), record=record)
+        await self._commit_and_send(room, room.game, payload)
 
     async def next_round(self, room: Room) -> None:
         """Confirm the round result and start the next round."""
         async with room.lock:
+            game = room.game.copy()
             try:
-                room.game.next_round()
+                game.next_round()
             except IllegalActionError as exc:
                 raise ProtocolError("illegal_action", str(exc)) from None
-            room.event += 1
-            await self._commit_and_send(
-                room, message("round", room.id, room.event, game=room.snapshot())
-            )
+            payload = message("round", room.id, room.event + 1, game=room.snapshot(game))
+            await self._commit_and_send(room, game, payload)
         self.schedule_cpu(room)
 
     async def resign(self, room: Room) -> dict[str, Any]:
@@ -323,6 +331,9 @@ class Rooms:
             raise
         except Exception:
             log.exception("the CPU of room %s failed", room.id)
+        finally:
+            if not room.connections and self._rooms.get(room.id) is room:
+                del self._rooms[room.id]  # nobody watches: the store keeps it
 
     async def _cpu_loop(self, room: Room) -> None:
         player = make_player(room.opponent)
