@@ -76,6 +76,17 @@ def test_hard_with_one_exposed_opposing_disc_means_a_valid_shot(where: tuple[flo
     assert _nominal(game, shot).valid
 
 
+def test_normal_goes_for_the_most_valuable_reachable_disc() -> None:
+    # A north disc in the 15 zone and one in the 5 zone, both in the open.
+    game = game_at(Rules(), [(N, 0.0, 2.0), (N, -7.0, 5.5)], S)
+    shot = make_player(Level.NORMAL).intend(game, np.random.default_rng(0))
+    report = _nominal(game, shot)
+    physics = report.physics
+    assert physics is not None
+    first = next(c for c in physics.contacts if c.kind.value == "disc")
+    assert first.other == 0  # the 15-zone disc
+
+
 def test_normal_takes_a_clear_line_to_the_opposing_disc() -> None:
     game = game_at(Rules(), [(N, 3.0, 2.0)], S)
     shot = make_player(Level.NORMAL).intend(game, np.random.default_rng(0))

@@ -506,3 +506,23 @@ def test_layouts_and_presets_have_the_discs_of_r2() -> None:
     assert [Rules.doubles().discs_per_player(s) for s in (S, W, N, E)] == [6, 6, 6, 6]
     assert Rules.home_singles().discs_per_side == 12
     assert Rules.three_singles().players == 3
+
+
+def test_come_back_rule_a_disc_that_touched_beyond_and_then_dropped_is_out() -> None:
+    # R5: touching anything beyond the line puts the disc out, even if it then drops.
+    result = _fake_result(
+        start=[(3.0, 11.0), (0.0, -12.0)],
+        final=[(0.0, 0.2), (0.0, 5.0)],
+        status=[1, 0],
+        moved=[True, True],
+        crossed=[True, False],
+        touched_beyond=[True, False],
+        contacts=[(1, 0)],
+    )
+    before = (Disc(0, S, 3.0, 11.0),)
+    report = judge_shot(
+        B, before=before, side_of={S: 0, N: 1}, seat=S, shot=Shot(), shot_id=1,
+        result=result, required_contact=False,
+    )  # fmt: skip
+    assert report.twenties == ()
+    assert [(r.disc.id, r.reason) for r in report.removed] == [(0, Removal.TOUCHED_BEYOND_LINE)]

@@ -151,3 +151,13 @@ def test_sheet_round_trips_and_exports_csv() -> None:
 def test_bad_sheets_are_refused(args: tuple[object, ...], message: str) -> None:
     with pytest.raises(SheetError, match=message):
         ScoreSheet.new(*args)  # type: ignore[arg-type]
+
+
+def test_deleting_a_round_that_would_end_the_game_early_is_refused() -> None:
+    # Extra rounds: without round 1 the game would end after round 4, yet a 5th follows.
+    sheet = _sheet(tie=TieSetting.EXTRA_ROUNDS)
+    for totals in ((20, 0), (0, 20), (20, 0), (0, 20), (10, 10), (20, 0)):
+        sheet = sheet.add_round(totals=totals)
+    with pytest.raises(SheetError, match="ends after round 4, but later rounds follow"):
+        sheet.delete_round(0)
+    assert len(sheet.rounds) == 6

@@ -121,6 +121,7 @@ def test_trajectory_ends_exactly_at_the_snapshot(client: Client) -> None:
         ("not json", "bad_json", "not valid JSON"),
         ("[1, 2]", "bad_message", "a JSON object"),
         ({"type": "dance"}, "bad_message", "unknown message type 'dance'"),
+        ({"type": [1]}, "bad_message", "unknown message type [1]"),
         ({"type": "new_game"}, "bad_message", "new_game: opponent: Field required"),
         ({"type": "new_game", "opponent": "godlike"}, "bad_message", "opponent"),
         ({"type": "new_game", "opponent": "easy", "discs": 7}, "bad_message", "discs"),
@@ -128,6 +129,7 @@ def test_trajectory_ends_exactly_at_the_snapshot(client: Client) -> None:
         ({"type": "shoot", "room": "x"}, "bad_message", "shoot: room"),
         ({"type": "next_round", "room": "0" * 32}, "unknown_room", "there is no game"),
         ("x" * 20000, "too_large", "limited to 16384 bytes"),
+        ('{"type": "ping", "pad": "' + "é" * 9000 + '"}', "too_large", "16384 bytes"),
     ],
 )
 def test_malformed_messages_get_an_error_naming_the_problem(

@@ -7,6 +7,7 @@ import secrets
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -143,3 +144,15 @@ def test_read_only_share_link_and_csv(server: str, token: str) -> None:
     assert status == 204
     status, _ = call(server, "GET", f"/api/shared/{sheet['share_id']}")
     assert status == 404
+
+
+def test_concurrent_rounds_are_all_kept(server: str, token: str) -> None:
+    sheet = _new(server, token, scoring="to_100")
+    path = f"/api/sheets/{sheet['id']}/rounds"
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(
+            pool.map(lambda _: call(server, "POST", path, {"totals": [5, 0]}, token), range(8))
+        )
+    assert all(status == 200 for status, _ in answers)
+    _, final = call(server, "GET", f"/api/sheets/{sheet['id']}", token=token)
+    assert len(final["rounds"]) == 8 and final["scores"] == [40, 0]

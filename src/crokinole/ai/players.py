@@ -177,7 +177,7 @@ class NormalPlayer(CpuPlayer):
         pegs = board.peg_array()
         best: tuple[float, Shot] | None = None
         for target in targets:
-            value = 20 - board.zone_of(target.centre).value  # inner discs first
+            value = board.zone_of(target.centre).value  # inner (more valuable) discs first
             others = np.array(
                 [(d.x, d.y) for d in game.discs if d is not target], dtype=np.float64
             ).reshape(-1, 2)

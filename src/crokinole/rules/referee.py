@@ -210,12 +210,14 @@ def judge_shot(
             removed.append(Removed(disc, Removal.FOUL))
             if status[i] == IN_HOLE:
                 cancelled.append(disc)
-        elif status[i] == IN_HOLE:
-            twenties.append(disc)
         elif status[i] == IN_DITCH:
             removed.append(Removed(disc, Removal.OFF_BOARD))
         elif touched_beyond[i]:
+            # R5: it came back after touching something beyond the line: out,
+            # even if it then dropped into the hole.
             removed.append(Removed(disc, Removal.TOUCHED_BEYOND_LINE))
+        elif status[i] == IN_HOLE:
+            twenties.append(disc)
         elif board.is_out(disc.centre):
             removed.append(Removed(disc, Removal.ON_LINE))
         else:
@@ -317,7 +319,7 @@ def judge_batch(
         valid = reached.any(axis=1)
     fouled = ~valid[:, None] & own[None, :] & moved
     zone = zone_points(board, pos)
-    twenty = (status == 1) & ~fouled
+    twenty = (status == 1) & ~fouled & ~beyond
     on_board = (status == 0) & ~fouled & ~beyond & (zone > 0)
     fate = np.full(status.shape, FATE_DITCH, dtype=np.int8)
     fate[twenty] = FATE_TWENTY

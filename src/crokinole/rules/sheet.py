@@ -210,7 +210,7 @@ class ScoreSheet:
     def delete_round(self, index: int) -> ScoreSheet:
         """The sheet without round ``index`` (from 0)."""
         self._check_index(index)
-        return replace(self, rounds=self.rounds[:index] + self.rounds[index + 1 :])
+        return self._checked(replace(self, rounds=self.rounds[:index] + self.rounds[index + 1 :]))
 
     def _check_index(self, index: int) -> None:
         if not isinstance(index, int) or not 0 <= index < len(self.rounds):

@@ -89,7 +89,8 @@ def parse_message(text: str | bytes) -> Hello | NewGame | ShootMessage | RoomAct
         ProtocolError: too large, not JSON, or not a valid message (the error
             names the field).
     """
-    if len(text) > MAX_MESSAGE_BYTES:
+    size = len(text.encode("utf-8", errors="replace")) if isinstance(text, str) else len(text)
+    if size > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes")
     try:
         data = json.loads(text)
@@ -98,7 +99,15 @@ def parse_message(text: str | bytes) -> Hello | NewGame | ShootMessage | RoomAct
     if not isinstance(data, dict):
         raise ProtocolError("bad_message", "a message is a JSON object with a 'type'")
     kind = data.get("type")
-    if kind not in {"hello", "new_game", "shoot", "next_round", "rematch", "resign", "ping"}:
+    if not isinstance(kind, str) or kind not in {
+        "hello",
+        "new_game",
+        "shoot",
+        "next_round",
+        "rematch",
+        "resign",
+        "ping",
+    }:
         raise ProtocolError("bad_message", f"unknown message type {kind!r}")
     try:
         return _ADAPTER.validate_python(data)

@@ -19,6 +19,7 @@ is saved; a refused entry answers 400 with the reason and changes nothing.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import secrets
@@ -122,6 +123,8 @@ def _round_number(request: Request) -> int:
 def routes(store: Store) -> list[Route]:
     """The routes of the score keeper's API on ``store``."""
 
+    writing = asyncio.Lock()
+
     async def owned(request: Request) -> SheetData:
         token = _token(request)
         sheet_id = request.path_params["sheet"]
@@ -136,6 +139,9 @@ def routes(store: Store) -> list[Route]:
 
     async def save(data: SheetData, sheet: ScoreSheet) -> JSONResponse:
         content = sheet.to_dict()
+        # Read back exactly as stored before storing: a sheet that would not
+        # load again is refused here, not saved.
+        ScoreSheet.from_dict(content)
         await anyio.to_thread.run_sync(store.save_sheet, data.id, content)
         fresh = await anyio.to_thread.run_sync(store.sheet, data.id)
         assert fresh is not None
@@ -188,18 +194,20 @@ def routes(store: Store) -> list[Route]:
         return JSONResponse(sheet_view(data))
 
     async def add_round(request: Request) -> Response:
-        data = await owned(request)
         body = entry(await _body(request))
-        return await save(data, ScoreSheet.from_dict(data.data).add_round(**body))
+        async with writing:  # read-change-write of one sheet at a time
+            data = await owned(request)
+            return await save(data, ScoreSheet.from_dict(data.data).add_round(**body))
 
     async def change_round(request: Request) -> Response:
-        data = await owned(request)
         index = _round_number(request) - 1
-        sheet = ScoreSheet.from_dict(data.data)
-        if request.method == "DELETE":
-            return await save(data, sheet.delete_round(index))
-        body = entry(await _body(request))
-        return await save(data, sheet.edit_round(index, **body))
+        body = entry(await _body(request)) if request.method == "PUT" else {}
+        async with writing:
+            data = await owned(request)
+            sheet = ScoreSheet.from_dict(data.data)
+            if request.method == "DELETE":
+                return await save(data, sheet.delete_round(index))
+            return await save(data, sheet.edit_round(index, **body))
 
     async def shared(request: Request) -> Response:
         share_id = request.path_params["share"]
