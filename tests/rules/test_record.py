@@ -71,6 +71,8 @@ def _mutate(text: str, change: object) -> str:
         (lambda d: d["state"]["in_hand"].update(south=-1), "state.in_hand.south"),
         (lambda d: d["state"].update(turn=99), "past the end of the round"),
         (lambda d: d["state"]["discs"].append([9, "south", 3.7, 1.5]), "overlaps peg 0"),
+        (lambda d: d["state"].update(phase="round_over"), "does not match turn"),
+        (lambda d: d["state"].update(outcome={"winner": 7, "drawn": []}), "outcome is given"),
     ],
 )
 def test_bad_records_are_refused_with_the_place_named(change: object, message: str) -> None:

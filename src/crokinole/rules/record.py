@@ -187,6 +187,9 @@ def _restore(game: Game, state: object, actions: object) -> None:
             raise InvalidRecordError(
                 f"state: side {side} accounts for {total} discs, not {rules.discs_per_side}"
             )
+    _check_consistent(
+        game, phase=phase, turn=turn, hands=hands, discs=discs, next_id=next_id, outcome=outcome
+    )
     game._turn = turn
     game._in_hand = hands
     game._discs = tuple(discs)
@@ -198,6 +201,43 @@ def _restore(game: Game, state: object, actions: object) -> None:
     game._outcome = outcome
     game._phase = phase
     game._actions = [dict(a) for a in actions]
+
+
+def _check_consistent(
+    game: Game,
+    *,
+    phase: Phase,
+    turn: int,
+    hands: dict[Seat, int],
+    discs: list[Disc],
+    next_id: int,
+    outcome: GameOutcome | None,
+) -> None:
+    """The parts of a state must agree with each other and with the turn order."""
+    order = game._order
+    if (phase is Phase.PLAYING) != (turn < len(order)):
+        raise InvalidRecordError(
+            f"state: phase {phase.value} does not match turn {turn} of {len(order)}"
+        )
+    rules = game.rules
+    for seat, held in hands.items():
+        expected = rules.discs_per_player(seat) - order[:turn].count(seat)
+        if held != expected:
+            raise InvalidRecordError(
+                f"state.in_hand.{seat.name.lower()}: {held} discs, but after turn {turn} "
+                f"the seat has {expected}"
+            )
+    ids = [d.id for d in discs]
+    if len(set(ids)) != len(ids) or any(i >= next_id for i in ids) or next_id != turn:
+        raise InvalidRecordError("state: disc ids must be distinct and below next_id (= turn)")
+    if (outcome is None) != (phase is not Phase.GAME_OVER):
+        raise InvalidRecordError("state: an outcome is given exactly when the game is over")
+    if outcome is not None:
+        sides = range(len(rules.sides))
+        if (outcome.winner is not None and outcome.winner not in sides) or any(
+            d not in sides for d in outcome.drawn
+        ):
+            raise InvalidRecordError("state.outcome: a side number is out of range")
 
 
 def _history(value: object, n_sides: int) -> list[RoundResult]:
