@@ -16,6 +16,7 @@ from crokinole.physics import DiscStatus, simulate_shot
 from crokinole.rules import Game, Phase, Rules
 from crokinole.rules.record import game_from_json, game_to_record
 from tests.rules.positions import game_at
+from tests.rules.test_scenarios import _blocked_quarter
 
 B = TOURNAMENT_BOARD
 S, N = Seat.SOUTH, Seat.NORTH
@@ -168,3 +169,10 @@ def test_players_refuse_to_move_when_nobody_is_to_shoot() -> None:
 def test_unknown_level_is_refused() -> None:
     with pytest.raises(IllegalActionError, match="unknown CPU level 'godlike'"):
         make_player("godlike")
+
+
+def test_a_cpu_with_no_room_to_place_says_so() -> None:
+    game = _blocked_quarter()
+    for level in Level:
+        with pytest.raises(IllegalActionError, match="no room to place a disc"):
+            make_player(level).choose_shot(game, np.random.default_rng(0))

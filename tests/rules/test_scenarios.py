@@ -526,3 +526,35 @@ def test_come_back_rule_a_disc_that_touched_beyond_and_then_dropped_is_out() -> 
     )  # fmt: skip
     assert report.twenties == ()
     assert [(r.disc.id, r.reason) for r in report.removed] == [(0, Removal.TOUCHED_BEYOND_LINE)]
+
+
+def _blocked_quarter() -> Game:
+    """South to shoot with nine discs along its quarter of the line: no room anywhere."""
+    discs = []
+    for k in range(-4, 5):
+        angle = math.radians(270.0 + 9.3 * k)
+        owner = N if k % 2 else S
+        discs.append((owner, 11.33 * math.cos(angle), 11.33 * math.sin(angle)))
+    return game_at(Rules(), discs, S)
+
+
+def test_placement_intervals_match_the_overlap_rule() -> None:
+    # R3: the free stretches of the line are exactly where no disc overlaps.
+    game = game_at(Rules(), [(N, 0.3, -11.2), (S, -4.0, -10.5), (N, 5.5, -9.9)], S)
+    free = game.placement_intervals(S)
+    for position in np.linspace(-B.placement_limit, B.placement_limit, 1001):
+        legal = game.placement_problem(S, float(position)) is None
+        inside = any(a - 1e-9 <= position <= b + 1e-9 for a, b in free)
+        assert legal == inside, position
+
+
+def test_a_quarter_blocked_by_discs_leaves_no_room_to_place() -> None:
+    # R3: the disc may not be placed overlapping any disc; here none fits.
+    game = _blocked_quarter()
+    assert game.current_seat is S
+    assert game.placement_intervals(S) == [] and not game.can_place(S)
+    assert game.can_place(N)
+    with pytest.raises(IllegalPlacement):
+        game.shoot(S, Shot(0.0, 0.0, 30.0))
+    report = game.timeout(S)  # the only way on: the disc goes to the ditch
+    assert report.foul is Foul.TIMEOUT and game.current_seat is N

@@ -107,22 +107,20 @@ class CpuPlayer:
 
 def _open_twenty(game: Game, seat: Seat, past_centre: float) -> Shot:
     board = game.board
-    for position in (0.0, 5.0, -5.0, 10.0, -10.0, 20.0, -20.0, 30.0, -30.0):
-        if game.placement_problem(seat, position) is None:
-            distance = board.shooting_line_radius + past_centre
-            return Shot(position, 0.0, power_for(board, distance, 0.0))
-    return Shot(0.0, 0.0, 30.0)
+    position = _first_free(game, seat, (0.0, 5.0, -5.0, 10.0, -10.0, 20.0, -20.0, 30.0, -30.0))
+    distance = board.shooting_line_radius + past_centre
+    return Shot(position, 0.0, power_for(board, distance, 0.0))
 
 
 def _first_free(game: Game, seat: Seat, preferred: tuple[float, ...]) -> float:
     for position in preferred:
         if game.placement_problem(seat, position) is None:
             return position
-    limit = game.board.placement_limit
-    for position in np.linspace(-limit, limit, 61):
-        if game.placement_problem(seat, float(position)) is None:
-            return float(position)
-    return 0.0
+    free = game.placement_intervals(seat)
+    if not free:
+        raise IllegalActionError(f"{seat.name.title()} has no room to place a disc")
+    a, b = max(free, key=lambda ab: ab[1] - ab[0])
+    return (a + b) / 2.0
 
 
 def _opposing(game: Game, seat: Seat) -> list[Disc]:

@@ -19,6 +19,7 @@ import numpy.typing as npt
 from crokinole.ai.aim import directions_towards, placement_points, powers_for
 from crokinole.ai.evaluate import Situation, margins, standings
 from crokinole.board import Seat
+from crokinole.errors import IllegalActionError
 from crokinole.physics import simulate_batch
 from crokinole.rules import Game
 from crokinole.rules.referee import BatchJudgement, judge_batch
@@ -70,9 +71,10 @@ def generate(game: Game, seat: Seat, positions: FloatArray | None = None) -> Can
     if positions is None:
         positions = legal_positions(game, seat, PLACEMENT_FRACTIONS)
     if positions.size == 0:
-        # Every planned spot is blocked: try the whole range finely.
-        fine = tuple(float(f) for f in np.linspace(-1.0, 1.0, 41))
-        positions = legal_positions(game, seat, fine)
+        # Every planned spot is blocked: the middle of each free stretch of the line.
+        positions = np.array([(a + b) / 2.0 for a, b in game.placement_intervals(seat)])
+    if positions.size == 0:
+        raise IllegalActionError(f"{seat.name.title()} has no room to place a disc")
     starts = placement_points(board, seat, positions)
     side = game.side_of(seat)
     discs = game.discs

@@ -39,6 +39,9 @@ Decisions taken where RULES.md is silent (what a tournament official would do):
   crossed the shooting line's circle; the placed disc starts on it, not beyond.
 * **Timeout** (R3): the disc goes to the ditch unplayed, scores 0, and the
   turn passes; the board is untouched.
+* **No room to place** (discs block the whole quarter of the line): the
+  shooter cannot play the disc; it is treated as a timeout (the server
+  applies it at once, see :meth:`Game.can_place`).
 * **Round end.**  The discs stay on the board for the round result until
   :meth:`Game.next_round`; a finished game needs no confirmation.
 """
@@ -315,6 +318,46 @@ class Game:
             if math.hypot(disc.x - centre.x, disc.y - centre.y) < limit:
                 return f"the disc would overlap {disc.describe()}"
         return None
+
+    def placement_intervals(self, seat: Seat) -> list[tuple[float, float]]:
+        """The positions (degrees) where ``seat`` may place a disc now, as closed intervals.
+
+        A disc on the board blocks the positions where the placed disc would
+        overlap it: on the line of radius R, the centre at angle φ is closer
+        than 2r to a disc at distance c and angle θ exactly when
+        cos(φ − θ) > (R² + c² − (2r)²) / (2 R c).  Empty when the whole
+        quarter is blocked.
+        """
+        board = self._board
+        radius = board.shooting_line_radius
+        reach = 2.0 * board.disc_radius - OVERLAP_TOLERANCE
+        limit = board.placement_limit
+        intervals = [(-limit, limit)]
+        for disc in self._discs:
+            c = math.hypot(disc.x, disc.y)
+            if c == 0.0:
+                continue
+            k = (radius * radius + c * c - reach * reach) / (2.0 * radius * c)
+            if k >= 1.0:
+                continue
+            half = math.degrees(math.acos(max(k, -1.0)))
+            middle = (math.degrees(math.atan2(disc.y, disc.x)) - seat.value + 180.0) % 360.0 - 180.0
+            lo, hi = middle - half, middle + half
+            kept: list[tuple[float, float]] = []
+            for a, b in intervals:
+                if hi <= a or lo >= b:
+                    kept.append((a, b))
+                    continue
+                if lo > a:
+                    kept.append((a, lo))
+                if hi < b:
+                    kept.append((hi, b))
+            intervals = kept
+        return intervals
+
+    def can_place(self, seat: Seat) -> bool:
+        """Whether ``seat`` has room to place a disc anywhere on its quarter (R3)."""
+        return bool(self.placement_intervals(seat))
 
     # ------------------------------------------------------------ actions
 

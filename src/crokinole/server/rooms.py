@@ -281,8 +281,36 @@ class Rooms:
             await self._commit_and_send(room, game, payload)
             if room.game.is_over:
                 await self._finish(room)
+        await self._no_room_to_place(room)
         if not cpu:
             self.schedule_cpu(room)
+
+    async def _no_room_to_place(self, room: Room) -> None:
+        """A shooter whose quarter is blocked by discs loses the disc at once (R3, a timeout)."""
+        while room.game.phase is Phase.PLAYING:
+            seat = room.game.current_seat
+            if seat is None or room.game.can_place(seat):
+                return
+            async with room.lock:
+                game = room.game.copy()
+                report = report_payload(game.timeout(seat))
+                report["explanation"] = (
+                    "No room on the line to place a disc: it goes to the ditch and scores 0."
+                )
+                payload = message(
+                    "shot",
+                    room.id,
+                    room.event + 1,
+                    seat=seat.name.lower(),
+                    shot=None,
+                    report=report,
+                    trajectory=trajectory_payload(None, [], []),
+                    game=room.snapshot(game),
+                    cpu=seat is room.cpu_seat,
+                )
+                await self._commit_and_send(room, game, payload)
+                if room.game.is_over:
+                    await self._finish(room)
 
     async def _finish(self, room: Room) -> None:
         record = await anyio.to_thread.run_sync(self._store.device_record, room.token)
@@ -299,6 +327,7 @@ class Rooms:
                 raise ProtocolError("illegal_action", str(exc)) from None
             payload = message("round", room.id, room.event + 1, game=room.snapshot(game))
             await self._commit_and_send(room, game, payload)
+        await self._no_room_to_place(room)
         self.schedule_cpu(room)
 
     async def resign(self, room: Room) -> dict[str, Any]:
