@@ -210,14 +210,19 @@ def test_reconnecting_gets_the_missed_events_or_a_snapshot(client: Client, serve
     bare.close()
 
 
+def _local_game(url: str, token: str) -> tuple[Client, str]:
+    """A connected client of ``token`` with a new two-player game, and its room."""
+    c = Client(url, token)
+    c.hello()
+    c.recv()
+    return c, c.new_game(opponent="local")["room"]
+
+
 def test_a_game_survives_a_server_restart(tmp_path: Path) -> None:
     db = tmp_path / "restart.db"
     token = secrets.token_hex(12)
     with running_server(db) as url:
-        c = Client(url, token)
-        c.hello()
-        c.recv()
-        room = c.new_game(opponent="local")["room"]
+        c, room = _local_game(url, token)
         c.send(_shoot(room, "south"))
         before = c.until("shot")
         c.close()
@@ -287,10 +292,7 @@ def test_tabs_reconnecting_together_share_one_room(tmp_path: Path) -> None:
     db = tmp_path / "tabs.db"
     token = secrets.token_hex(12)
     with running_server(db) as url:
-        c = Client(url, token)
-        c.hello()
-        c.recv()
-        room = c.new_game(opponent="local")["room"]
+        c, room = _local_game(url, token)
         c.close()
     with running_server(db) as url:
         tabs = [Client(url, token) for _ in range(6)]
