@@ -127,13 +127,16 @@ def test_vectorised_launches_match_single_launches() -> None:
 @pytest.mark.parametrize(
     ("shot", "message"),
     [
-        (Shot(0.0, 0.0, -1.0), "power -1% must lie between 0% and 100%"),
-        (Shot(0.0, 0.0, 101.0), "power 101%"),
-        (Shot(0.0, 0.0, math.nan), "power must be a number"),
-        (Shot(0.0, math.inf, 50.0), "direction must be a number"),
-        (Shot(0.0, 200.0, 50.0), "direction 200°"),
-        (Shot(math.nan, 0.0, 50.0), "position must be a number"),
-        (Shot(50.0, 0.0, 50.0), "position 50° is beyond the quadrant line"),
+        # The value is quoted as given, never rounded to the limit.
+        (Shot(0.0, 0.0, -1.0), r"^power -1.0% must lie between 0% and 100%$"),
+        (Shot(0.0, 0.0, 100.0001), r"^power 100.0001% must lie between 0% and 100%$"),
+        (Shot(0.0, 0.0, np.float32(100.5)), r"^power 100.5% must lie"),
+        (Shot(0.0, 0.0, 101), r"^power 101% must lie"),
+        (Shot(0.0, 0.0, math.nan), r"^power must be a finite number of percent, got nan$"),
+        (Shot(0.0, math.inf, 50.0), r"^direction must be a finite number of degrees, got inf$"),
+        (Shot(0.0, 180.00001, 50.0), r"^direction 180.00001° must lie between -180° and 180°$"),
+        (Shot(math.nan, 0.0, 50.0), "position must be a finite number"),
+        (Shot(41.9, 0.0, 50.0), r"^position 41.9° is beyond the quadrant line of south's"),
     ],
 )
 def test_bad_shots_are_refused_with_a_plain_message(shot: Shot, message: str) -> None:
@@ -143,9 +146,35 @@ def test_bad_shots_are_refused_with_a_plain_message(shot: Shot, message: str) ->
     assert isinstance(info.value, ValueError)
 
 
+@pytest.mark.parametrize(
+    "number",
+    [np.float32, np.float64, np.float16, np.int64, np.int32, np.uint8, int, float],
+)
+def test_every_real_number_type_is_a_number(number: type) -> None:
+    # A shot built from numpy scalars (e.g. a CPU player's arrays) is the same
+    # shot as one built from Python floats holding the same values.
+    values = (number(10), number(5), number(50))
+    expected = B.launch(Seat.WEST, Shot(*(float(v) for v in values)))
+    assert B.launch(Seat.WEST, Shot(*values)) == expected
+    assert B.launch_speed(number(50)) == 60.0
+
+
 def test_bad_vectorised_shot_names_its_index() -> None:
-    with pytest.raises(InvalidShotError, match="shot 1: power"):
+    with pytest.raises(InvalidShotError, match=r"^shot 1: power must lie in 0–100%, got -5.0$"):
         B.launches(Seat.SOUTH, [0.0, 0.0], [0.0, 0.0], [50.0, -5.0])
+    with pytest.raises(InvalidShotError, match=r"^shot 0: power must lie in 0–100%, got 100.5$"):
+        B.launches(Seat.SOUTH, 0.0, 0.0, np.array([100.5], dtype=np.float32))
+    with pytest.raises(InvalidShotError, match=r"^shot 2: direction must be a finite number"):
+        B.launches(Seat.SOUTH, 0.0, [0.0, 1.0, math.nan], 50.0)
+    for bad in ([True], ["50"], [None]):
+        with pytest.raises(InvalidShotError, match="powers must be real numbers"):
+            B.launches(Seat.SOUTH, [0.0], [0.0], bad)
+
+
+def test_a_board_accepts_numpy_numbers_and_stays_a_plain_value() -> None:
+    board = Board(disc_radius=np.float32(0.625), peg_count=np.int64(8))
+    assert board == B
+    assert type(board.disc_radius) is float and type(board.peg_count) is int
 
 
 @pytest.mark.parametrize(
@@ -154,7 +183,10 @@ def test_bad_vectorised_shot_names_its_index() -> None:
         ({"disc_radius": -1.0}, "disc_radius must be a positive number"),
         ({"restitution_disc": 1.5}, "restitution_disc must lie in"),
         ({"fifteen_radius": 9.0}, "circles must grow outwards"),
-        ({"deceleration": math.nan}, "deceleration"),
+        ({"deceleration": math.nan}, "deceleration must be a positive number, got nan"),
+        ({"disc_radius": "big"}, "disc_radius must be a number, got 'big'"),
+        ({"disc_radius": True}, "disc_radius must be a number, got True"),
+        ({"peg_count": 8.0}, "peg_count must be a whole number, got 8.0"),
     ],
 )
 def test_impossible_boards_are_refused(kwargs: dict[str, float], message: str) -> None:
@@ -181,7 +213,7 @@ def test_zone_of_a_point_that_is_not_a_number_is_refused() -> None:
         B.zone_of(Point(math.nan, 0.0))
 
 
-@pytest.mark.parametrize("bad", ["50", None, True, [1.0]])
+@pytest.mark.parametrize("bad", ["50", None, True, np.bool_(True), [1.0]])
 def test_shot_values_must_be_numbers(bad: object) -> None:
     for shot in (Shot(bad, 0.0, 50.0), Shot(0.0, bad, 50.0), Shot(0.0, 0.0, bad)):  # type: ignore[arg-type]
         with pytest.raises(InvalidShotError, match="must be a number"):

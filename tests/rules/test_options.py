@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
 import pytest
 
 from crokinole.board import Seat
 from crokinole.errors import CrokinoleError, InvalidRulesError
-from crokinole.rules import Layout, Rules, Scoring, TieSetting
+from crokinole.rules import Layout, Rules, Scoring, TieSetting, round_points, round_total
 
 
 def test_defaults_are_tournament_singles() -> None:
@@ -67,3 +70,37 @@ def test_with_options_resets_the_format_numbers() -> None:
     to_100 = Rules().with_options(scoring=Scoring.TO_100)
     assert (to_100.rounds, to_100.target) == (None, 100)
     assert to_100.with_options(scoring=Scoring.FOUR_ROUNDS).rounds == 4
+
+
+def test_numpy_whole_numbers_are_whole_numbers_and_stored_as_int() -> None:
+    # R2: the options are counts; numpy's integer types are as good as int,
+    # and the stored value is a plain int so the record can be written.
+    rules = Rules(discs_per_side=np.int64(12), rounds=np.int32(2), turn_time=np.uint8(30))
+    assert rules == Rules(discs_per_side=12, rounds=2, turn_time=30)
+    assert {type(v) for v in (rules.discs_per_side, rules.rounds, rules.turn_time)} == {int}
+    json.dumps(rules.to_dict())
+    to_100 = Rules(scoring=Scoring.TO_100, target=np.int16(50))
+    assert to_100.target == 50 and type(to_100.target) is int
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"discs_per_side": True}, "not True"),
+        ({"discs_per_side": 8.0}, "not 8.0"),
+        ({"rounds": np.bool_(True)}, "rounds must be a whole number from 1 to 20, got np.True_"),
+        ({"turn_time": 30.0}, "turn_time must be none, 30 or 60 seconds, got 30.0"),
+        ({"turn_time": True}, "turn_time must be none, 30 or 60 seconds, got True"),
+    ],
+)
+def test_bools_and_fractions_are_not_counts(options: dict[str, object], message: str) -> None:
+    with pytest.raises(InvalidRulesError, match=message):
+        Rules(**options)  # type: ignore[arg-type]
+
+
+def test_round_scoring_takes_numpy_counts() -> None:
+    # R6: 20 per disc from the hole, then 15, 10, 5 by zone.
+    assert round_total(np.int64(1), np.int32(2), np.uint8(0), np.int64(1)) == 55
+    assert round_points((np.int64(45), np.int64(30)), Scoring.FOUR_ROUNDS) == (2, 0)
+    with pytest.raises(InvalidRulesError, match="twenties must be a whole number of discs"):
+        round_total(True, 0, 0, 0)  # type: ignore[arg-type]

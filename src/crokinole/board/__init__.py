@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 from dataclasses import dataclass
 from enum import Enum
 
@@ -191,6 +192,20 @@ class Board:
     gravity: float = GRAVITY_IN_PER_S2
 
     def __post_init__(self) -> None:
+        # Any real number type is accepted (numpy scalars included) and stored
+        # as a float, so the board is a plain value that JSON can write.
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if name == "peg_count":
+                if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+                    raise InvalidBoardError(
+                        f"board peg_count must be a whole number, got {value!r}"
+                    )
+                object.__setattr__(self, name, int(value))
+            elif not is_real_number(value):
+                raise InvalidBoardError(f"board {name} must be a number, got {value!r}")
+            else:
+                object.__setattr__(self, name, float(value))
         positive = (
             "surface_radius",
             "shooting_line_radius",
@@ -209,15 +224,21 @@ class Board:
         for name in positive:
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
-                raise InvalidBoardError(f"board {name} must be a positive number, got {value!r}")
+                raise InvalidBoardError(
+                    f"board {name} must be a positive number, got {quote_number(value)}"
+                )
         for name in ("restitution_disc", "restitution_peg"):
             value = getattr(self, name)
             if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-                raise InvalidBoardError(f"board {name} must lie in [0, 1], got {value!r}")
+                raise InvalidBoardError(
+                    f"board {name} must lie in [0, 1], got {quote_number(value)}"
+                )
         if not (math.isfinite(self.line_width) and self.line_width >= 0):
-            raise InvalidBoardError(f"board line_width must be >= 0, got {self.line_width!r}")
+            raise InvalidBoardError(
+                f"board line_width must be >= 0, got {quote_number(self.line_width)}"
+            )
         if self.peg_count < 0:
-            raise InvalidBoardError(f"board peg_count must be >= 0, got {self.peg_count!r}")
+            raise InvalidBoardError(f"board peg_count must be >= 0, got {self.peg_count}")
         order = (
             self.hole_radius,
             self.fifteen_radius,
@@ -356,12 +377,12 @@ class Board:
         (0.0, 12.0)
         """
         limit = self.placement_limit
-        if not _is_finite_number(position):
-            raise InvalidShotError(f"position must be a number of degrees, got {position!r}")
+        given = position
+        position = _finite("position", "degrees", position)
         if abs(position) > limit + 1e-9:
             raise InvalidShotError(
-                f"position {position:g}° is beyond the quadrant line of {seat.name.lower()}'s "
-                f"quarter (allowed -{limit:.2f}° to {limit:.2f}°)"
+                f"position {quote_number(given)}° is beyond the quadrant line of "
+                f"{seat.name.lower()}'s quarter (allowed -{limit:.2f}° to {limit:.2f}°)"
             )
         angle = math.radians(seat.value + position)
         r = self.shooting_line_radius
@@ -374,11 +395,11 @@ class Board:
             InvalidShotError: position, direction or power out of range or not a number.
         """
         start = self.placement(seat, shot.position)
-        direction = shot.direction
-        if not _is_finite_number(direction):
-            raise InvalidShotError(f"direction must be a number of degrees, got {direction!r}")
+        direction = _finite("direction", "degrees", shot.direction)
         if not -180.0 <= direction <= 180.0:
-            raise InvalidShotError(f"direction {direction:g}° must lie between -180° and 180°")
+            raise InvalidShotError(
+                f"direction {quote_number(shot.direction)}° must lie between -180° and 180°"
+            )
         speed = self.launch_speed(shot.power)
         # Aim at the centre, then turn clockwise (to the shooter's right) by `direction`.
         inward = math.atan2(-start.y, -start.x) - math.radians(direction)
@@ -390,11 +411,10 @@ class Board:
         >>> TOURNAMENT_BOARD.launch_speed(25.0)
         30.0
         """
-        if not _is_finite_number(power):
-            raise InvalidShotError(f"power must be a number of percent, got {power!r}")
-        if not 0.0 <= power <= 100.0:
-            raise InvalidShotError(f"power {power:g}% must lie between 0% and 100%")
-        return self.max_launch_speed * power / 100.0
+        value = _finite("power", "percent", power)
+        if not 0.0 <= value <= 100.0:
+            raise InvalidShotError(f"power {quote_number(power)}% must lie between 0% and 100%")
+        return self.max_launch_speed * value / 100.0
 
     def launches(
         self,
@@ -411,22 +431,24 @@ class Board:
         >>> TOURNAMENT_BOARD.launches(Seat.SOUTH, [0.0, 10.0], [0.0, -5.0], [50, 100]).shape
         (2, 4)
         """
-        pos, dirs, pw = np.broadcast_arrays(
-            np.asarray(positions, dtype=np.float64),
-            np.asarray(directions, dtype=np.float64),
-            np.asarray(powers, dtype=np.float64),
+        given = np.broadcast_arrays(
+            _real_array("position", positions),
+            _real_array("direction", directions),
+            _real_array("power", powers),
         )
-        pos, dirs, pw = pos.ravel(), dirs.ravel(), pw.ravel()
+        pos, dirs, pw = (np.asarray(g, dtype=np.float64).ravel() for g in given)
         limit = self.placement_limit
         checks = (
-            (pos, ~(np.abs(pos) <= limit + 1e-9), f"position must lie in ±{limit:.2f}°"),
-            (dirs, ~(np.abs(dirs) <= 180.0), "direction must lie in ±180°"),
-            (pw, ~((pw >= 0.0) & (pw <= 100.0)), "power must lie in 0–100%"),
+            ("position", pos, ~(np.abs(pos) <= limit + 1e-9), f"must lie in ±{limit:.2f}°"),
+            ("direction", dirs, ~(np.abs(dirs) <= 180.0), "must lie in ±180°"),
+            ("power", pw, ~((pw >= 0.0) & (pw <= 100.0)), "must lie in 0–100%"),
         )
-        for values, bad, why in checks:
+        for (name, values, bad, why), raw in zip(checks, given, strict=True):
             if bad.any():
                 k = int(np.argmax(bad))
-                raise InvalidShotError(f"shot {k}: {why}, got {values[k]!r}")
+                shown = quote_number(raw.ravel()[k])
+                problem = why if math.isfinite(values[k]) else "must be a finite number"
+                raise InvalidShotError(f"shot {k}: {name} {problem}, got {shown}")
         angle = np.radians(seat.value + pos)
         r = self.shooting_line_radius
         x, y = r * np.cos(angle), r * np.sin(angle)
@@ -435,8 +457,45 @@ class Board:
         return np.stack([x, y, speed * np.cos(inward), speed * np.sin(inward)], axis=1)
 
 
-def _is_finite_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+def is_real_number(value: object) -> bool:
+    """Whether ``value`` is a real number of any type (numpy scalars included), not a bool.
+
+    >>> is_real_number(np.float32(2.5)), is_real_number(np.int64(3)), is_real_number(True)
+    (True, True, False)
+    """
+    return not isinstance(value, bool | np.bool_) and isinstance(value, numbers.Real)
+
+
+def quote_number(value: object) -> str:
+    """A number as the caller wrote it, for error messages.
+
+    ``str`` rather than ``repr`` so numpy scalars read as plain numbers and a
+    float keeps every digit it was given (``100.0001``, not a rounded ``100``).
+
+    >>> quote_number(100.0001), quote_number(np.float32(0.1)), quote_number("50")
+    ('100.0001', '0.1', "'50'")
+    """
+    return str(value) if is_real_number(value) else repr(value)
+
+
+def _finite(name: str, unit: str, value: object) -> float:
+    """``value`` as a float, or a plain error if it is not a finite real number."""
+    if not is_real_number(value):
+        raise InvalidShotError(f"{name} must be a number of {unit}, got {value!r}")
+    number = float(value)  # type: ignore[arg-type]  # a numbers.Real converts
+    if not math.isfinite(number):
+        raise InvalidShotError(f"{name} must be a finite number of {unit}, got {value}")
+    return number
+
+
+def _real_array(name: str, values: npt.ArrayLike) -> npt.NDArray[np.generic]:
+    """``values`` as an array of real numbers (bools, text and objects refused)."""
+    array = np.asarray(values)
+    if array.dtype.kind in "iuf":
+        return array
+    if array.dtype.kind == "O" and all(is_real_number(v) for v in array.ravel()):
+        return array
+    raise InvalidShotError(f"{name}s must be real numbers, got {values!r}")
 
 
 def _finite_norm(centre: Point) -> float:
@@ -458,4 +517,6 @@ __all__ = [
     "Seat",
     "Shot",
     "Zone",
+    "is_real_number",
+    "quote_number",
 ]

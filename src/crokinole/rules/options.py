@@ -12,9 +12,12 @@ crokinole.errors.InvalidRulesError: a game to 100 has no round count (rounds=4 g
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
+
+import numpy as np
 
 from crokinole.board import Seat
 from crokinole.errors import InvalidRulesError
@@ -129,6 +132,12 @@ class Rules:
             raise InvalidRulesError(
                 f"required_contact must be true or false, got {self.required_contact!r}"
             )
+        # Whole numbers of any integer type (numpy's included) are stored as int,
+        # so the rules stay a plain value that JSON can write.
+        for name in ("discs_per_side", "rounds", "target", "turn_time"):
+            value = getattr(self, name)
+            if _is_int(value):
+                object.__setattr__(self, name, int(value))
         allowed_discs = _DISCS_PER_SIDE[self.layout]
         if not _is_int(self.discs_per_side) or self.discs_per_side not in allowed_discs:
             options = " or ".join(str(d) for d in allowed_discs)
@@ -160,7 +169,9 @@ class Rules:
                     f"target must be a multiple of 5 from 5 to 1000, got {target!r}"
                 )
             object.__setattr__(self, "target", target)
-        if self.turn_time not in TURN_TIMES or isinstance(self.turn_time, bool):
+        if (self.turn_time is not None and not _is_int(self.turn_time)) or (
+            self.turn_time not in TURN_TIMES
+        ):
             raise InvalidRulesError(
                 f"turn_time must be none, 30 or 60 seconds, got {self.turn_time!r}"
             )
@@ -276,4 +287,5 @@ class Rules:
 
 
 def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    """A whole number of any integer type (numpy's included), not a bool."""
+    return not isinstance(value, bool | np.bool_) and isinstance(value, numbers.Integral)

@@ -16,8 +16,11 @@ the rim, a disc touching a line taking the lower value).
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from crokinole.board import Board, Point, Zone
 from crokinole.errors import InvalidRulesError
@@ -54,9 +57,18 @@ def round_total(twenties: int, fifteens: int, tens: int, fives: int) -> int:
     """
     counts = {"twenties": twenties, "fifteens": fifteens, "tens": tens, "fives": fives}
     for name, value in counts.items():
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        if not _is_count(value):
             raise InvalidRulesError(f"{name} must be a whole number of discs, got {value!r}")
-    return 20 * twenties + 15 * fifteens + 10 * tens + 5 * fives
+    return int(20 * twenties + 15 * fifteens + 10 * tens + 5 * fives)
+
+
+def _is_count(value: object) -> bool:
+    """A whole number >= 0 of any integer type (numpy's included), not a bool."""
+    return (
+        not isinstance(value, bool | np.bool_)
+        and isinstance(value, numbers.Integral)
+        and int(value) >= 0
+    )
 
 
 def count_side(board: Board, centres: Sequence[Point], twenties: int) -> SideCount:
@@ -89,10 +101,11 @@ def round_points(totals: Sequence[int], scoring: Scoring) -> tuple[int, ...]:
     if len(totals) < 2:
         raise InvalidRulesError(f"a round needs at least two sides, got {len(totals)}")
     for total in totals:
-        if not isinstance(total, int) or isinstance(total, bool) or total < 0 or total % 5:
+        if not _is_count(total) or total % 5:
             raise InvalidRulesError(
                 f"a round total is a multiple of 5 and at least 0, got {total!r}"
             )
+    totals = [int(t) for t in totals]
     best = max(totals)
     leaders = [i for i, t in enumerate(totals) if t == best]
     if scoring is Scoring.FOUR_ROUNDS:
