@@ -1,27 +1,41 @@
-"""The ``crokinole`` command: ``crokinole bench physics [options]``.
+"""The ``crokinole`` command: ``serve``, ``match``, ``calibrate`` and ``bench``.
 
 Run ``crokinole --help`` (or ``python -m crokinole --help``) for the commands.
 Bad options are reported by argparse with exit status 2; a finished run
 returns 0.
+
+Starting the command loads no server, database or benchmark code: ``serve``
+imports the server when it runs, and ``bench physics`` runs the script
+``benchmarks/physics.py`` of the checkout (benchmarks are developers' tools,
+kept out of the installed package).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
-import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
-from rich.console import Console
-
-from crokinole.bench import physics
 from crokinole.cli import ai_commands, serve
 
 Handler = Callable[[argparse.Namespace], int]
 
+#: Benchmarks that ``crokinole bench NAME`` runs: ``benchmarks/NAME.py`` of the checkout.
+BENCHMARKS = {"physics": "simulator throughput against pymunk, and pymunk's accuracy"}
 
-def _count(least: int) -> Callable[[str], int]:
-    """An argparse type: an integer at least ``least``, with a plain-words error."""
+
+def count_argument(least: int) -> Callable[[str], int]:
+    """An argparse type: an integer at least ``least``, with a plain-words error.
+
+    >>> count_argument(1)("3")
+    3
+    >>> count_argument(1)("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a positive integer, got 0
+    """
     what = {0: "a non-negative integer", 1: "a positive integer"}.get(
         least, f"an integer >= {least}"
     )
@@ -39,22 +53,33 @@ def _count(least: int) -> Callable[[str], int]:
     return parse
 
 
-def _bench_physics(args: argparse.Namespace) -> int:
-    console = Console()
-    start = time.perf_counter()
-    figures = physics.run_physics_bench(
-        args.shots,
-        args.batch,
-        args.repeats,
-        args.seed,
-        console,
-        pymunk_shots=args.pymunk_shots,
-        pymunk_repeats=args.pymunk_repeats,
-        accuracy_shots=args.accuracy_shots,
-    )
-    physics.print_physics_report(figures, console)
-    console.print(f"benchmark ran in {time.perf_counter() - start:.1f} s")
-    return 0
+def benchmark_script(name: str) -> Path | None:
+    """``benchmarks/NAME.py`` of the checkout this package runs from, or None if absent.
+
+    An editable install (``make``) runs the package from ``src/crokinole`` of
+    the checkout, beside ``benchmarks/``; an installed wheel has no benchmarks.
+    """
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / f"{name}.py"
+    return path if path.is_file() else None
+
+
+def run_benchmark(name: str, argv: Sequence[str]) -> int:
+    """Run ``benchmarks/NAME.py`` with ``argv``, as ``crokinole bench NAME``."""
+    path = benchmark_script(name)
+    if path is None:
+        print(
+            f"crokinole: the {name} benchmark is not part of the installed package; "
+            f"run `python benchmarks/{name}.py` in a checkout of the project",
+            file=sys.stderr,
+        )
+        return 2
+    spec = importlib.util.spec_from_file_location(f"crokinole_benchmark_{name}", path)
+    assert spec is not None and spec.loader is not None  # a .py file always has both
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    status: int = module.main(list(argv), prog=f"crokinole bench {name}")
+    return status
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -72,75 +97,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.set_defaults(help_parser=bench)
     benchmarks = bench.add_subparsers(title="benchmarks", metavar="BENCHMARK")
-
-    phys = benchmarks.add_parser(
-        "physics",
-        help="simulator throughput against pymunk, and pymunk's accuracy",
-        description=(
-            "Measure the physics simulator on boards with 0, 6 and 14 discs in play: "
-            "simulate_shot in a Python loop, simulate_batch, and pymunk stepping at "
-            "1/600 s on the same shots (pymunk is in the 'bench' extra). Then compare "
-            "pymunk at 1/600 s and 1/6000 s with the exact simulator on fast shots."
-        ),
-    )
-    phys.add_argument(
-        "--shots",
-        type=_count(1),
-        default=physics.DEFAULT_SHOTS,
-        metavar="N",
-        help="shots per timed run of the simulate_shot loop (default: %(default)s)",
-    )
-    phys.add_argument(
-        "--batch",
-        type=_count(1),
-        default=physics.DEFAULT_BATCH,
-        metavar="N",
-        help="shots in each timed simulate_batch call (default: %(default)s)",
-    )
-    phys.add_argument(
-        "--repeats",
-        type=_count(1),
-        default=physics.DEFAULT_REPEATS,
-        metavar="N",
-        help="timed runs of each mode; the median is reported (default: %(default)s)",
-    )
-    phys.add_argument(
-        "--pymunk-shots",
-        type=_count(0),
-        default=physics.DEFAULT_PYMUNK_SHOTS,
-        metavar="N",
-        help=(
-            "shots per timed pymunk run, the first of the same shots; 0 skips pymunk "
-            "(default: %(default)s)"
-        ),
-    )
-    phys.add_argument(
-        "--pymunk-repeats",
-        type=_count(1),
-        default=None,
-        metavar="N",
-        help="timed pymunk runs; the median is reported (default: the value of --repeats)",
-    )
-    phys.add_argument(
-        "--accuracy-shots",
-        type=_count(0),
-        default=physics.DEFAULT_ACCURACY_SHOTS,
-        metavar="N",
-        help=(
-            "fast shots (power >= 70%%) of the 6-disc board in the accuracy section; "
-            "0 skips it (default: %(default)s)"
-        ),
-    )
-    phys.add_argument(
-        "--seed",
-        type=_count(0),
-        default=physics.DEFAULT_SEED,
-        metavar="N",
-        help="seed of the random generator behind the discs and the shots (default: %(default)s)",
-    )
-    phys.set_defaults(handler=_bench_physics)
-    ai_commands.add_commands(commands, _count)
-    serve.add_command(commands, _count)
+    for name, about in BENCHMARKS.items():
+        # Listed for --help only: main() hands `bench NAME ...` to the script,
+        # which owns its options.
+        benchmarks.add_parser(name, help=about, add_help=False)
+    ai_commands.add_commands(commands, count_argument)
+    serve.add_command(commands, count_argument)
     parser.set_defaults(help_parser=parser)
     return parser
 
@@ -155,15 +117,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 on success (also after printing help for a missing command), 130 when
         interrupted.  Bad arguments make argparse exit with status 2.
     """
-    parser = build_parser()
-    args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
-    handler: Handler | None = getattr(args, "handler", None)
-    if handler is None:
-        # No (sub)command: show the help of the level that was reached.
-        help_parser: argparse.ArgumentParser = args.help_parser
-        help_parser.print_help()
-        return 0
+    words = sys.argv[1:] if argv is None else list(argv)
     try:
+        if len(words) >= 2 and words[0] == "bench" and words[1] in BENCHMARKS:
+            return run_benchmark(words[1], words[2:])
+        args = build_parser().parse_args(words)
+        handler: Handler | None = getattr(args, "handler", None)
+        if handler is None:
+            # No (sub)command: show the help of the level that was reached.
+            help_parser: argparse.ArgumentParser = args.help_parser
+            help_parser.print_help()
+            return 0
         return handler(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -1,1 +1,0 @@
-"""Benchmarks of the crokinole library (run them with ``crokinole bench ...``)."""
