@@ -1,7 +1,10 @@
-"""The architecture of DESIGN.md holds: the pure core imports no I/O layer.
+"""The architecture of DESIGN.md holds: each layer imports only the layers below it.
 
-Checked in a fresh interpreter (what a library user gets from ``import
-crokinole``) and by reading each layer's imports.
+Every module of the package is read (``ast``) and each of its project
+imports — at the top, inside functions, under ``TYPE_CHECKING``, relative
+or absolute — is checked against DESIGN.md's layer table.  A fresh
+interpreter then shows what a library user gets from importing the core:
+no server, database or asyncio code.
 """
 
 from __future__ import annotations
@@ -10,44 +13,218 @@ import ast
 import json
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 SRC = Path(__file__).resolve().parents[1] / "src" / "crokinole"
-FORBIDDEN = {"asyncio", "sqlalchemy", "sqlite3", "starlette", "fastapi", "uvicorn", "websockets"}
-FORBIDDEN |= {"pymunk"}  # a bench-only dependency
+
+#: The top-level package (``import crokinole``, the library facade) as a target.
+ROOT = "crokinole"
+#: The layers of DESIGN.md, each with the project layers it may import.  The
+#: leaf module ``errors`` (the one exception root) may be imported by any;
+#: a layer may always import itself.
+CORE = {"board", "physics", "rules", "ai"}
+MAY_IMPORT: dict[str, set[str]] = {
+    "errors": set(),
+    "board": {"errors"},
+    "physics": {"board", "errors"},
+    "rules": {"physics", "board", "errors"},
+    "ai": {"rules", "physics", "board", "errors"},
+    "analysis": {"ai", "rules", "physics", "board", "errors"},
+    # The store keeps what the server gives it; it knows no server, CPU or client.
+    "store": {"rules", "physics", "board", "errors"},
+    "web": set(),  # static files, reached over HTTP only
+    # The server may use any layer but the command line.
+    "server": {"analysis", "ai", "rules", "physics", "board", "store", "web", "errors", ROOT},
+    "cli": {
+        "server",
+        "analysis",
+        "ai",
+        "rules",
+        "physics",
+        "board",
+        "store",
+        "web",
+        "errors",
+        ROOT,
+    },
+    # The facade `from crokinole import Game, Rules, Shot` is the pure core.
+    ROOT: {"ai", "rules", "physics", "board", "errors"},
+    "__main__": {"cli"},
+}
+#: Top-level modules the pure core must never load.
+NOT_IN_CORE = {
+    "asyncio",
+    "sqlalchemy",
+    "sqlite3",
+    "alembic",
+    "starlette",
+    "fastapi",
+    "uvicorn",
+    "websockets",
+    "httpx",
+    "pymunk",
+}
 
 
-def test_importing_the_core_pulls_in_no_server_database_or_asyncio() -> None:
-    code = (
-        "import json, sys\n"
-        "import crokinole, crokinole.board, crokinole.physics\n"
-        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n"
+@dataclass(frozen=True)
+class Import:
+    """One project import found in a module."""
+
+    module: str  # the importing module's file, relative to src/crokinole
+    line: int
+    target: str  # the imported module, dotted, e.g. crokinole.rules.game
+
+
+def layer_of_path(relative: Path) -> str:
+    """The layer a file of the package belongs to."""
+    if len(relative.parts) > 1:
+        return relative.parts[0]
+    return {"__init__.py": ROOT, "__main__.py": "__main__", "errors.py": "errors"}.get(
+        relative.name, relative.stem
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
-    loaded = set(json.loads(out))
-    assert loaded & FORBIDDEN == set()
 
 
-def _project_imports(package: str) -> set[str]:
-    found: set[str] = set()
-    for path in (SRC / package).rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            elif isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
+def layer_of_target(target: str) -> str:
+    """The layer of a dotted module name inside the project."""
+    parts = target.split(".")
+    return ROOT if len(parts) == 1 else parts[1]
+
+
+def _module_name(relative: Path) -> list[str]:
+    parts = ["crokinole", *relative.with_suffix("").parts]
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def _is_layer(name: str) -> bool:
+    return (SRC / name).is_dir() or (SRC / f"{name}.py").is_file()
+
+
+def project_imports(path: Path, source: str | None = None) -> list[Import]:
+    """Every import of a ``crokinole`` module in ``path`` (relative ones resolved)."""
+    relative = path.relative_to(SRC)
+    module = _module_name(relative)
+    package = module if path.name == "__init__.py" else module[:-1]
+    tree = ast.parse(path.read_text() if source is None else source)
+    found: list[Import] = []
+    for node in ast.walk(tree):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                stem = ".".join([*base, node.module] if node.module else base)
             else:
-                continue
-            found |= {n.split(".")[1] for n in names if n.startswith("crokinole.")}
+                stem = node.module or ""
+            if stem == ROOT:
+                # `from crokinole import rules` imports the layer `rules`, but
+                # `from crokinole import Game` imports the facade.
+                targets = [f"{ROOT}.{a.name}" if _is_layer(a.name) else ROOT for a in node.names]
+            else:
+                targets = [stem]
+        for target in targets:
+            if target == ROOT or target.startswith(ROOT + "."):
+                found.append(Import(str(relative), node.lineno, target))
     return found
 
 
-def test_board_imports_nothing_else_of_the_project() -> None:
-    # errors is the one leaf module every layer may use.
-    assert _project_imports("board") <= {"errors"}
+def violations(path: Path, source: str | None = None) -> list[str]:
+    """Imports of ``path`` that break the layer table, as readable lines."""
+    layer = layer_of_path(path.relative_to(SRC))
+    allowed = MAY_IMPORT[layer] | {layer}
+    return [
+        f"{imp.module}:{imp.line}: {layer} imports {imp.target} ({layer_of_target(imp.target)})"
+        for imp in project_imports(path, source)
+        if layer_of_target(imp.target) not in allowed
+    ]
 
 
-def test_physics_imports_only_board_and_errors() -> None:
-    assert _project_imports("physics") <= {"board", "errors", "physics"}
+MODULES = sorted(p for p in SRC.rglob("*.py") if "migrations" not in p.parts)
+
+
+def test_every_layer_of_the_package_has_a_rule() -> None:
+    layers = {layer_of_path(p.relative_to(SRC)) for p in MODULES}
+    assert layers - set(MAY_IMPORT) == set()
+    # The table is DESIGN.md's: the core layers form a chain.
+    assert {"board", "physics", "rules", "ai"} <= layers
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(SRC)))
+def test_each_module_imports_only_the_layers_below_it(path: Path) -> None:
+    assert violations(path) == []
+
+
+@pytest.mark.parametrize(
+    ("file", "line", "why"),
+    [
+        ("board/__init__.py", "from crokinole.physics import simulate_shot", "physics"),
+        ("board/__init__.py", "from crokinole import Game", ROOT),
+        ("physics/simulate.py", "from crokinole.rules import Game", "rules"),
+        ("physics/simulate.py", "from ..rules import game", "rules"),
+        ("rules/game.py", "import crokinole.ai.players", "ai"),
+        ("rules/game.py", "from crokinole import server", "server"),
+        ("ai/players.py", "from crokinole.store import Store", "store"),
+        ("store/store.py", "from crokinole.ai import Level", "ai"),
+        ("store/store.py", "from crokinole.server.protocol import message", "server"),
+        ("server/app.py", "from crokinole.cli.main import main", "cli"),
+        ("errors.py", "from crokinole.board import Seat", "board"),
+        ("__init__.py", "from crokinole.server import create_app", "server"),
+        ("web/__init__.py", "from crokinole.rules import Game", "rules"),
+    ],
+)
+def test_a_forbidden_import_is_caught(file: str, line: str, why: str) -> None:
+    # The checker itself: a bad import added anywhere in the module, even
+    # inside a function, is reported with the layer it reaches.
+    path = SRC / file
+    source = path.read_text() + f"\n\ndef _added() -> None:\n    {line}\n"
+    found = violations(path, source)
+    assert len(found) == 1
+    assert found[0].endswith(f"({why})")
+
+
+def _fresh_modules(code: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return set(json.loads(out.splitlines()[-1]))
+
+
+def test_importing_the_core_pulls_in_no_server_database_or_asyncio() -> None:
+    # STYLE.md: the core imports no server, database or asyncio code.
+    core = sorted(CORE | ({"analysis"} if (SRC / "analysis").exists() else set()))
+    loaded = _fresh_modules("import crokinole\n" + "".join(f"import crokinole.{c}\n" for c in core))
+    assert {m.split(".")[0] for m in loaded} & NOT_IN_CORE == set()
+    outside = {m for m in loaded if m.startswith("crokinole.")}
+    assert {m.split(".")[1] for m in outside} <= CORE | {"analysis", "errors"}
+
+
+def _uses_pymunk(path: Path) -> bool:
+    """Whether a module imports pymunk, by statement or by ``import_module("pymunk")``."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import) and any(
+            a.name.split(".")[0] == "pymunk" for a in node.names
+        ):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "pymunk":
+            return True
+        if isinstance(node, ast.Call) and any(
+            isinstance(a, ast.Constant) and a.value == "pymunk" for a in node.args
+        ):
+            return True
+    return False
+
+
+def test_the_package_holds_no_benchmark_and_the_command_loads_none() -> None:
+    # The pymunk comparison is a developer's tool in benchmarks/, not library code.
+    assert [p for p in MODULES if _uses_pymunk(p)] == []
+    loaded = _fresh_modules("import crokinole.cli.main")
+    assert not any(m.startswith(("crokinole.bench", "crokinole_benchmark")) for m in loaded)
+    assert {m.split(".")[0] for m in loaded} & {"pymunk", "uvicorn", "starlette", "sqlalchemy"} == (
+        set()
+    )
