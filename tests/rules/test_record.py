@@ -66,13 +66,14 @@ def _mutate(text: str, change: object) -> str:
         (lambda d: d.update(first_seat="up"), "first_seat: 'up' is not a seat"),
         (lambda d: d["state"].update(phase="paused"), "unknown phase"),
         (lambda d: d["state"]["discs"].append([9, "north", 1.0]), r"state.discs\[\d\]: expected"),
-        (lambda d: d["state"]["discs"].append([9, "north", 0.0, 9.0]), "accounts for 9 discs"),
+        (lambda d: d["state"]["discs"].append([3, "north", 0.0, 9.0]), "accounts for 9 discs"),
         (lambda d: d["state"].update(twenties=[1]), "state.twenties: expected a list of 2"),
         (lambda d: d["state"]["in_hand"].update(south=-1), "state.in_hand.south"),
         (lambda d: d["state"].update(turn=99), "past the end of the round"),
-        (lambda d: d["state"]["discs"].append([9, "south", 3.7, 1.5]), "overlaps peg 0"),
+        (lambda d: d["state"]["discs"].append([2, "south", 3.7, 1.5]), "overlaps peg 0"),
         (lambda d: d["state"].update(phase="round_over"), "does not match turn"),
-        (lambda d: d["state"].update(outcome={"winner": 7, "drawn": []}), "outcome is given"),
+        (lambda d: d["state"].update(outcome={"winner": 7, "drawn": []}), "out of range"),
+        (lambda d: d["state"].update(outcome={"winner": 1, "drawn": []}), "does not follow"),
     ],
 )
 def test_bad_records_are_refused_with_the_place_named(change: object, message: str) -> None:

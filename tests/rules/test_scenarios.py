@@ -298,7 +298,7 @@ def test_placement_beyond_the_quadrant_line_is_refused() -> None:
     game = Game(Rules())
     with pytest.raises(IllegalPlacement, match="beyond the quadrant line"):
         game.shoot(S, Shot(45.0, 0.0, 50.0))
-    with pytest.raises(InvalidShotError, match="power 150%"):
+    with pytest.raises(InvalidShotError, match=r"power 150\.0% must lie"):
         game.shoot(S, Shot(0.0, 0.0, 150.0))
     assert game.turn_index == 0
 

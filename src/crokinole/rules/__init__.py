@@ -4,7 +4,7 @@ The one referee the server, the CPU players and library users share; see
 :mod:`crokinole.rules.game` for the decisions taken where RULES.md is silent.
 """
 
-from crokinole.rules.game import Game, Phase, RoundResult, turn_order
+from crokinole.rules.game import Game
 from crokinole.rules.options import MAX_EXTRA_ROUNDS, Layout, Rules, Scoring, TieSetting
 from crokinole.rules.record import game_from_json, game_to_json, replay
 from crokinole.rules.referee import Disc, Foul, Removal, Removed, ShotReport, judge_shot
@@ -16,6 +16,7 @@ from crokinole.rules.scoring import (
     round_points,
     round_total,
 )
+from crokinole.rules.state import GameState, Phase, RoundResult, check_reachable, turn_order
 
 __all__ = [
     "MAX_EXTRA_ROUNDS",
@@ -23,6 +24,7 @@ __all__ = [
     "Foul",
     "Game",
     "GameOutcome",
+    "GameState",
     "Layout",
     "Phase",
     "Removal",
@@ -33,6 +35,7 @@ __all__ = [
     "ShotReport",
     "SideCount",
     "TieSetting",
+    "check_reachable",
     "count_side",
     "game_from_json",
     "game_outcome",

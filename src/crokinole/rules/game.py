@@ -1,8 +1,9 @@
 """The game of RULES.md (R2–R6, R9) as a state machine.
 
 A :class:`Game` changes only through three actions — :meth:`Game.shoot`,
-:meth:`Game.timeout` and :meth:`Game.next_round` — each of which checks
-everything first and then applies fully, or raises a
+:meth:`Game.timeout` and :meth:`Game.next_round` — each of which computes
+the whole next :class:`~crokinole.rules.state.GameState` (the round's count
+and score included) and only then replaces the old one, or raises a
 :class:`~crokinole.errors.CrokinoleError` with a message a player can read
 and leaves the game exactly as it was.  The game never reads a clock or
 draws a random number: a timeout is an action given to it, and shots come
@@ -49,9 +50,7 @@ Decisions taken where RULES.md is silent (what a tournament official would do):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
-from enum import Enum
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -66,77 +65,16 @@ from crokinole.errors import (
 from crokinole.physics import OVERLAP_TOLERANCE, simulate_shot
 from crokinole.rules.options import Rules
 from crokinole.rules.referee import Disc, Foul, Removal, Removed, ShotReport, judge_shot
-from crokinole.rules.scoring import (
-    GameOutcome,
-    SideCount,
-    count_side,
-    game_outcome,
-    round_points,
-)
+from crokinole.rules.saved import SavedGame, read_record, record_dict, write_record
+from crokinole.rules.scoring import GameOutcome, SideCount
+from crokinole.rules.state import GameState, Phase, RoundResult, round_opener, turn_order
 
-
-class Phase(Enum):
-    """Where the game stands."""
-
-    PLAYING = "playing"
-    ROUND_OVER = "round_over"  # the round result is shown; next_round() goes on
-    GAME_OVER = "game_over"
-
-
-@dataclass(frozen=True, slots=True)
-class RoundResult:
-    """The result of a finished round (R6).
-
-    Attributes:
-        number: the round's number, from 1.
-        counts: each side's 20s and discs by zone.
-        points: game points earned (four rounds) or points added (to 100).
-        scores_after: each side's game score after the round.
-    """
-
-    number: int
-    counts: tuple[SideCount, ...]
-    points: tuple[int, ...]
-    scores_after: tuple[int, ...]
-
-    @property
-    def totals(self) -> tuple[int, ...]:
-        """Each side's round total."""
-        return tuple(c.total for c in self.counts)
+__all__ = ["Game", "Phase", "RoundResult", "seat_name", "turn_order"]
 
 
 def seat_name(seat: Seat) -> str:
     """``Seat.NORTH`` → ``North``."""
     return seat.name.title()
-
-
-def turn_order(rules: Rules, first: Seat) -> tuple[Seat, ...]:
-    """Every turn of a round whose first shooter is ``first``, in order.
-
-    >>> [s.name[0] for s in turn_order(Rules.two_vs_one(), Seat.SOUTH)][:6]
-    ['S', 'W', 'N', 'W', 'S', 'W']
-    >>> [s.name[0] for s in turn_order(Rules.doubles(), Seat.WEST)][:4]
-    ['W', 'N', 'E', 'S']
-    """
-    seats = rules.seats
-    k = seats.index(first)
-    clockwise = seats[k:] + seats[:k]
-    side_order: list[int] = []
-    players: dict[int, list[Seat]] = {}
-    for seat in clockwise:
-        side = rules.side_of(seat)
-        if side not in players:
-            side_order.append(side)
-            players[side] = []
-        players[side].append(seat)
-    shots = rules.discs_per_side * len(side_order)
-    played = dict.fromkeys(side_order, 0)
-    order: list[Seat] = []
-    for t in range(shots):
-        side = side_order[t % len(side_order)]
-        order.append(players[side][played[side] % len(players[side])])
-        played[side] += 1
-    return tuple(order)
 
 
 class Game:
@@ -171,26 +109,13 @@ class Game:
             raise IllegalActionError(f"{first!r} is not a seat in this game; the seats are {names}")
         self._first_seat = first
         self._side_of = {s: self._rules.side_of(s) for s in seats}
-        n_sides = len(self._rules.sides)
-        self._scores = [0] * n_sides
-        self._history: list[RoundResult] = []
-        self._outcome: GameOutcome | None = None
-        self._actions: list[dict[str, Any]] = []
-        self._last_report: ShotReport | None = None
-        self._start_round(1, first)
-
-    def _start_round(self, number: int, first: Seat) -> None:
-        n_sides = len(self._rules.sides)
-        self._round = number
-        self._round_first = first
+        self._seat_index = {s: k for k, s in enumerate(seats)}
+        # The whole changing state is one immutable value, replaced (never
+        # edited) by each action together with the action list and the turn
+        # order; every value held here is immutable, so copy() shares them.
+        self._state = GameState.first_round(self._rules, first)
         self._order = turn_order(self._rules, first)
-        self._turn = 0
-        self._in_hand = {s: self._rules.discs_per_player(s) for s in self._rules.seats}
-        self._discs: tuple[Disc, ...] = ()
-        self._twenties = [0] * n_sides
-        self._ditch = [0] * n_sides
-        self._next_id = 0
-        self._phase = Phase.PLAYING
+        self._actions: tuple[dict[str, Any], ...] = ()
 
     # ------------------------------------------------------------ queries
 
@@ -205,107 +130,105 @@ class Game:
         return self._board
 
     @property
+    def first_seat(self) -> Seat:
+        """Who opened the game."""
+        return self._first_seat
+
+    @property
+    def state(self) -> GameState:
+        """Everything that changes during the game, as one immutable value."""
+        return self._state
+
+    @property
     def phase(self) -> Phase:
         """Playing, showing a round result, or over."""
-        return self._phase
+        return self._state.phase
 
     @property
     def is_over(self) -> bool:
         """Whether the game has ended."""
-        return self._phase is Phase.GAME_OVER
+        return self._state.phase is Phase.GAME_OVER
 
     @property
     def round_number(self) -> int:
         """The current round, from 1."""
-        return self._round
+        return self._state.round
 
     @property
     def round_first_seat(self) -> Seat:
         """Who opened the current round."""
-        return self._round_first
+        return self._state.round_first
 
     @property
     def current_seat(self) -> Seat | None:
         """Whose turn it is, or None between rounds and after the game."""
-        return self._order[self._turn] if self._phase is Phase.PLAYING else None
+        state = self._state
+        return self._order[state.turn] if state.phase is Phase.PLAYING else None
 
     @property
     def upcoming(self) -> tuple[Seat, ...]:
         """The turns left in this round, the current one first (empty between rounds)."""
-        return self._order[self._turn :] if self._phase is Phase.PLAYING else ()
+        state = self._state
+        return self._order[state.turn :] if state.phase is Phase.PLAYING else ()
 
     @property
     def turn_index(self) -> int:
         """How many turns of this round have been played."""
-        return self._turn
+        return self._state.turn
 
     @property
     def discs(self) -> tuple[Disc, ...]:
         """Discs on the board, in the order they were shot."""
-        return self._discs
+        return self._state.discs
 
     @property
     def next_disc_id(self) -> int:
         """The id the next disc shot this round will get."""
-        return self._next_id
+        return self._state.next_id
 
     @property
     def twenties(self) -> tuple[int, ...]:
         """Discs set aside from the hole this round, per side."""
-        return tuple(self._twenties)
+        return self._state.twenties
 
     @property
     def ditch(self) -> tuple[int, ...]:
         """Discs in the ditch this round, per side."""
-        return tuple(self._ditch)
+        return self._state.ditch
 
     @property
     def scores(self) -> tuple[int, ...]:
         """Game score per side: game points (four rounds) or points (to 100)."""
-        return tuple(self._scores)
+        return self._state.scores
 
     @property
     def history(self) -> tuple[RoundResult, ...]:
         """Finished rounds."""
-        return tuple(self._history)
+        return self._state.history
 
     @property
     def outcome(self) -> GameOutcome | None:
         """Winner or draw once the game is over."""
-        return self._outcome
-
-    @property
-    def last_report(self) -> ShotReport | None:
-        """What the last action did."""
-        return self._last_report
+        return self._state.outcome
 
     @property
     def actions(self) -> tuple[dict[str, Any], ...]:
         """The shot record (R9): every action so far, with its result."""
-        return tuple(self._actions)
+        return self._actions
 
     def in_hand(self, seat: Seat) -> int:
         """Discs ``seat`` has still to shoot this round."""
-        return self._in_hand[seat]
+        if seat not in self._seat_index:
+            raise IllegalActionError(f"{seat!r} is not a seat in this game")
+        return self._state.in_hand[self._seat_index[seat]]
 
     def side_of(self, seat: Seat) -> int:
         """The side a seat plays for."""
         return self._side_of[seat]
 
-    def total_discs(self, side: int) -> int:
-        """Discs a side has in a round."""
-        return self._rules.discs_per_side
-
     def round_counts(self) -> tuple[SideCount, ...]:
         """Each side's score so far this round, counted from the board (R6)."""
-        return tuple(
-            count_side(
-                self._board,
-                [d.centre for d in self._discs if self._side_of[d.owner] == side],
-                self._twenties[side],
-            )
-            for side in range(len(self._rules.sides))
-        )
+        return self._state.round_counts(self._rules, self._board)
 
     def placement_problem(self, seat: Seat, position: float) -> str | None:
         """Why a disc may not be placed there (R3), or None if it may."""
@@ -314,7 +237,7 @@ class Game:
         except InvalidShotError as exc:
             return str(exc)
         limit = 2.0 * self._board.disc_radius - OVERLAP_TOLERANCE
-        for disc in self._discs:
+        for disc in self._state.discs:
             if math.hypot(disc.x - centre.x, disc.y - centre.y) < limit:
                 return f"the disc would overlap {disc.describe()}"
         return None
@@ -333,7 +256,7 @@ class Game:
         reach = 2.0 * board.disc_radius - OVERLAP_TOLERANCE
         limit = board.placement_limit
         intervals = [(-limit, limit)]
-        for disc in self._discs:
+        for disc in self._state.discs:
             c = math.hypot(disc.x, disc.y)
             if c == 0.0:
                 continue
@@ -364,13 +287,14 @@ class Game:
     def _check_turn(self, seat: Seat, action: str) -> None:
         if not isinstance(seat, Seat):
             raise IllegalActionError(f"a seat is one of south, west, north, east; got {seat!r}")
-        if self._phase is Phase.GAME_OVER:
+        state = self._state
+        if state.phase is Phase.GAME_OVER:
             raise IllegalActionError(f"the game is over: no {action} is possible")
-        if self._phase is Phase.ROUND_OVER:
+        if state.phase is Phase.ROUND_OVER:
             raise IllegalActionError(
-                f"round {self._round} is over: start the next round before any {action}"
+                f"round {state.round} is over: start the next round before any {action}"
             )
-        current = self._order[self._turn]
+        current = self._order[state.turn]
         if seat is not current:
             raise NotYourTurn(f"it is {seat_name(current)}'s turn")
 
@@ -391,7 +315,7 @@ class Game:
         if problem is not None:
             raise IllegalPlacement(problem)
         launch = self._board.launch(seat, shot)
-        before = self._discs
+        before = self._state.discs
         positions = np.array([(d.x, d.y) for d in before], dtype=np.float64).reshape(-1, 2)
         result = simulate_shot(self._board, positions, launch)
         report = judge_shot(
@@ -400,7 +324,7 @@ class Game:
             side_of=self._side_of,
             seat=seat,
             shot=shot,
-            shot_id=self._next_id,
+            shot_id=self._state.next_id,
             result=result,
             required_contact=self._rules.required_contact,
         )
@@ -412,7 +336,7 @@ class Game:
             "power": float(shot.power),
             "result": _report_summary(report),
         }
-        self._apply(seat, report, action)
+        self._commit(self._after_turn(seat, report), action)
         return report
 
     def timeout(self, seat: Seat) -> ShotReport:
@@ -424,7 +348,7 @@ class Game:
         """
         self._check_turn(seat, "timeout")
         centre = self._board.placement(seat, 0.0)
-        disc = Disc(self._next_id, seat, centre.x, centre.y)
+        disc = Disc(self._state.next_id, seat, centre.x, centre.y)
         report = ShotReport(
             seat=seat,
             shot=None,
@@ -433,36 +357,47 @@ class Game:
             cancelled_twenties=(),
             removed=(Removed(disc, Removal.TIMEOUT),),
             moved=(),
-            board_after=self._discs,
+            board_after=self._state.discs,
             physics=None,
         )
         action = {"type": "timeout", "seat": seat.name.lower(), "result": _report_summary(report)}
-        self._apply(seat, report, action)
+        self._commit(self._after_turn(seat, report), action)
         return report
 
-    def _apply(self, seat: Seat, report: ShotReport, action: dict[str, Any]) -> None:
-        # Everything is computed; from here on nothing can fail.
-        for twenty in report.twenties:
-            self._twenties[self._side_of[twenty.owner]] += 1
-        for gone in report.removed:
-            self._ditch[self._side_of[gone.disc.owner]] += 1
-        self._discs = report.board_after
-        self._in_hand[seat] -= 1
-        self._next_id += 1
-        self._turn += 1
-        self._last_report = report
-        self._actions.append(action)
-        if self._turn == len(self._order):
-            self._end_round()
+    def _after_turn(self, seat: Seat, report: ShotReport) -> GameState:
+        """The state after ``report``'s turn, the round's count included when it was the last.
 
-    def _end_round(self) -> None:
-        counts = self.round_counts()
-        points = round_points([c.total for c in counts], self._rules.scoring)
-        for side, p in enumerate(points):
-            self._scores[side] += p
-        self._history.append(RoundResult(self._round, counts, points, tuple(self._scores)))
-        self._outcome = game_outcome(self._rules, self._scores, self._round)
-        self._phase = Phase.GAME_OVER if self._outcome is not None else Phase.ROUND_OVER
+        Computed whole before anything changes: if counting the round fails,
+        the game is left as it was.
+        """
+        state = self._state
+        twenties = list(state.twenties)
+        for twenty in report.twenties:
+            twenties[self._side_of[twenty.owner]] += 1
+        ditch = list(state.ditch)
+        for gone in report.removed:
+            ditch[self._side_of[gone.disc.owner]] += 1
+        in_hand = list(state.in_hand)
+        in_hand[self._seat_index[seat]] -= 1
+        after = replace(
+            state,
+            turn=state.turn + 1,
+            in_hand=tuple(in_hand),
+            discs=report.board_after,
+            twenties=tuple(twenties),
+            ditch=tuple(ditch),
+            next_id=state.next_id + 1,
+        )
+        if after.turn == len(self._order):
+            after = after.end_round(self._rules, self._board)
+        return after
+
+    def _commit(self, state: GameState, action: dict[str, Any]) -> None:
+        # Plain assignments of values computed in full: nothing here can fail.
+        if state.round != self._state.round:
+            self._order = turn_order(self._rules, state.round_first)
+        self._state = state
+        self._actions = (*self._actions, action)
 
     def next_round(self) -> None:
         """Leave the round result and start the next round (R6 "Next").
@@ -470,70 +405,62 @@ class Game:
         Raises:
             IllegalActionError: the round is still being played, or the game is over.
         """
-        if self._phase is Phase.PLAYING:
+        state = self._state
+        if state.phase is Phase.PLAYING:
             raise IllegalActionError(
-                f"round {self._round} is still being played: "
-                f"{sum(self._in_hand.values())} discs are left to shoot"
+                f"round {state.round} is still being played: "
+                f"{sum(state.in_hand)} discs are left to shoot"
             )
-        if self._phase is Phase.GAME_OVER:
+        if state.phase is Phase.GAME_OVER:
             raise IllegalActionError("the game is over: there is no next round")
-        seats = self._rules.seats
-        first = seats[(seats.index(self._round_first) + 1) % len(seats)]
-        self._actions.append({"type": "next_round"})
-        self._last_report = None
-        self._start_round(self._round + 1, first)
+        number = state.round + 1
+        first = round_opener(self._rules, self._first_seat, number)
+        fresh = GameState.new_round(self._rules, number, first, state.scores, state.history)
+        self._commit(fresh, {"type": "next_round"})
 
     # ------------------------------------------------------------ copying
 
     def copy(self) -> Game:
-        """An independent copy (for search); values are shared, lists are not."""
+        """An independent copy (for search): every value held is immutable, so all are shared."""
         other = Game.__new__(Game)
         other.__dict__.update(self.__dict__)
-        other._scores = list(self._scores)
-        other._history = list(self._history)
-        other._actions = list(self._actions)
-        other._in_hand = dict(self._in_hand)
-        other._twenties = list(self._twenties)
-        other._ditch = list(self._ditch)
         return other
 
     # ------------------------------------------------------------ records
 
+    def _saved(self) -> SavedGame:
+        return SavedGame(self._rules, self._board, self._first_seat, self._actions, self._state)
+
     def snapshot(self) -> dict[str, Any]:
         """The whole state as plain JSON-ready data (see docs/record-format.md)."""
-        return {
-            "round": self._round,
-            "round_first": self._round_first.name.lower(),
-            "turn": self._turn,
-            "phase": self._phase.value,
-            "in_hand": {s.name.lower(): n for s, n in self._in_hand.items()},
-            "discs": [[d.id, d.owner.name.lower(), d.x, d.y] for d in self._discs],
-            "twenties": list(self._twenties),
-            "ditch": list(self._ditch),
-            "next_id": self._next_id,
-            "scores": list(self._scores),
-            "history": [_round_to_dict(r) for r in self._history],
-            "outcome": None
-            if self._outcome is None
-            else {"winner": self._outcome.winner, "drawn": list(self._outcome.drawn)},
-        }
+        return self._state.to_dict(self._rules)
+
+    def to_record(self) -> dict[str, Any]:
+        """The game record (R9) as plain data; see ``docs/record-format.md``."""
+        return record_dict(self._saved())
 
     def to_json(self) -> str:
         """The game record (R9) as JSON; see ``docs/record-format.md``."""
-        from crokinole.rules.record import game_to_json  # noqa: PLC0415 - record imports Game
-
-        return game_to_json(self)
+        return write_record(self._saved())
 
     @classmethod
-    def from_json(cls, text: str) -> Game:
+    def from_json(cls, text: str | bytes) -> Game:
         """Read a record written by :meth:`to_json` (exactly the same state).
 
-        Raises:
-            InvalidRecordError: the text is not a valid record.
-        """
-        from crokinole.rules.record import game_from_json  # noqa: PLC0415 - record imports Game
+        The state must be one that play can reach (see
+        :func:`~crokinole.rules.state.check_reachable`), so the game read
+        back can be played on.
 
-        return game_from_json(text)
+        Raises:
+            InvalidRecordError: the text is not a valid record, or its state
+                cannot be reached under its rules; the message names the place.
+        """
+        saved = read_record(text)
+        game = cls(saved.rules, saved.board, saved.first_seat)
+        game._state = saved.state
+        game._order = turn_order(saved.rules, saved.state.round_first)
+        game._actions = saved.actions
+        return game
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Game):
@@ -542,7 +469,7 @@ class Game:
             self._rules == other._rules
             and self._board == other._board
             and self._first_seat == other._first_seat
-            and self.snapshot() == other.snapshot()
+            and self._state == other._state
             and self._actions == other._actions
         )
 
@@ -550,18 +477,9 @@ class Game:
 
     def __repr__(self) -> str:
         return (
-            f"<Game {self._rules.layout.value} round {self._round} {self._phase.value} "
-            f"scores={self.scores}>"
+            f"<Game {self._rules.layout.value} round {self._state.round} "
+            f"{self._state.phase.value} scores={self.scores}>"
         )
-
-
-def _round_to_dict(r: RoundResult) -> dict[str, Any]:
-    return {
-        "number": r.number,
-        "counts": [[c.twenties, c.fifteens, c.tens, c.fives] for c in r.counts],
-        "points": list(r.points),
-        "scores_after": list(r.scores_after),
-    }
 
 
 def _report_summary(report: ShotReport) -> dict[str, Any]:
@@ -572,8 +490,3 @@ def _report_summary(report: ShotReport) -> dict[str, Any]:
         "removed": [[r.disc.id, r.reason.name.lower()] for r in report.removed],
         "board": [[d.id, d.owner.name.lower(), d.x, d.y] for d in report.board_after],
     }
-
-
-def seats_named(names: Sequence[str]) -> tuple[Seat, ...]:
-    """Seats from their lower-case names."""
-    return tuple(Seat[n.upper()] for n in names)
