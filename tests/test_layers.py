@@ -228,3 +228,49 @@ def test_the_package_holds_no_benchmark_and_the_command_loads_none() -> None:
     assert {m.split(".")[0] for m in loaded} & {"pymunk", "uvicorn", "starlette", "sqlalchemy"} == (
         set()
     )
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Each module's project imports, as dotted module names (packages resolved to __init__)."""
+    graph: dict[str, set[str]] = {}
+    names = {".".join(_module_name(p.relative_to(SRC))) for p in MODULES}
+    for path in MODULES:
+        name = ".".join(_module_name(path.relative_to(SRC)))
+        targets = {imp.target for imp in project_imports(path)}
+        # `from crokinole.rules.game import Game` names a module; `from
+        # crokinole.rules import Game` names the package's __init__.
+        graph[name] = {t for t in targets if t in names and t != name}
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)) is not None:
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)) is not None:
+            return found
+    return None
+
+
+def test_no_two_modules_import_each_other() -> None:
+    # A cycle (even one hidden in a function-level import) means a fact lives
+    # in two places; e.g. rules.game and rules.record once imported each other.
+    # A package's __init__ importing its own modules is not a cycle of facts.
+    graph = {
+        name: {t for t in targets if not name.startswith(t + ".")}
+        for name, targets in _module_graph().items()
+    }
+    assert _cycle(graph) is None
