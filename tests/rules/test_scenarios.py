@@ -28,6 +28,7 @@ from crokinole.rules import (
     Scoring,
     TieSetting,
     judge_shot,
+    replay,
 )
 from tests.rules.positions import game_at, north_shot, power_to_travel
 
@@ -300,6 +301,34 @@ def test_placement_beyond_the_quadrant_line_is_refused() -> None:
         game.shoot(S, Shot(45.0, 0.0, 50.0))
     with pytest.raises(InvalidShotError, match=r"power 150\.0% must lie"):
         game.shoot(S, Shot(0.0, 0.0, 150.0))
+    assert game.turn_index == 0
+
+
+@pytest.mark.parametrize("number", [np.float32, np.float16, np.int64, np.int32])
+def test_a_shot_of_numpy_numbers_is_the_same_shot(number: type) -> None:
+    # R3: a shot is (position, direction, power), whatever real number type holds
+    # them; the record keeps plain floats and replays to the same game.
+    values = (number(3), number(-2), number(30))
+    numpy_game, float_game = Game(Rules()), Game(Rules())
+    a = numpy_game.shoot(S, Shot(*values))
+    b = float_game.shoot(S, Shot(*(float(v) for v in values)))
+    assert a.board_after == b.board_after and a.twenties == b.twenties
+    assert numpy_game == float_game
+    assert replay(numpy_game.to_json()) == numpy_game
+
+
+def test_bad_shots_are_refused_quoting_the_value_given() -> None:
+    game = Game(Rules())
+    for shot, message in (
+        (Shot(0.0, 0.0, 100.0001), r"^power 100\.0001% must lie between 0% and 100%$"),
+        (Shot(0.0, 0.0, True), r"^power must be a number of percent, got True$"),  # type: ignore[arg-type]
+        (Shot(0.0, 0.0, math.inf), r"^power must be a finite number of percent, got inf$"),
+        (Shot(0.0, -180.5, 30.0), r"^direction -180\.5° must lie between -180° and 180°$"),
+    ):
+        with pytest.raises(InvalidShotError, match=message):
+            game.shoot(S, shot)
+    with pytest.raises(IllegalPlacement, match=r"^position 42\.5° is beyond the quadrant line"):
+        game.shoot(S, Shot(42.5, 0.0, 30.0))
     assert game.turn_index == 0
 
 
