@@ -84,6 +84,15 @@ def test_benchmark_script_runs_the_same_command() -> None:
     result = _run("benchmarks/physics.py", "--help", module=False)
     assert result.returncode == 0, result.stderr
     assert "--pymunk-shots" in result.stdout
+    assert result.stdout.startswith("usage: physics.py")
+
+
+def test_a_benchmark_outside_a_checkout_is_explained(capsys: pytest.CaptureFixture[str]) -> None:
+    # Benchmarks live in benchmarks/ of a checkout, not in the installed package.
+    from crokinole.cli.main import run_benchmark  # noqa: PLC0415 - the in-process check
+
+    assert run_benchmark("no_such_benchmark", []) == 2
+    assert "run `python benchmarks/no_such_benchmark.py` in a checkout" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
