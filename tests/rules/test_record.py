@@ -88,6 +88,28 @@ def test_garbage_is_refused(text: str) -> None:
         Game.from_json(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "not valid JSON"),  # deeper than the parser goes
+        ('{"n": ' + "9" * 5000 + "}", "not valid JSON"),  # more digits than int() takes
+        (b"\xff\xfe", "not UTF-8 text"),
+    ],
+)
+def test_text_the_json_parser_cannot_take_is_a_plain_refusal(
+    text: str | bytes, message: str
+) -> None:
+    with pytest.raises(InvalidRecordError, match=message):
+        Game.from_json(text)
+
+
+def test_a_disc_at_nan_is_refused() -> None:
+    data = json.loads(_played().to_json())
+    data["state"]["discs"][0][2] = float("nan")  # Python's json writes and reads NaN
+    with pytest.raises(InvalidRecordError, match=r"state.discs\[0\]: the centre \(nan"):
+        Game.from_json(json.dumps(data))
+
+
 def test_an_edited_record_does_not_replay() -> None:
     def nudge(d: dict) -> None:  # type: ignore[type-arg]
         d["actions"][1]["power"] = 30.0
