@@ -72,6 +72,29 @@ def test_a_four_round_sheet_from_start_to_winner(server: str, token: str) -> Non
     assert [s["id"] for s in mine["sheets"]] == [sheet["id"]]
 
 
+@pytest.mark.parametrize(
+    "body",
+    [b"[" * 2000 + b"]" * 2000, b'{"totals": [' + b"9" * 4301 + b", 0]}"],
+    ids=["nested-2000", "4301-digits"],
+)
+def test_every_writing_route_answers_400_to_json_the_parser_cannot_take(
+    server: str, token: str, body: bytes
+) -> None:
+    # Contract 1: create, add and edit all read the body with read_json.
+    sheet = _new(server, token)
+    call(server, "POST", f"/api/sheets/{sheet['id']}/rounds", {"totals": [5, 0]}, token)
+    for method, path in (
+        ("POST", "/api/sheets"),
+        ("POST", f"/api/sheets/{sheet['id']}/rounds"),
+        ("PUT", f"/api/sheets/{sheet['id']}/rounds/1"),
+    ):
+        status, error = call(server, method, path, body, token)
+        assert status == 400, (method, path, status)
+        assert "the request body" in error["error"]
+    _, again = call(server, "GET", f"/api/sheets/{sheet['id']}", token=token)
+    assert again["rounds"][0]["totals"] == [5, 0]
+
+
 def test_edit_and_delete_a_round(server: str, token: str) -> None:
     sheet = _new(server, token, scoring="to_100")
     path = f"/api/sheets/{sheet['id']}/rounds"
@@ -91,6 +114,15 @@ def test_edit_and_delete_a_round(server: str, token: str) -> None:
         ({"counts": [[9, 0, 0, 0], [0, 0, 0, 0]]}, "9 discs counted, but a side has only 8"),
         ({"totals": [5, 0], "extra": 1}, "unknown field(s): extra"),
         (b"{nope", "not valid JSON"),
+        # Valid JSON the parser cannot take answers 400, never 500 (contract 1).
+        (b'{"totals": ' + b"[" * 2000 + b"]" * 2000 + b"}", "nested too deeply"),
+        (b'{"totals": [' + b"5" * 4301 + b", 0]}", "a number of 4301 characters is too long"),
+        (b'{"totals": [NaN, 0]}', "NaN is not a number JSON allows"),
+        # Huge-but-short numbers reach the sheet's own checks and read plainly.
+        (b'{"totals": [1e308, 0]}', "a total is a whole number ≥ 0, not 1e+308"),
+        (b'{"totals": [-0.0, 0]}', "a total is a whole number ≥ 0, not -0.0"),
+        ({"totals": [10**39, 0]}, f"{10**39} is more than 160"),
+        ({"counts": [[1e308, 0, 0, 0], [0, 0, 0, 0]]}, "whole numbers of discs, not 1e+308"),
     ],
 )
 def test_bad_rounds_are_refused_and_nothing_changes(
@@ -111,6 +143,9 @@ def test_bad_rounds_are_refused_and_nothing_changes(
         ({"layout": "singles", "names": "ab"}, "names must be a list"),
         ({"layout": "singles", "names": ["a", "b"], "first_seat": "up"}, "first_seat must be"),
         ({"layout": "singles", "names": ["a", "b"], "colour": "red"}, "unknown field(s): colour"),
+        (b'{"names": ' + b"[" * 2000 + b"]" * 2000 + b"}", "nested too deeply"),
+        (b'{"layout": "singles", "names": ["a", ' + b"1" * 5000 + b"]}", "too long"),
+        ({"layout": "singles", "names": ["a", "b"], "tie": 1e308}, "got 1e+308"),
     ],
 )
 def test_bad_sheets_are_refused(server: str, token: str, body: Any, message: str) -> None:

@@ -20,7 +20,6 @@ is saved; a refused entry answers 400 with the reason and changes nothing.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import secrets
 from typing import Any
@@ -32,6 +31,7 @@ from starlette.routing import Route
 
 from crokinole.board import Seat
 from crokinole.rules.sheet import ScoreSheet, SheetError
+from crokinole.server.json_input import JsonInputError, read_json
 from crokinole.server.protocol import TOKEN_PATTERN
 from crokinole.store import SheetData, Store
 
@@ -98,9 +98,11 @@ async def _body(request: Request) -> dict[str, Any]:
     if len(raw) > MAX_BODY:
         raise ApiError(413, f"the request is larger than {MAX_BODY} bytes")
     try:
-        data = json.loads(raw or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ApiError(400, "the request body is not valid JSON") from None
+        data = read_json(raw or b"{}")
+    except JsonInputError as exc:
+        # Huge numbers, deep nesting and NaN are refused plainly, never a 500 (contract 1).
+        reason = str(exc).replace("the message", "it")
+        raise ApiError(400, f"the request body cannot be read: {reason}") from None
     if not isinstance(data, dict):
         raise ApiError(400, "the request body is a JSON object")
     return data
