@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
+from crokinole.ai import Level
 from crokinole.rules import Game
 from tests.server_process import running_server
 
@@ -76,7 +77,28 @@ def test_hello_answers_with_welcome_and_the_device_record(server: str) -> None:
     welcome = c.recv()
     assert welcome["type"] == "welcome" and welcome["room"] is None and welcome["event"] == 0
     assert welcome["record"]["hard"]["four_rounds"] == {"wins": 0, "draws": 0, "losses": 0}
+    # Contract 5: the levels come from crokinole.ai.Level, weakest first, with names.
+    assert [level["id"] for level in welcome["levels"]] == [lv.value for lv in Level]
+    assert welcome["levels"][0] == {"id": "easy", "name": "Easy"}
+    assert set(welcome["record"]) == {lv.value for lv in Level}
     c.close()
+
+
+def test_the_device_record_is_asked_with_a_header_not_in_the_url(
+    client: Client, server: str
+) -> None:
+    asked = urllib.request.Request(f"{server}/api/record", headers={"X-Device-Token": client.token})
+    with urllib.request.urlopen(asked) as answer:
+        body = json.loads(answer.read())
+    assert body["room"] is None and body["record"]["easy"]["to_100"]["wins"] == 0
+    # The old route with the token in the path is gone.
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(f"{server}/api/record/{client.token}")
+    assert info.value.code == 404
+    bad = urllib.request.Request(f"{server}/api/record", headers={"X-Device-Token": "short"})
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(bad)
+    assert info.value.code == 400 and "device token" in json.loads(info.value.read())["error"]
 
 
 def test_a_game_against_the_cpu_sends_the_shot_then_the_cpu_answer(client: Client) -> None:
@@ -89,7 +111,8 @@ def test_a_game_against_the_cpu_sends_the_shot_then_the_cpu_answer(client: Clien
                  "direction": 0.0, "power": 28.0})  # fmt: skip
     mine = client.until("shot")
     assert (mine["event"], mine["seat"], mine["cpu"]) == (1, "south", False)
-    assert mine["report"]["explanation"]
+    assert mine["report"]["seat"] == "south" and mine["report"]["discs"][0]["shot"]
+    assert "explanation" not in mine["report"]
     disc = mine["trajectory"]["discs"][-1]
     assert disc["owner"] == "south" and disc["segments"][0][:3] == pytest.approx([0.0, 0.0, -12.0])
     assert mine["game"]["current_seat"] == "north"
@@ -129,6 +152,10 @@ def test_trajectory_ends_exactly_at_the_snapshot(client: Client) -> None:
         ({"type": "shoot", "room": "x"}, "bad_message", "shoot: room"),
         ({"type": "next_round", "room": "0" * 32}, "unknown_room", "there is no game"),
         ("x" * 20000, "too_large", "limited to 16384 bytes"),
+        # JSON the parser cannot take is a bad message, not a server error.
+        ('{"type": "ping", "n": ' + "9" * 5000 + "}", "bad_message", "5000 characters"),
+        ("[" * 2000 + "]" * 2000, "bad_message", "nested too deeply"),
+        ('{"type": "shoot", "power": NaN}', "bad_message", "NaN"),
         ('{"type": "ping", "pad": "' + "é" * 9000 + '"}', "too_large", "16384 bytes"),
     ],
 )
@@ -256,7 +283,8 @@ def test_a_finished_game_against_the_cpu_counts_in_the_device_record(
     record = finished["record"]["easy"]["four_rounds"]
     assert sum(record.values()) == 1
     assert finished["game"]["phase"] == "game_over"
-    with urllib.request.urlopen(f"{server}/api/record/{client.token}") as answer:
+    asked = urllib.request.Request(f"{server}/api/record", headers={"X-Device-Token": client.token})
+    with urllib.request.urlopen(asked) as answer:
         assert json.loads(answer.read())["record"]["easy"]["four_rounds"] == record
     with urllib.request.urlopen(f"{server}/api/rooms/{room}/record.json") as answer:
         game = Game.from_json(answer.read().decode())
@@ -268,7 +296,7 @@ def test_a_finished_game_against_the_cpu_counts_in_the_device_record(
 
 @pytest.mark.parametrize(
     ("path", "status"),
-    [("/api/record/short", 400), ("/api/rooms/nothex/record.json", 400),
+    [("/api/record", 400), ("/api/rooms/nothex/record.json", 400),
      ("/api/rooms/" + "0" * 32 + "/record.json", 404)],
 )  # fmt: skip
 def test_http_errors_are_plain(server: str, path: str, status: int) -> None:
@@ -305,3 +333,102 @@ def test_tabs_reconnecting_together_share_one_room(tmp_path: Path) -> None:
             assert tab.until("shot")["event"] == 1
         for tab in tabs:
             tab.close()
+
+
+def _zone_of(disc: dict[str, Any], board: dict[str, Any]) -> int | None:
+    """R6 from the snapshot's board: the zone a disc's rim lies in (lines count low)."""
+    rim = (disc["x"] ** 2 + disc["y"] ** 2) ** 0.5 + board["disc_radius"]
+    half = board["line_width"] / 2
+    for radius, value in ((board["fifteen_radius"], 15), (board["ten_radius"], 10),
+                          (board["shooting_line_radius"], 5)):  # fmt: skip
+        if rim < radius - half:
+            return value
+    return None
+
+
+def _check_report(before: dict[str, Any], shot: dict[str, Any]) -> None:
+    """A shot's report agrees with the snapshots before and after it."""
+    board = shot["game"]["board"]
+    was = {d["id"]: d for d in before["discs"]}
+    now = {d["id"]: d for d in shot["game"]["discs"]}
+    for disc in shot["report"]["discs"]:
+        old = was.get(disc["id"])
+        assert disc["from_zone"] == (None if old is None else _zone_of(old, board))
+        assert disc["shot"] == (old is None)
+        if disc["result"] == "board":
+            assert disc["zone"] == _zone_of(now[disc["id"]], board) and disc["reason"] is None
+        else:
+            assert disc["id"] not in now
+            assert disc["zone"] == (20 if disc["result"] == "hole" else None)
+    gone = [d for d in shot["report"]["discs"] if d["result"] == "ditch"]
+    for side in (0, 1):
+        added = shot["game"]["sides"][side]["ditch"] - before["sides"][side]["ditch"]
+        assert added == sum(1 for d in gone if d["side"] == side)
+    listed = {d["id"] for d in shot["report"]["discs"]}
+    for disc_id, disc in now.items():  # an unlisted disc did not move
+        if disc_id not in listed:
+            assert (disc["x"], disc["y"]) == (was[disc_id]["x"], was[disc_id]["y"])
+
+
+def test_shot_reports_say_what_happened_to_each_disc(client: Client) -> None:
+    # Contract 2: structured facts (whose disc, from which zone, what became
+    # of it, why), no sentences; the client words them.
+    state = client.new_game(opponent="local", required_contact=True)
+    room, game = state["room"], state["game"]
+
+    def play(seat: str, position: float, direction: float, power: float) -> dict[str, Any]:
+        nonlocal game
+        client.send(_shoot(room, seat, position, direction, power))
+        shot = client.until("shot")
+        _check_report(game, shot)
+        game = shot["game"]
+        assert shot["report"]["seat"] == seat and shot["report"]["unplayed"] is False
+        assert "explanation" not in shot["report"]
+        return shot["report"]  # type: ignore[no-any-return]
+
+    def disc(id_: int, owner: str, **fields: Any) -> dict[str, Any]:
+        side = 0 if owner == "south" else 1
+        return {"id": id_, "owner": owner, "side": side, "shot": False, "from_zone": None,
+                "result": "board", "zone": None, "reason": None, "cancelled_twenty": False,
+                **fields}  # fmt: skip
+
+    # An open 20 (R4 on an empty board: it reached the 15 circle).
+    report = play("south", 0.0, 0.0, 30.0)
+    assert (report["valid"], report["foul"], report["hit"]) == (True, None, [])
+    assert report["discs"] == [disc(0, "south", shot=True, result="hole", zone=20)]
+    report = play("north", 0.0, 4.0, 28.0)
+    assert report["discs"] == [disc(1, "north", shot=True, zone=15)]
+    # South knocks North's disc from the 15 into the ditch and stays in the 15.
+    report = play("south", 0.0, -2.0, 50.0)
+    assert report["valid"] and report["hit"] == [1]
+    assert report["discs"] == [
+        disc(2, "south", shot=True, zone=15),
+        disc(1, "north", from_zone=15, result="ditch", reason="off_board"),
+    ]
+    # North misses South's disc: a foul (R4), the shot disc goes to the ditch.
+    report = play("north", 40.0, 0.0, 20.0)
+    assert (report["valid"], report["foul"], report["hit"]) == (False, "no_contact", [])
+    assert report["discs"] == [disc(3, "north", shot=True, result="ditch", reason="foul")]
+
+
+def test_a_seat_with_no_room_to_place_loses_its_disc_at_once(client: Client) -> None:
+    # R3: South lines its quarter with nine discs (each left just inside the
+    # line); at its tenth turn no disc fits, and the server sends the disc to
+    # the ditch unplayed without waiting for a shot.
+    state = client.new_game(opponent="local", discs=12, required_contact=False)
+    room = state["room"]
+    for k in range(-4, 5):
+        for seat in ("south", "north"):
+            client.send(_shoot(room, seat, position=9.3 * k, power=7.0))
+            assert client.until("shot")["seat"] == seat
+    unplayed = client.until("shot")
+    assert (unplayed["seat"], unplayed["shot"], unplayed["event"]) == ("south", None, 19)
+    report = unplayed["report"]
+    assert (report["unplayed"], report["foul"], report["valid"]) == (True, "timeout", False)
+    assert report["discs"] == [
+        {"id": 18, "owner": "south", "side": 0, "shot": True, "from_zone": None,
+         "result": "ditch", "zone": None, "reason": "timeout", "cancelled_twenty": False}
+    ]  # fmt: skip
+    assert unplayed["trajectory"]["discs"] == []
+    assert unplayed["game"]["current_seat"] == "north"
+    assert unplayed["game"]["sides"][0]["ditch"] == state["game"]["sides"][0]["ditch"] + 1

@@ -37,6 +37,7 @@ from crokinole.server.protocol import (
     ProtocolError,
     RoomAction,
     ShootMessage,
+    levels_payload,
     message,
     parse_message,
     seat_of,
@@ -147,6 +148,7 @@ class Client:
                 "room": unfinished,
                 "record": record,
                 "protocol": PROTOCOL_VERSION,
+                "levels": levels_payload(),
             }
         )
 
@@ -173,7 +175,13 @@ def create_app(db: str) -> Starlette:
         return JSONResponse({"ok": True})
 
     async def device_record(request: Request) -> Response:
-        token = request.path_params["token"]
+        # The token is a credential: it travels in a header, never in the URL
+        # (URLs land in access logs and browser history).
+        token = request.headers.get("x-device-token")
+        if token is None:
+            return JSONResponse(
+                {"error": "send the device token in the X-Device-Token header"}, status_code=400
+            )
         if not re.match(TOKEN_PATTERN, token):
             return JSONResponse(
                 {"error": "a device token is 16–64 letters, digits, '-' or '_'"}, status_code=400
@@ -233,7 +241,7 @@ def create_app(db: str) -> Starlette:
         Route("/keep-score", keep_score),
         *sheets.routes(store),
         Route("/healthz", health),
-        Route("/api/record/{token}", device_record),
+        Route("/api/record", device_record),
         Route("/api/rooms/{room}/record.json", room_record),
         WebSocketRoute("/ws", play),
         Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),

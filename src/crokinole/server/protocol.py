@@ -8,14 +8,15 @@ formats game data by hand.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from crokinole.board import Board, Seat, Shot
-from crokinole.physics import EventKind, ShotResult
-from crokinole.rules import Game, ShotReport
+from crokinole.ai import Level
+from crokinole.board import Board, Seat, Shot, Zone
+from crokinole.physics import ContactKind, EventKind, ShotResult
+from crokinole.rules import Disc, Game, ShotReport
+from crokinole.server.json_input import JsonInputError, read_json
 
 PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 16 * 1024
@@ -23,7 +24,35 @@ TOKEN_PATTERN = r"^[A-Za-z0-9_-]{16,64}$"
 ROOM_PATTERN = r"^[a-f0-9]{32}$"
 
 SeatName = Literal["south", "west", "north", "east"]
-Opponent = Literal["easy", "normal", "hard", "expert", "local"]
+
+#: The CPU levels, in order of strength: ``crokinole.ai.Level`` is the one list.
+LEVELS: tuple[Level, ...] = tuple(Level)
+LEVEL_IDS: tuple[str, ...] = tuple(level.value for level in Level)
+
+
+def level_name(level: Level) -> str:
+    """The level's name for players, e.g. ``Easy``."""
+    label = getattr(level, "label", None)
+    return label if isinstance(label, str) else level.value.title()
+
+
+def levels_payload() -> list[dict[str, str]]:
+    """``welcome.levels``: every CPU level, weakest first, with its display name.
+
+    >>> levels_payload()[0]
+    {'id': 'easy', 'name': 'Easy'}
+    """
+    return [{"id": level.value, "name": level_name(level)} for level in LEVELS]
+
+
+def _opponent(value: str) -> str:
+    if value != "local" and value not in LEVEL_IDS:
+        choices = ", ".join([*LEVEL_IDS, "local"])
+        raise ValueError(f"{value!r} is not an opponent (choose one of {choices})")
+    return value
+
+
+Opponent = Annotated[str, AfterValidator(_opponent)]
 
 
 class _Message(BaseModel):
@@ -93,9 +122,12 @@ def parse_message(text: str | bytes) -> Hello | NewGame | ShootMessage | RoomAct
     if size > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes")
     try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ProtocolError("bad_json", "the message is not valid JSON") from None
+        data = read_json(text)
+    except JsonInputError as exc:
+        # Text that is not JSON is bad_json; JSON the server will not take
+        # (a 5,000-digit number, deep nesting, NaN) is a bad message.
+        code = "bad_json" if exc.kind == "syntax" else "bad_message"
+        raise ProtocolError(code, str(exc)) from None
     if not isinstance(data, dict):
         raise ProtocolError("bad_message", "a message is a JSON object with a 'type'")
     kind = data.get("type")
@@ -214,25 +246,76 @@ def game_payload(game: Game, names: dict[str, str], cpu: dict[str, str]) -> dict
     }
 
 
-def report_payload(report: ShotReport) -> dict[str, Any]:
-    """The ``report`` of a shot: validity, fouls and what left the board, in words."""
+def _zone(board: Board, disc: Disc) -> int | None:
+    """Zone value (15, 10, 5) of a disc at rest, or None when it lies out (R6)."""
+    zone = board.zone_of(disc.centre)
+    return None if zone is Zone.OUT else zone.value
+
+
+def report_payload(report: ShotReport, before: Game, *, unplayed: bool = False) -> dict[str, Any]:
+    """The structured ``report`` of a shot (docs/protocol.md): what happened, not words.
+
+    The client words it for its viewer.  Every disc the shot affected is
+    listed (the shot disc first): the shot disc, every disc that moved, every
+    disc removed and every 20.
+
+    Args:
+        report: the referee's report of the shot.
+        before: the game just before the shot (zones the discs lay in, sides).
+        unplayed: the shooter had no room on the line (R3): the disc went to
+            the ditch without being played.
+    """
+    board = before.board
+    shooter_side = before.side_of(report.seat)
+    shot_id = before.next_disc_id
+    lay = {d.id: d for d in before.discs}
+    entries: dict[int, dict[str, Any]] = {}
+
+    def entry(disc: Disc, result: str, zone: int | None, reason: str | None) -> None:
+        was = lay.get(disc.id)
+        entries[disc.id] = {
+            "id": disc.id,
+            "owner": disc.owner.name.lower(),
+            "side": before.side_of(disc.owner),
+            "shot": disc.id == shot_id,
+            "from_zone": None if was is None else _zone(board, was),
+            "result": result,
+            "zone": zone,
+            "reason": reason,
+            "cancelled_twenty": False,
+        }
+
+    cancelled = {d.id for d in report.cancelled_twenties}
+    for disc in report.twenties:
+        entry(disc, "hole", 20, None)
+    for gone in report.removed:
+        entry(gone.disc, "ditch", None, gone.reason.name.lower())
+        entries[gone.disc.id]["cancelled_twenty"] = gone.disc.id in cancelled
+    moved = set(report.moved)
+    for disc in report.board_after:
+        if disc.id in moved:
+            entry(disc, "board", _zone(board, disc), None)
+    hit: set[int] = set()
+    if report.physics is not None:
+        # Simulator indices: the discs before the shot in order, the shot disc last.
+        order = [d.id for d in before.discs] + [shot_id]
+        owners = [d.owner for d in before.discs] + [report.seat]
+        for contact in report.physics.contacts:
+            if contact.kind is not ContactKind.DISC:
+                continue
+            a, b = contact.disc, contact.other
+            own_a = before.side_of(owners[a]) == shooter_side
+            own_b = before.side_of(owners[b]) == shooter_side
+            if own_a != own_b:
+                hit.add(order[b] if own_a else order[a])
+    discs = sorted(entries.values(), key=lambda e: (not e["shot"], e["id"]))
     return {
+        "seat": report.seat.name.lower(),
         "valid": report.valid,
         "foul": None if report.foul is None else report.foul.name.lower(),
-        "explanation": report.explain(),
-        "twenties": [{"id": d.id, "owner": d.owner.name.lower()} for d in report.twenties],
-        "cancelled": [
-            {"id": d.id, "owner": d.owner.name.lower()} for d in report.cancelled_twenties
-        ],
-        "removed": [
-            {
-                "id": r.disc.id,
-                "owner": r.disc.owner.name.lower(),
-                "reason": r.reason.name.lower(),
-                "text": r.reason.value,
-            }
-            for r in report.removed
-        ],
+        "unplayed": unplayed,
+        "discs": discs,
+        "hit": sorted(hit),
     }
 
 

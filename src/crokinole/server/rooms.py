@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import anyio.to_thread
 import numpy as np
 
-from crokinole.ai import make_player
+from crokinole.ai import Level, make_player
 from crokinole.board import Seat, Shot
 from crokinole.errors import (
     CrokinoleError,
@@ -32,6 +32,7 @@ from crokinole.server.protocol import (
     NewGame,
     ProtocolError,
     game_payload,
+    level_name,
     message,
     report_payload,
     trajectory_payload,
@@ -81,7 +82,7 @@ class Room:
         given: dict[str, str] = dict(self.settings.get("names") or {})
         if self.cpu_seat:
             given.setdefault("south", "You")
-            given["north"] = f"CPU {self.opponent.title()}"
+            given["north"] = f"CPU {level_name(Level(self.opponent))}"
         else:
             given.setdefault("south", "South")
             given.setdefault("north", "North")
@@ -273,7 +274,7 @@ class Rooms:
                 room.event + 1,
                 seat=seat.name.lower(),
                 shot={"position": shot.position, "direction": shot.direction, "power": shot.power},
-                report=report_payload(report),
+                report=report_payload(report, room.game),
                 trajectory=trajectory_payload(report.physics, ids, owners),
                 game=room.snapshot(game),
                 cpu=cpu,
@@ -293,10 +294,7 @@ class Rooms:
                 return
             async with room.lock:
                 game = room.game.copy()
-                report = report_payload(game.timeout(seat))
-                report["explanation"] = (
-                    "No room on the line to place a disc: it goes to the ditch and scores 0."
-                )
+                report = report_payload(game.timeout(seat), room.game, unplayed=True)
                 payload = message(
                     "shot",
                     room.id,
