@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import io
+
 import pytest
 
 from crokinole.board import Seat
@@ -132,11 +135,184 @@ def test_an_edit_that_would_end_the_game_early_is_refused() -> None:
 def test_sheet_round_trips_and_exports_csv() -> None:
     sheet = _sheet().add_round(counts=((1, 0, 2, 0), (0, 1, 0, 1))).add_round(totals=(5, 0))
     assert ScoreSheet.from_dict(sheet.to_dict()) == sheet
-    csv = sheet.to_csv().splitlines()
-    header = '"round","first","Ann total","Bob total",'
-    header += '"Ann points","Bob points","Ann score","Bob score"'
-    assert csv[0] == header
-    assert csv[1] == "1,south,40,20,2,0,2,0"
+    rows = list(csv.reader(io.StringIO(sheet.to_csv(), newline="")))
+    assert rows[0][:3] == ["game", "round", "first"]
+    assert rows[0][3:10] == [
+        "Ann 20s", "Ann 15s", "Ann 10s", "Ann 5s", "Ann total", "Ann points", "Ann score"
+    ]  # fmt: skip
+    assert rows[0][-2:] == ["discs per side", "winner"]
+    # Round 1 was counted: the disc counts are in the CSV; round 2 has totals only.
+    assert rows[1] == ["1", "1", "Ann", "1", "0", "2", "0", "40", "2", "2",
+                       "0", "1", "0", "1", "20", "0", "0", "8", ""]  # fmt: skip
+    assert rows[2][3:7] == ["", "", "", ""] and rows[2][7] == "5"
+
+
+def test_csv_names_the_winner_on_the_last_row() -> None:
+    sheet = _sheet()
+    for totals in ((60, 20), (35, 35), (10, 40), (55, 50)):
+        sheet = sheet.add_round(totals=totals)
+    rows = list(csv.reader(io.StringIO(sheet.to_csv(), newline="")))
+    assert [r[-1] for r in rows[1:]] == ["", "", "", "Ann"]
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@"])
+def test_csv_quotes_per_rfc_4180_and_defuses_formulas(start: str) -> None:
+    name = f'{start}HYPERLINK("http://x","A, b")'
+    sheet = ScoreSheet.new("singles", (name, "Bob"), "four_rounds").add_round(totals=(10, 5))
+    text = sheet.to_csv()
+    # RFC 4180: a field with a quote or comma is quoted, a quote inside is doubled.
+    assert "\"'" + start + 'HYPERLINK(""http://x"",""A, b"")"' in text
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert rows[1][2] == "'" + name  # the name comes back whole, behind a '
+    assert rows[0][3] == "'" + name + " 20s"
+    assert all(not cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
+    assert text.endswith("\r\n") and "\r\n" in text
+
+
+def test_singles_with_twelve_discs_each_the_home_rule() -> None:
+    # R2: singles is played with 8 (tournament) or 12 (home rule) discs each; seed 004.
+    sheet = ScoreSheet.new("singles", ("Ann", "Bob"), "four_rounds", discs=12)
+    assert sheet.rules.discs_per_side == 12
+    sheet = sheet.add_round(counts=((3, 4, 3, 2), (0, 0, 0, 0))).add_round(totals=(240, 0))
+    assert sheet.summary().rounds[0].totals == (60 + 60 + 30 + 10, 0)
+    with pytest.raises(SheetError, match="13 discs counted, but a side has only 12"):
+        sheet.add_round(counts=((3, 4, 3, 3), (0, 0, 0, 0)))
+    with pytest.raises(SheetError, match="245 is more than 240"):
+        sheet.add_round(totals=(245, 0))
+    assert ScoreSheet.from_dict(sheet.to_dict()) == sheet
+    rows = list(csv.reader(io.StringIO(sheet.to_csv(), newline="")))
+    assert rows[1][-2] == "12"
+
+
+@pytest.mark.parametrize(
+    ("layout", "discs", "ok"),
+    [
+        ("singles", 8, True),
+        ("singles", 12, True),
+        ("singles", 6, False),
+        ("doubles", 12, True),  # R2: 6 per player, 12 per team
+        ("doubles", 8, False),
+        ("two_vs_one", 12, True),
+        ("three_singles", 8, True),
+        ("three_singles", 12, False),
+    ],
+)
+def test_disc_counts_of_r2_for_every_format(layout: str, discs: int, ok: bool) -> None:
+    names = ("A", "B", "C") if "three" in layout else ("A", "B")
+    if ok:
+        sheet = ScoreSheet.new(layout, names, "four_rounds", discs=discs)
+        assert sheet.rules.discs_per_side == discs
+    else:
+        with pytest.raises(SheetError, match=f"discs per side, not {discs}"):
+            ScoreSheet.new(layout, names, "four_rounds", discs=discs)
+
+
+@pytest.mark.parametrize(
+    ("names", "message"),
+    [
+        (("\u200b\u200b", "Bob"), "at least one visible character, not '\\\\u200b\\\\u200b'"),
+        (("\u3164", "Bob"), "at least one visible character"),
+        (("\u2800\u00a0", "Bob"), "at least one visible character"),
+        (("Ann", "ann"), "two sides are called 'Ann' and 'ann'"),
+        (("Ann", "A\u200bnn"), "two sides are called"),
+        (("Ｂｏｂ", "Bob"), "two sides are called"),
+        (("A\nB", "Bob"), "control characters"),
+        (("\u202eboB", "Bob"), "text-direction controls"),
+        (("x" * 41, "Bob"), "at most 40 characters, not 41"),
+    ],
+)
+def test_invisible_duplicate_and_odd_names_are_refused(
+    names: tuple[str, str], message: str
+) -> None:
+    with pytest.raises(SheetError, match=message):
+        ScoreSheet.new("singles", names, "four_rounds")
+
+
+def test_emoji_and_accented_names_are_kept() -> None:
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # joined with zero-width joiners
+    sheet = ScoreSheet.new("singles", (family, "Zoé"), "four_rounds")
+    assert sheet.names == (family, "Zoé")
+
+
+def test_a_side_is_renamed_and_keeps_its_rounds() -> None:
+    sheet = _sheet().add_round(totals=(20, 5))
+    renamed = sheet.renamed(["Ann", "Robert"])
+    assert renamed.names == ("Ann", "Robert") and renamed.rounds == sheet.rounds
+    with pytest.raises(SheetError, match="two sides are called 'Ann' and 'ANN'"):
+        sheet.renamed(["Ann", "ANN"])
+
+
+def test_players_are_named_and_the_first_shooter_is_a_person() -> None:
+    # R2: with four players the opener passes clockwise: south, west, north, east.
+    sheet = ScoreSheet.new("doubles", None, "four_rounds", players=[["Ann", "Cy"], ["Bob", "Di"]])
+    assert sheet.names == ("Ann & Cy", "Bob & Di")
+    openers = []
+    for _ in range(4):
+        openers.append(sheet.player_name(sheet.summary().next_first))
+        sheet = sheet.add_round(totals=(5, 0))
+    assert openers == ["Ann", "Bob", "Cy", "Di"]
+    assert ScoreSheet.from_dict(sheet.to_dict()) == sheet
+    with pytest.raises(SheetError, match="two players are called 'Ann' and 'ann'"):
+        sheet.renamed(players=[["Ann", "ann"], ["Bob", "Di"]])
+    renamed = sheet.renamed(players=[["Ann", "Cyd"], ["Bob", "Di"]])
+    assert renamed.names == ("Ann & Cyd", "Bob & Di")
+
+
+def test_a_match_of_several_games_on_one_sheet() -> None:
+    # Seed 003: a match is several four-round games; each game's result is kept.
+    sheet = _sheet(match_games=3)
+    game_one = ((60, 20), (35, 35), (10, 40), (55, 50))  # Ann 5 - 3
+    game_two = ((0, 20), (0, 20), (0, 20), (0, 20))  # Bob 0 - 8
+    game_three = ((20, 0), (20, 0), (20, 0), (20, 0))  # Ann 8 - 0
+    for totals in game_one:
+        sheet = sheet.add_round(totals=totals)
+    summary = sheet.summary()
+    assert not summary.over and summary.game == 2 and summary.scores == (0, 0)
+    assert summary.games[0].scores == (5, 3) and summary.games[0].outcome.winner == 0  # type: ignore[union-attr]
+    # R2: the opener keeps alternating into the next game (round 5 of the sheet: south).
+    assert summary.next_first is Seat.SOUTH
+    for totals in game_two + game_three:
+        sheet = sheet.add_round(totals=totals)
+    summary = sheet.summary()
+    assert [g.scores for g in summary.games] == [(5, 3), (0, 8), (8, 0)]
+    assert [line.number for line in summary.rounds] == [1, 2, 3, 4] * 3
+    assert [line.game for line in summary.rounds] == [1] * 4 + [2] * 4 + [3] * 4
+    assert summary.wins == (2, 1) and summary.over and summary.outcome.winner == 0  # type: ignore[union-attr]
+    with pytest.raises(SheetError, match="the match is over"):
+        sheet.add_round(totals=(5, 0))
+    assert ScoreSheet.from_dict(sheet.to_dict()) == sheet
+    # An edit that leaves game 1 undecided while game 2 is under way is refused.
+    tied = sheet.edit_round(3, totals=(50, 50))  # game 1 becomes 4 - 4: drawn (tie setting)
+    assert tied.summary().games[0].outcome.is_draw  # type: ignore[union-attr]
+    extra = _sheet(match_games=2, tie=TieSetting.EXTRA_ROUNDS)
+    for totals in (*game_one, (5, 0)):
+        extra = extra.add_round(totals=totals)
+    with pytest.raises(SheetError, match="game 1 is not over, but game 2 has started"):
+        extra.edit_round(3, totals=(50, 50))
+    with pytest.raises(SheetError, match="game 1 is not over, but game 2 has started"):
+        extra.delete_round(0)
+    rows = list(csv.reader(io.StringIO(sheet.to_csv(), newline="")))
+    assert [r[-1] for r in rows[1:] if r[-1]] == ["Ann", "Bob", "Ann", "Ann"]
+    assert rows[-1][:3] == ["match", "", "games won"] and rows[-1][9] == "2"
+
+
+def test_a_drawn_match_and_bad_match_lengths() -> None:
+    sheet = _sheet(scoring=Scoring.TO_100, match_games=2)
+    sheet = sheet.add_round(totals=(100, 0)).add_round(totals=(0, 100))
+    summary = sheet.summary()
+    assert summary.over and summary.outcome is not None and summary.outcome.drawn == (0, 1)
+    for bad in (0, 10, 2.0, True):
+        with pytest.raises(SheetError, match="a match has 1 to 9 games"):
+            _sheet(match_games=bad)
+
+
+def test_a_sheet_saved_before_discs_and_matches_still_reads() -> None:
+    old = {"layout": "singles", "scoring": "four_rounds", "tie": "draw",
+           "names": ["Ann", "Bob"], "first_seat": "north",
+           "rounds": [{"totals": [10, 5], "counts": None}]}  # fmt: skip
+    sheet = ScoreSheet.from_dict(old)
+    assert sheet.rules.discs_per_side == 8 and sheet.match_games == 1
+    assert sheet.summary().rounds[0].first is Seat.NORTH
 
 
 @pytest.mark.parametrize(
@@ -145,6 +321,7 @@ def test_sheet_round_trips_and_exports_csv() -> None:
         (("quads", ("a", "b"), "four_rounds"), "layout must be one of"),
         (("singles", ("a",), "four_rounds"), "singles needs 2 names"),
         (("singles", ("a", " "), "four_rounds"), "every side needs a name"),
+        (("singles", ("a", "b"), "four_rounds", "draw", Seat.WEST), "west does not play"),
         (("singles", ("a", "b"), "to_50"), "scoring must be one of"),
     ],
 )

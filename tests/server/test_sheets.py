@@ -153,6 +153,52 @@ def test_bad_sheets_are_refused(server: str, token: str, body: Any, message: str
     assert status == 400 and message in error["error"]
 
 
+def test_twelve_discs_a_match_and_named_players(server: str, token: str) -> None:
+    # R2: singles with 12 discs each (the home rule, seed 004).
+    sheet = _new(server, token, discs_per_side=12, scoring="to_100")
+    assert sheet["discs_per_side"] == 12 and sheet["max_total"] == 240
+    path = f"/api/sheets/{sheet['id']}/rounds"
+    status, sheet = call(server, "POST", path, {"counts": [[1, 2, 3, 6], [0, 0, 0, 0]]}, token)
+    assert status == 200 and sheet["rounds"][0]["totals"] == [20 + 30 + 30 + 30, 0]
+    # Doubles named by player: the opener is a person, and the teams are named after them.
+    body = {"layout": "doubles", "players": [["Ann", "Cy"], ["Bob", "Di"]], "match_games": 2}
+    status, match = call(server, "POST", "/api/sheets", body, token)
+    assert status == 201, match
+    assert match["names"] == ["Ann & Cy", "Bob & Di"] and match["next_first_name"] == "Ann"
+    path = f"/api/sheets/{match['id']}/rounds"
+    for _ in range(4):
+        status, match = call(server, "POST", path, {"totals": [20, 0]}, token)
+    assert [r["first_name"] for r in match["rounds"]] == ["Ann", "Bob", "Cy", "Di"]
+    assert match["games"][0]["outcome"] == {"winner": 0, "drawn": []}
+    assert match["game"] == 2 and match["scores"] == [0, 0] and not match["over"]
+    status, match = call(server, "POST", path, {"totals": [0, 5]}, token)
+    assert match["rounds"][-1]["game"] == 2 and match["rounds"][-1]["number"] == 1
+
+
+def test_rename_a_side_and_refused_names(server: str, token: str) -> None:
+    sheet = _new(server, token)
+    call(server, "POST", f"/api/sheets/{sheet['id']}/rounds", {"totals": [10, 5]}, token)
+    status, renamed = call(
+        server, "PATCH", f"/api/sheets/{sheet['id']}", {"names": ["Ann", "Robert"]}, token
+    )
+    assert status == 200 and renamed["names"] == ["Ann", "Robert"]
+    assert renamed["rounds"][0]["totals"] == [10, 5]
+    for names, message in (
+        (["Ann", "ANN"], "two sides are called 'Ann' and 'ANN'"),
+        (["Ann", "\u200b"], "at least one visible character"),
+        (["Ann"], "singles needs 2 names"),
+    ):
+        status, error = call(server, "PATCH", f"/api/sheets/{sheet['id']}", {"names": names}, token)
+        assert status == 400 and message in error["error"]
+        status, error = call(server, "POST", "/api/sheets", {"names": names}, token)
+        assert status == 400 and message in error["error"]
+    _, again = call(server, "GET", f"/api/sheets/{sheet['id']}", token=token)
+    assert again["names"] == ["Ann", "Robert"]
+    other = secrets.token_hex(12)
+    status, _ = call(server, "PATCH", f"/api/sheets/{sheet['id']}", {"names": ["X", "Y"]}, other)
+    assert status == 403
+
+
 def test_owner_only_and_plain_http_errors(server: str, token: str) -> None:
     sheet = _new(server, token)
     status, error = call(server, "GET", f"/api/sheets/{sheet['id']}")
@@ -172,7 +218,9 @@ def test_read_only_share_link_and_csv(server: str, token: str) -> None:
     assert status == 200 and "id" not in shared
     assert shared["rounds"][0]["points"] == [1, 1, 0]
     status, csv = call(server, "GET", f"/api/shared/{sheet['share_id']}.csv")
-    assert status == 200 and csv.splitlines()[1] == "1,south,40,40,10,1,1,0,1,1,0"
+    row = ["1", "1", "Ann", "", "", "", "", "40", "1", "1", "", "", "", "", "40", "1", "1"]
+    row += ["", "", "", "", "10", "0", "0", "8", ""]
+    assert status == 200 and csv.splitlines()[1] == ",".join(row)
     status, _error = call(server, "GET", "/api/shared/" + "f" * 32)
     assert status == 404
     status, _ = call(server, "DELETE", f"/api/sheets/{sheet['id']}", token=token)

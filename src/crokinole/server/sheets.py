@@ -6,12 +6,14 @@ is saved; a refused entry answers 400 with the reason and changes nothing.
 
 | method | route | does |
 |---|---|---|
-| POST | /api/sheets | create (layout, names, scoring, tie, first_seat) |
+| POST | /api/sheets | create (layout, names or players, scoring, tie, first_seat, |
+| | | discs_per_side, match_games) |
 | GET | /api/sheets | the device's sheets |
 | GET | /api/sheets/{id} | one sheet |
+| PATCH | /api/sheets/{id} | rename the sides (names) or a team's players (players) |
 | DELETE | /api/sheets/{id} | delete it |
 | POST | /api/sheets/{id}/rounds | add a round (totals or counts) |
-| PUT | /api/sheets/{id}/rounds/{n} | enter round n (from 1) again |
+| PUT | /api/sheets/{id}/rounds/{n} | enter round n (from 1, over the whole match) again |
 | DELETE | /api/sheets/{id}/rounds/{n} | delete round n |
 | GET | /api/shared/{share_id} | the sheet, read-only, for anyone with the link |
 | GET | /api/shared/{share_id}.csv | the sheet as CSV |
@@ -30,6 +32,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from crokinole.board import Seat
+from crokinole.rules.scoring import GameOutcome
 from crokinole.rules.sheet import ScoreSheet, SheetError
 from crokinole.server.json_input import JsonInputError, read_json
 from crokinole.server.protocol import TOKEN_PATTERN
@@ -48,12 +51,15 @@ class ApiError(Exception):
         self.message = message
 
 
+def _outcome(outcome: GameOutcome | None) -> dict[str, Any] | None:
+    return None if outcome is None else {"winner": outcome.winner, "drawn": list(outcome.drawn)}
+
+
 def sheet_view(data: SheetData) -> dict[str, Any]:
-    """A sheet as the page shows it: entries, points, running scores, outcome."""
+    """A sheet as the page shows it: entries, points, running scores, games, outcome."""
     sheet = ScoreSheet.from_dict(data.data)
     summary = sheet.summary()
     rules = sheet.rules
-    outcome = summary.outcome
     return {
         "id": data.id,
         "share_id": data.share_id,
@@ -64,16 +70,25 @@ def sheet_view(data: SheetData) -> dict[str, Any]:
         "rounds_in_game": rules.rounds,
         "names": list(sheet.names),
         "sides": [
-            {"name": name, "seats": [s.name.lower() for s in seats]}
+            {
+                "name": name,
+                "seats": [s.name.lower() for s in seats],
+                "players": [sheet.player_name(s) for s in seats],
+            }
             for name, seats in zip(sheet.names, rules.sides, strict=True)
         ],
+        "players_named": sheet.players is not None,
         "first_seat": sheet.first_seat.name.lower(),
         "discs_per_side": rules.discs_per_side,
         "max_total": 20 * rules.discs_per_side,
+        "match_games": sheet.match_games,
         "rounds": [
             {
                 "number": line.number,
+                "game": line.game,
+                "index": line.index,
                 "first": line.first.name.lower(),
+                "first_name": sheet.player_name(line.first),
                 "totals": list(line.totals),
                 "counts": None
                 if line.counts is None
@@ -83,12 +98,22 @@ def sheet_view(data: SheetData) -> dict[str, Any]:
             }
             for line in summary.rounds
         ],
+        "games": [
+            {
+                "number": game.number,
+                "rounds": game.rounds,
+                "scores": list(game.scores),
+                "outcome": _outcome(game.outcome),
+            }
+            for game in summary.games
+        ],
+        "game": summary.game,
+        "wins": list(summary.wins),
         "scores": list(summary.scores),
         "next_first": summary.next_first.name.lower(),
+        "next_first_name": sheet.player_name(summary.next_first),
         "over": summary.over,
-        "outcome": None
-        if outcome is None
-        else {"winner": outcome.winner, "drawn": list(outcome.drawn)},
+        "outcome": _outcome(summary.outcome),
         "updated_at": data.updated_at.isoformat() + "Z",
     }
 
@@ -113,6 +138,15 @@ def _token(request: Request) -> str:
     if not re.match(TOKEN_PATTERN, token):
         raise ApiError(401, "send your device token in the X-Device-Token header")
     return token
+
+
+def _names(body: dict[str, Any]) -> list[str] | None:
+    names = body.get("names")
+    if names is None and "players" in body:
+        return None  # teams are named after their players
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ApiError(400, "names must be a list of names, one per side")
+    return names
 
 
 def _round_number(request: Request) -> int:
@@ -158,22 +192,25 @@ def routes(store: Store) -> list[Route]:
     async def create(request: Request) -> Response:
         token = _token(request)
         body = await _body(request)
-        allowed = {"layout", "names", "scoring", "tie", "first_seat"}
+        allowed = {
+            "layout", "names", "players", "scoring", "tie", "first_seat",
+            "discs_per_side", "match_games",
+        }  # fmt: skip
         unknown = set(body) - allowed
         if unknown:
             raise ApiError(400, f"unknown field(s): {', '.join(sorted(unknown))}")
         seat_name = body.get("first_seat", "south")
         if not isinstance(seat_name, str) or seat_name.upper() not in Seat.__members__:
             raise ApiError(400, f"first_seat must be south, west, north or east, not {seat_name!r}")
-        names = body.get("names")
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            raise ApiError(400, "names must be a list of names, one per side")
         sheet = ScoreSheet.new(
             body.get("layout", "singles"),
-            names,
+            _names(body),
             body.get("scoring", "four_rounds"),
             body.get("tie", "draw"),
             Seat[seat_name.upper()],
+            discs=body.get("discs_per_side"),
+            match_games=body.get("match_games", 1),
+            players=body.get("players"),
         )
         sheet_id, share_id = secrets.token_hex(16), secrets.token_hex(16)
         await anyio.to_thread.run_sync(
@@ -189,6 +226,15 @@ def routes(store: Store) -> list[Route]:
         return JSONResponse({"sheets": [sheet_view(s) for s in sheets]})
 
     async def one(request: Request) -> Response:
+        if request.method == "PATCH":  # rename sides (and players)
+            body = await _body(request)
+            unknown = set(body) - {"names", "players"}
+            if unknown:
+                raise ApiError(400, f"unknown field(s): {', '.join(sorted(unknown))}")
+            async with writing:
+                data = await owned(request)
+                sheet = ScoreSheet.from_dict(data.data)
+                return await save(data, sheet.renamed(_names(body), body.get("players")))
         data = await owned(request)
         if request.method == "DELETE":
             await anyio.to_thread.run_sync(store.delete_sheet, data.id)
@@ -245,7 +291,7 @@ def routes(store: Store) -> list[Route]:
     return [
         Route("/api/sheets", guarded(create), methods=["POST"]),
         Route("/api/sheets", guarded(listing), methods=["GET"]),
-        Route("/api/sheets/{sheet}", guarded(one), methods=["GET", "DELETE"]),
+        Route("/api/sheets/{sheet}", guarded(one), methods=["GET", "PATCH", "DELETE"]),
         Route("/api/sheets/{sheet}/rounds", guarded(add_round), methods=["POST"]),
         Route(
             "/api/sheets/{sheet}/rounds/{number}", guarded(change_round), methods=["PUT", "DELETE"]
