@@ -19,20 +19,35 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class ServerProcess(str):
+    """The URL of a running server (a ``str``), with its process."""
+
+    proc: subprocess.Popen[str]
+
+
 @contextlib.contextmanager
-def running_server(db: Path) -> Iterator[str]:
-    """Run ``crokinole serve`` on a free port with the database ``db``; yield its URL."""
+def running_server(
+    db: Path, *options: str, env: dict[str, str] | None = None
+) -> Iterator[ServerProcess]:
+    """Run ``crokinole serve`` on a free port with the database ``db``; yield its URL.
+
+    Args:
+        db: the SQLite file.
+        options: more ``crokinole serve`` options (limits, origins).
+        env: more environment variables (e.g. test-only fault injection).
+    """
     port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    url = ServerProcess(f"http://127.0.0.1:{port}")
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
     proc = subprocess.Popen(
         [sys.executable, "-m", "crokinole", "serve", "--port", str(port), "--db", str(db),
-         "--log-level", "warning"],
+         "--log-level", "warning", *options],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )  # fmt: skip
+    url.proc = proc
     try:
         deadline = time.monotonic() + 60
         while True:

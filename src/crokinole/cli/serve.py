@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -10,16 +11,56 @@ from pathlib import Path
 DEFAULT_DB = Path(os.environ.get("CROKINOLE_DB", "~/.local/share/crokinole/crokinole.db"))
 
 
+def positive_number(text: str) -> float:
+    """An argparse type: a positive finite number, with a plain-words error.
+
+    >>> positive_number("2.5")
+    2.5
+    >>> positive_number("-1")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a positive number, got -1
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def _env(name: str, default: str) -> str:
+    # argparse converts a string default with the option's type, so a bad
+    # environment value gets the same plain error as a bad option.
+    return os.environ.get(name, "").strip() or default
+
+
 def run_serve(args: argparse.Namespace) -> int:
     """Start uvicorn on the app (blocks until interrupted)."""
     import uvicorn  # noqa: PLC0415 - the server stack loads only for this command
 
     from crokinole.server import create_app  # noqa: PLC0415
+    from crokinole.server.limits import ServerSettings  # noqa: PLC0415
 
     db = str(Path(args.db).expanduser()) if "://" not in args.db else args.db
-    app = create_app(db)
+    settings = ServerSettings(
+        allowed_origins=tuple(args.allowed_origin),
+        rooms_per_minute=args.rooms_per_minute,
+        hello_timeout=args.hello_timeout,
+        connections_per_address=args.connections_per_address,
+        retention_days=args.retention_days,
+        warm_up=not args.no_warm_up,
+    )
+    app = create_app(db, settings)
     print(f"crokinole: open http://{args.host}:{args.port} in a browser (database: {db})")
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=65536)
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        ws_max_size=65536,
+    )
     return 0
 
 
@@ -52,5 +93,53 @@ def add_command(
         default="info",
         choices=["critical", "error", "warning", "info", "debug"],
         help="server log level (default: %(default)s)",
+    )
+    origins = os.environ.get("CROKINOLE_ALLOWED_ORIGINS", "")
+    serve.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[o.strip() for o in origins.split(",") if o.strip()],
+        metavar="ORIGIN",
+        help="a web origin (e.g. https://play.example.org) whose pages may open the game "
+        "websocket besides the server's own; repeat for several, '*' for any "
+        "(default: same origin only, or the comma-separated $CROKINOLE_ALLOWED_ORIGINS)",
+    )
+    serve.add_argument(
+        "--rooms-per-minute",
+        type=count(1),
+        default=_env("CROKINOLE_ROOMS_PER_MINUTE", "20"),
+        metavar="N",
+        help="new games one device may start a minute (default: %(default)s, "
+        "or $CROKINOLE_ROOMS_PER_MINUTE)",
+    )
+    serve.add_argument(
+        "--connections-per-address",
+        type=count(1),
+        default=_env("CROKINOLE_CONNECTIONS_PER_ADDRESS", "32"),
+        metavar="N",
+        help="open websockets from one IP address (default: %(default)s, "
+        "or $CROKINOLE_CONNECTIONS_PER_ADDRESS)",
+    )
+    serve.add_argument(
+        "--hello-timeout",
+        type=positive_number,
+        default=_env("CROKINOLE_HELLO_TIMEOUT", "10"),
+        metavar="SECONDS",
+        help="a websocket that has not said hello by then is closed (default: %(default)s, "
+        "or $CROKINOLE_HELLO_TIMEOUT)",
+    )
+    serve.add_argument(
+        "--retention-days",
+        type=positive_number,
+        default=_env("CROKINOLE_RETENTION_DAYS", "30"),
+        metavar="DAYS",
+        help="abandoned games are compacted after this many days (default: %(default)s, "
+        "or $CROKINOLE_RETENTION_DAYS)",
+    )
+    serve.add_argument(
+        "--no-warm-up",
+        action="store_true",
+        help="do not compile the simulator and CPU search at startup (they then compile "
+        "during the first game)",
     )
     serve.set_defaults(handler=run_serve)

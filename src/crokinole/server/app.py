@@ -4,7 +4,7 @@
 runs it with uvicorn.  Each websocket is one client (a browser tab): it
 says ``hello`` with its device token, then creates or rejoins a room.  The
 server is the only authority; bad messages get an ``error`` and change
-nothing.
+nothing.  What one client can cost is bounded (:mod:`crokinole.server.limits`).
 """
 
 from __future__ import annotations
@@ -12,10 +12,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+from collections import Counter
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
+import anyio
 import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -24,149 +26,30 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
 from crokinole.server import sheets
-from crokinole.server.protocol import (
-    PROTOCOL_VERSION,
-    ROOM_PATTERN,
-    TOKEN_PATTERN,
-    Hello,
-    NewGame,
-    Ping,
-    ProtocolError,
-    RoomAction,
-    ShootMessage,
-    levels_payload,
-    message,
-    parse_message,
-    seat_of,
-    shot_of,
-)
-from crokinole.server.rooms import Room, Rooms
+from crokinole.server.client import CLOSE_POLICY, Client
+from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
+from crokinole.server.protocol import ROOM_PATTERN, TOKEN_PATTERN
+from crokinole.server.rooms import Rooms, warm_up
+from crokinole.server.security import SecurityHeaders
 from crokinole.store import Store
 
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 log = logging.getLogger("crokinole.server")
 
-
-class Client:
-    """One websocket connection and what it has said so far."""
-
-    def __init__(self, websocket: WebSocket, rooms: Rooms) -> None:
-        self.websocket = websocket
-        self.rooms = rooms
-        self.token: str | None = None
-        self.room: Room | None = None
-
-    async def send_json(self, data: Any) -> None:
-        await self.websocket.send_json(data)
-
-    def _attach(self, room: Room) -> None:
-        if self.room is not None and self.room is not room:
-            self.rooms.release(self.room, self)
-        self.room = room
-        room.connections.add(self)
-
-    def detach(self) -> None:
-        if self.room is not None:
-            self.rooms.release(self.room, self)
-
-    async def error(self, code: str, text: str) -> None:
-        room = self.room
-        await self.send_json(
-            message(
-                "error",
-                room.id if room else None,
-                room.event if room else 0,
-                code=code,
-                message=text,
-            )
-        )
-
-    async def handle(self, text: str) -> None:
-        msg = parse_message(text)
-        if isinstance(msg, Ping):
-            room = self.room
-            await self.send_json(
-                message("pong", room.id if room else None, room.event if room else 0)
-            )
-            return
-        if isinstance(msg, Hello):
-            await self._hello(msg)
-            return
-        if self.token is None:
-            raise ProtocolError("hello_first", "say hello with your device token first")
-        if isinstance(msg, NewGame):
-            room = await self.rooms.create(self.token, msg)
-            self._attach(room)
-            await self.send_json(room.state_message())
-            self.rooms.schedule_cpu(room)
-            return
-        room = await self._own_room(msg.room)
-        if isinstance(msg, ShootMessage):
-            seat = seat_of(msg.seat)
-            if seat not in room.human_seats:
-                raise ProtocolError(
-                    "not_your_seat", f"{msg.seat} is played by the CPU in this game"
-                )
-            await self.rooms.shoot(room, seat, shot_of(msg))
-        elif isinstance(msg, RoomAction):
-            if msg.type == "next_round":
-                await self.rooms.next_round(room)
-            elif msg.type == "resign":
-                await self.send_json(await self.rooms.resign(room))
-            else:
-                await self._rematch(room)
-
-    async def _own_room(self, room_id: str) -> Room:
-        room = await self.rooms.get(room_id)
-        if room is None:
-            raise ProtocolError("unknown_room", f"there is no game {room_id}")
-        if room.token != self.token:
-            raise ProtocolError("not_your_room", "that game belongs to another device")
-        self._attach(room)
-        return room
-
-    async def _hello(self, msg: Hello) -> None:
-        self.token = msg.token
-        if msg.room is not None:
-            room = await self.rooms.get(msg.room)
-            if room is not None and room.token == msg.token:
-                self._attach(room)
-                for payload in await self.rooms.catch_up(room, msg.last_event):
-                    await self.send_json(payload)
-                self.rooms.schedule_cpu(room)
-                return
-        store = self.rooms.store
-        unfinished = await anyio.to_thread.run_sync(store.unfinished_room, msg.token)
-        record = await anyio.to_thread.run_sync(store.device_record, msg.token)
-        await self.send_json(
-            {
-                **message("welcome", None, 0),
-                "token": msg.token,
-                "room": unfinished,
-                "record": record,
-                "protocol": PROTOCOL_VERSION,
-                "levels": levels_payload(),
-            }
-        )
-
-    async def _rematch(self, room: Room) -> None:
-        if not room.game.is_over:
-            raise ProtocolError("illegal_action", "a rematch is offered once the game is over")
-        assert self.token is not None
-        settings = NewGame.model_validate({"type": "new_game", **room.settings})
-        fresh = await self.rooms.create(self.token, settings)
-        self._attach(fresh)
-        await self.send_json(fresh.state_message())
-        self.rooms.schedule_cpu(fresh)
+#: How often abandoned games past the retention period are compacted.
+PURGE_EVERY_S = 3600.0
 
 
-def create_app(db: str) -> Starlette:
+def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
     """The game server on the database ``db`` (a path for SQLite, or a SQLAlchemy URL)."""
+    settings = settings or ServerSettings()
     store = Store.open(db)
     rooms = Rooms(store)
+    limiter = RateLimiter(settings.rooms_per_minute, 60.0)
+    per_address: Counter[str] = Counter()
 
     async def index(_: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -186,7 +69,7 @@ def create_app(db: str) -> Starlette:
             return JSONResponse(
                 {"error": "a device token is 16–64 letters, digits, '-' or '_'"}, status_code=400
             )
-        record = await anyio.to_thread.run_sync(store.device_record, token)
+        record = await rooms.device_record(token)
         room = await anyio.to_thread.run_sync(store.unfinished_room, token)
         return JSONResponse({"record": record, "room": room})
 
@@ -195,7 +78,7 @@ def create_app(db: str) -> Starlette:
         if not re.match(ROOM_PATTERN, room_id):
             return JSONResponse({"error": "a game id is 32 hexadecimal digits"}, status_code=400)
         data = await anyio.to_thread.run_sync(store.room, room_id)
-        if data is None:
+        if data is None or not data.record_json:
             return JSONResponse({"error": f"there is no game {room_id}"}, status_code=404)
         return Response(
             data.record_json,
@@ -204,33 +87,59 @@ def create_app(db: str) -> Starlette:
         )
 
     async def play(websocket: WebSocket) -> None:
-        await websocket.accept()
-        client = Client(websocket, rooms)
+        origin = websocket.headers.get("origin")
+        if not origin_allowed(origin, websocket.headers.get("host"), settings.allowed_origins):
+            log.warning("refused a websocket from origin %r", origin)
+            await websocket.close(code=CLOSE_POLICY)  # before accepting: HTTP 403
+            return
+        address = websocket.client.host if websocket.client else "?"
+        if per_address[address] >= settings.connections_per_address:
+            await websocket.close(code=CLOSE_POLICY)
+            return
+        per_address[address] += 1
+        client = Client(websocket, rooms, settings, limiter)
         try:
-            while True:
-                received = await websocket.receive()
-                if received["type"] == "websocket.disconnect":
-                    break
-                text = received.get("text")
-                if text is None:
-                    text = (received.get("bytes") or b"").decode("utf-8", errors="replace")
-                try:
-                    await client.handle(text)
-                except ProtocolError as exc:
-                    await client.error(exc.code, exc.message)
-                except WebSocketDisconnect:
-                    raise
-                except Exception:
-                    log.exception("error while handling a message")
-                    await client.error("server_error", "the server failed; the game is unchanged")
-        except WebSocketDisconnect:
-            pass
+            await websocket.accept()
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(client.writer)
+                tasks.start_soon(client.reader)
+                tasks.start_soon(client.hello_deadline)
+                await client.done.wait()
+                tasks.cancel_scope.cancel()
+            if client.dropped is not None:
+                # The close frame may never get through to a client that does
+                # not read: the server gives up on it after a second.
+                code, reason = client.dropped
+                with anyio.move_on_after(1.0), contextlib.suppress(Exception):
+                    await websocket.close(code=code, reason=reason)
         finally:
             client.detach()
+            per_address[address] -= 1
+            if per_address[address] <= 0:
+                del per_address[address]
+
+    async def purge() -> None:
+        while True:
+            before = datetime.now(UTC).replace(tzinfo=None) - timedelta(
+                days=settings.retention_days
+            )
+            try:
+                count = await anyio.to_thread.run_sync(store.purge_abandoned, before)
+                if count:
+                    log.info("compacted %d abandoned games", count)
+            except Exception:
+                log.exception("compacting abandoned games failed")
+            await anyio.sleep(PURGE_EVERY_S)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        yield
+        async with anyio.create_task_group() as background:
+            if settings.warm_up:
+                # Off the event loop: the server answers while the kernels compile.
+                background.start_soon(anyio.to_thread.run_sync, warm_up)
+            background.start_soon(purge)
+            yield
+            background.cancel_scope.cancel()
         store.close()
 
     async def keep_score(_: Request) -> Response:
@@ -246,8 +155,11 @@ def create_app(db: str) -> Starlette:
         WebSocketRoute("/ws", play),
         Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
     ]
-    # Text compresses ~4×: the game page is about 27 KB on the wire instead of 94 KB.
-    middleware = [Middleware(GZipMiddleware, minimum_size=1024)]
+    middleware = [
+        Middleware(SecurityHeaders),
+        # Text compresses ~4×: the game page is about 27 KB on the wire instead of 94 KB.
+        Middleware(GZipMiddleware, minimum_size=1024),
+    ]
     app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.rooms = rooms
     return app

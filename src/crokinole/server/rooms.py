@@ -1,20 +1,29 @@
 """Rooms: one authoritative game each, its connections, its event log and its CPU.
 
-Every action is applied to the room's :class:`~crokinole.rules.Game`, turned
-into an event with the next number, committed to the store, and only then
-sent to the room's connections, so a crash loses nothing anyone has seen.
-The CPU thinks in a worker thread on a copy of the game, so no room ever
-waits for another.
+Every action is applied to a copy of the room's :class:`~crokinole.rules.Game`
+(in a worker thread: a shot is a simulation), turned into events with the
+next numbers, committed to the store, and only then adopted and sent to the
+room's connections, so a crash loses nothing anyone has seen.  The last shot
+of a game and its ``finished`` event are committed together.  A room that is
+abandoned or finished refuses every later action, and the store refuses any
+write that is not at the room's current event (two tabs racing).  Sending
+never waits for a client: each connection queues what it is sent (see
+:mod:`crokinole.server.client`).  The CPU thinks in a worker thread on a copy
+of the game, so no room ever waits for another.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import logging
+import os
 import secrets
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import anyio
 import anyio.to_thread
 import numpy as np
 
@@ -27,8 +36,9 @@ from crokinole.errors import (
     InvalidShotError,
     NotYourTurn,
 )
-from crokinole.rules import Game, Phase, Rules, Scoring
+from crokinole.rules import Game, Phase, Rules, Scoring, ShotReport
 from crokinole.server.protocol import (
+    LEVEL_IDS,
     NewGame,
     ProtocolError,
     game_payload,
@@ -37,25 +47,34 @@ from crokinole.server.protocol import (
     report_payload,
     trajectory_payload,
 )
-from crokinole.store import Store
+from crokinole.store import Store, StoreConflictError
 
 log = logging.getLogger("crokinole.server")
 
 #: A reconnecting client that missed more events than this gets a snapshot.
 MAX_CATCH_UP = 50
 
+#: Test-only fault injection: ``exit-after-final-commit`` ends the process
+#: right after the commit holding a game's last shot (to test durability).
+FAULT_ENV = "CROKINOLE_FAULT"
+
 
 class Connection(Protocol):
     """What a room needs of a client connection."""
 
-    async def send_json(self, data: Any) -> None:
-        """Send one message."""
+    def send_text(self, text: str) -> None:
+        """Queue one message; never waits (a client that cannot keep up is dropped)."""
         ...
 
 
 @dataclass(eq=False)
 class Room:
-    """A game and everything around it."""
+    """A game and everything around it.
+
+    Attributes:
+        status: ``playing``, ``finished`` or ``abandoned``; only a playing
+            room accepts actions.
+    """
 
     id: str
     token: str
@@ -63,6 +82,7 @@ class Room:
     settings: dict[str, Any]
     game: Game
     event: int = 0
+    status: str = "playing"
     connections: set[Connection] = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     cpu_task: asyncio.Task[None] | None = None
@@ -116,6 +136,45 @@ class Room:
             return "draw" if 0 in outcome.drawn else "loss"
         return "win" if outcome.winner == 0 else "loss"
 
+    def broadcast(self, payload: dict[str, Any], skip: Connection | None = None) -> None:
+        """Queue ``payload`` for every connection of the room; never waits."""
+        text = json.dumps(payload)
+        for connection in list(self.connections):
+            if connection is not skip:
+                connection.send_text(text)
+
+    def shot_message(
+        self,
+        number: int,
+        before: Game,
+        after: Game,
+        report: ShotReport,
+        *,
+        cpu: bool,
+        unplayed: bool = False,
+    ) -> dict[str, Any]:
+        """The ``shot`` message of event ``number``: ``report`` took ``before`` to ``after``."""
+        shot = report.shot
+        ids = [d.id for d in before.discs] + [before.next_disc_id]
+        owners = [d.owner.name.lower() for d in before.discs] + [report.seat.name.lower()]
+        return message(
+            "shot",
+            self.id,
+            number,
+            seat=report.seat.name.lower(),
+            shot=None
+            if shot is None
+            else {
+                "position": float(shot.position),
+                "direction": float(shot.direction),
+                "power": float(shot.power),
+            },
+            report=report_payload(report, before, unplayed=unplayed),
+            trajectory=trajectory_payload(report.physics, ids, owners),
+            game=self.snapshot(after),
+            cpu=cpu,
+        )
+
 
 def rules_for(settings: NewGame) -> Rules:
     """The rules a ``new_game`` message asks for."""
@@ -129,6 +188,51 @@ def rules_for(settings: NewGame) -> Rules:
     )
 
 
+def _play(game: Game, seat: Seat, shot: Shot) -> tuple[Game, ShotReport]:
+    """Shoot on a copy of ``game`` (run in a worker thread: it simulates)."""
+    after = game.copy()
+    try:
+        report = after.shoot(seat, shot)
+    except NotYourTurn as exc:
+        raise ProtocolError("not_your_turn", str(exc)) from None
+    except IllegalPlacement as exc:
+        raise ProtocolError("illegal_placement", str(exc)) from None
+    except InvalidShotError as exc:
+        raise ProtocolError("illegal_shot", str(exc)) from None
+    except IllegalActionError as exc:
+        raise ProtocolError("illegal_action", str(exc)) from None
+    return after, report
+
+
+def _shot_event(report: ShotReport, *, cpu: bool) -> dict[str, Any]:
+    shot = report.shot
+    return {
+        "type": "shot",
+        "seat": report.seat.name.lower(),
+        "shot": None
+        if shot is None
+        else {
+            "position": float(shot.position),
+            "direction": float(shot.direction),
+            "power": float(shot.power),
+        },
+        "cpu": cpu,
+    }
+
+
+def warm_up() -> None:
+    """Compile the simulator and the CPU search before the first game.
+
+    The kernels compile on first use (seconds); done at startup in a worker
+    thread, the first shot of the first game is as quick as any other.
+    """
+    game = Game(Rules())
+    game.shoot(Seat.SOUTH, Shot(0.0, 4.0, 28.0))  # leaves a disc on the board
+    rng = np.random.default_rng(0)
+    for level in Level:
+        make_player(level).choose_shot(game.copy(), rng)
+
+
 class Rooms:
     """All rooms of the server, loaded from the store on demand."""
 
@@ -139,14 +243,27 @@ class Rooms:
         # Loading a room and creating one (which abandons the device's others)
         # happen one at a time, so a room is never in memory twice.
         self._loading = asyncio.Lock()
+        self._fault = os.environ.get(FAULT_ENV)
 
     @property
     def store(self) -> Store:
         """The store behind the rooms."""
         return self._store
 
-    async def create(self, token: str, settings: NewGame) -> Room:
-        """A new room for ``token``; its unfinished rooms are abandoned."""
+    async def device_record(self, token: str) -> dict[str, Any]:
+        """The device's results against each CPU level."""
+        return await anyio.to_thread.run_sync(self._store.device_record, token, LEVEL_IDS)
+
+    # ------------------------------------------------------------ lifecycle
+
+    async def create(
+        self, token: str, settings: NewGame, connection: Connection | None = None
+    ) -> Room:
+        """A new room for ``token``; its unfinished rooms are abandoned (a loss vs the CPU).
+
+        The other tabs of an abandoned room (not ``connection``, which asked
+        for the new game) are sent its ``finished``.
+        """
         try:
             rules = rules_for(settings)
         except CrokinoleError as exc:
@@ -160,21 +277,41 @@ class Rooms:
             game=game,
         )
         async with self._loading:
-            await anyio.to_thread.run_sync(
-                lambda: self._store.create_room(
-                    room.id,
-                    token,
-                    room.opponent,
-                    settings=room.settings,
-                    record_json=game.to_json(),
-                    scoring=rules.scoring.value,
-                )
-            )
-            for other in list(self._rooms.values()):
-                if other.token == token and other.game.phase is not Phase.GAME_OVER:
-                    self._forget(other)
+            others = [r for r in self._rooms.values() if r.token == token and r.status == "playing"]
+            async with contextlib.AsyncExitStack() as stack:
+                # No action of an old room can be half-way while it is abandoned.
+                for other in others:
+                    await stack.enter_async_context(other.lock)
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(
+                        lambda: self._store.create_room(
+                            room.id,
+                            token,
+                            room.opponent,
+                            settings=room.settings,
+                            record_json=game.to_json(),
+                            scoring=rules.scoring.value,
+                        )
+                    )
+                for other in others:
+                    self._close(other, "abandoned")
             self._rooms[room.id] = room
+        if others:
+            record = await self.device_record(token)
+            for other in others:
+                other.broadcast(self._abandoned_message(other, record), skip=connection)
         return room
+
+    def _abandoned_message(self, room: Room, record: dict[str, Any]) -> dict[str, Any]:
+        return message(
+            "finished", room.id, room.event, game=room.snapshot(), record=record, abandoned=True
+        )
+
+    def _close(self, room: Room, status: str) -> None:
+        """The room takes no more actions; its CPU stops at its next look."""
+        room.status = status
+        if status == "abandoned" and self._rooms.get(room.id) is room:
+            del self._rooms[room.id]
 
     def release(self, room: Room, connection: Connection) -> None:
         """A connection left the room; an idle room leaves memory (the store keeps it)."""
@@ -183,13 +320,8 @@ class Rooms:
         if not room.connections and not thinking and self._rooms.get(room.id) is room:
             del self._rooms[room.id]
 
-    def _forget(self, room: Room) -> None:
-        if room.cpu_task is not None:
-            room.cpu_task.cancel()
-        self._rooms.pop(room.id, None)
-
     async def get(self, room_id: str) -> Room | None:
-        """The room, loaded from the store if it is not in memory."""
+        """The room, loaded from the store if it is not in memory (None if abandoned)."""
         room = self._rooms.get(room_id)
         if room is not None:
             return room
@@ -207,9 +339,22 @@ class Rooms:
                 settings=data.settings,
                 game=Game.from_json(data.record_json),
                 event=data.event_number,
+                status=data.status,
             )
+            if room.game.is_over:
+                # An older server committed the last shot and the end apart;
+                # if it crashed between the two, the end is written now.
+                last = await anyio.to_thread.run_sync(
+                    lambda: self._store.events_after(room_id, data.event_number - 1, limit=1)
+                )
+                if not last or last[-1][1].get("type") != "finished":
+                    await self._commit(
+                        room, room.game, [{"type": "finished"}], current_status=data.status
+                    )
             self._rooms[room.id] = room
             return room
+
+    # ------------------------------------------------------------ catching up
 
     async def catch_up(self, room: Room, last_event: int | None) -> list[dict[str, Any]]:
         """What a reconnecting client needs: the missed events, or a snapshot."""
@@ -220,132 +365,229 @@ class Rooms:
             return []
         if missed > MAX_CATCH_UP:
             return [room.state_message()]
+        game, upto = room.game, room.event
         events = await anyio.to_thread.run_sync(
             lambda: self._store.events_after(room.id, last_event, limit=MAX_CATCH_UP)
         )
-        return events if len(events) == missed else [room.state_message()]
+        if [n for n, _ in events] != list(range(last_event + 1, upto + 1)):
+            return [room.state_message()]
+        record = await self.device_record(room.token)
+        rebuilt = await anyio.to_thread.run_sync(
+            lambda: self._rebuild(room, game, dict(events), record)
+        )
+        return rebuilt if rebuilt is not None else [room.state_message()]
 
-    async def _commit_and_send(self, room: Room, game: Game, payload: dict[str, Any]) -> None:
-        """Store ``payload`` with ``game`` (the room's game after it), then adopt and send it.
+    def _rebuild(
+        self,
+        room: Room,
+        final: Game,
+        events: dict[int, dict[str, Any]],
+        record: dict[str, Any],
+    ) -> list[dict[str, Any]] | None:
+        """The messages of ``events`` (number → event), rebuilt by replaying the game record.
 
-        The room changes only once the store has the event: if writing fails,
-        the room is exactly as it was.
+        Event ``k`` of a game is its ``k``-th action (a shot, a timeout or a
+        new round); a ``finished`` event follows the last.  Replaying is
+        deterministic, so the messages are those first sent (a ``finished``
+        carries the device record as it is now).  None if the record and
+        the events disagree (the caller sends a snapshot).
+        """
+        game = Game(final.rules, final.board, final.first_seat)
+        actions = final.actions
+        out: list[dict[str, Any]] = []
+        for number in range(1, max(events) + 1):
+            event = events.get(number)
+            if number > len(actions):
+                if event is None or event.get("type") != "finished":
+                    return None
+                out.append(message("finished", room.id, number, game=room.snapshot(game),
+                                   record=record, abandoned=False))  # fmt: skip
+                continue
+            action = actions[number - 1]
+            before = game.copy()
+            try:
+                if action["type"] == "shoot":
+                    shot = Shot(action["position"], action["direction"], action["power"])
+                    report = game.shoot(Seat[action["seat"].upper()], shot)
+                elif action["type"] == "timeout":
+                    report = game.timeout(Seat[action["seat"].upper()])
+                else:
+                    game.next_round()
+                    report = None
+            except (CrokinoleError, KeyError):
+                return None
+            if game.actions[-1] != action:
+                return None  # the simulation no longer gives the recorded result
+            if event is None:
+                continue
+            if report is None:
+                out.append(message("round", room.id, number, game=room.snapshot(game)))
+            else:
+                out.append(
+                    room.shot_message(
+                        number,
+                        before,
+                        game,
+                        report,
+                        cpu=bool(event.get("cpu")),
+                        unplayed=report.shot is None,
+                    )
+                )
+        return out
+
+    # ------------------------------------------------------------ actions
+
+    @staticmethod
+    def _check_open(room: Room) -> None:
+        if room.status == "abandoned":
+            raise ProtocolError(
+                "game_abandoned", "that game was abandoned: nothing more can happen in it"
+            )
+
+    async def _commit(
+        self,
+        room: Room,
+        game: Game,
+        events: list[dict[str, Any]],
+        *,
+        current_status: str = "playing",
+    ) -> None:
+        """Store ``events`` with ``game`` (the room's game after them), then adopt them.
+
+        The room changes only once the store has the events: if writing fails,
+        the room is exactly as it was.  The write cannot be cancelled halfway
+        (the room would then lag behind the store).
         """
         status = result = None
-        if game.is_over:
+        if any(e["type"] == "finished" for e in events):
             status, result = "finished", room.human_result(game)
-        await anyio.to_thread.run_sync(
-            lambda: self._store.append_event(
-                room.id, payload["event"], payload, game.to_json(), status=status, result=result
-            )
-        )
-        room.game = game
-        room.event = payload["event"]
-        await self._broadcast(room, payload)
-
-    async def _broadcast(self, room: Room, payload: dict[str, Any]) -> None:
-        for connection in list(room.connections):
+        record_json = game.to_json()
+        expected = room.event
+        with anyio.CancelScope(shield=True):
             try:
-                await connection.send_json(payload)
-            except Exception:  # a dead connection just leaves the room
-                room.connections.discard(connection)
+                await anyio.to_thread.run_sync(
+                    lambda: self._store.append_events(
+                        room.id,
+                        expected,
+                        events,
+                        record_json,
+                        status=status,
+                        result=result,
+                        current_status=current_status,
+                    )
+                )
+            except StoreConflictError as exc:
+                log.warning("refused a stale write: %s", exc)
+                self._close(room, "abandoned")
+                raise ProtocolError(
+                    "game_abandoned", "that game was abandoned: nothing more can happen in it"
+                ) from None
+        if self._fault == "exit-after-final-commit" and status == "finished":
+            os._exit(70)  # test-only: a crash right after the game's last commit
+        room.game = game
+        room.event = expected + len(events)
+        if status is not None:
+            room.status = status
+
+    async def _publish(self, room: Room, game: Game, items: list[Any]) -> None:
+        """Commit and send shots (``(before, after, report, cpu, unplayed)``), rounds and the end.
+
+        ``items`` are ``("shot", before, after, report, cpu)`` or ``("round", after)``;
+        a ``finished`` event is added when ``game`` is over.
+        """
+        events: list[dict[str, Any]] = []
+        for item in items:
+            if item[0] == "shot":
+                events.append(_shot_event(item[3], cpu=item[4]))
+            else:
+                events.append({"type": "round"})
+        if game.is_over:
+            events.append({"type": "finished"})
+        first = room.event + 1
+        await self._commit(room, game, events)
+        payloads = []
+        for number, item in enumerate(items, start=first):
+            if item[0] == "shot":
+                _, before, after, report, cpu = item
+                payloads.append(
+                    room.shot_message(
+                        number, before, after, report, cpu=cpu, unplayed=report.shot is None
+                    )
+                )
+            else:
+                payloads.append(message("round", room.id, number, game=room.snapshot(item[1])))
+        if game.is_over:
+            record = await self.device_record(room.token)
+            payloads.append(message("finished", room.id, room.event, game=room.snapshot(game),
+                                    record=record, abandoned=False))  # fmt: skip
+        for payload in payloads:
+            room.broadcast(payload)
+
+    @staticmethod
+    def _timeouts(game: Game, cpu_seat: Seat | None) -> list[Any]:
+        """Shooters with no room on the line lose the disc at once (R3, a timeout).
+
+        Applies them to ``game`` and returns the shot items for them.
+        """
+        items: list[Any] = []
+        while game.phase is Phase.PLAYING:
+            seat = game.current_seat
+            if seat is None or game.can_place(seat):
+                break
+            before = game.copy()
+            report = game.timeout(seat)
+            items.append(("shot", before, game.copy(), report, seat is cpu_seat))
+        return items
 
     async def shoot(self, room: Room, seat: Seat, shot: Shot, *, cpu: bool = False) -> None:
         """Apply a shot, commit it, send it; then let the CPU answer if it is its turn."""
         async with room.lock:
-            game = room.game.copy()
-            before = game.discs
-            shot_id = game.next_disc_id
-            try:
-                report = game.shoot(seat, shot)
-            except NotYourTurn as exc:
-                raise ProtocolError("not_your_turn", str(exc)) from None
-            except IllegalPlacement as exc:
-                raise ProtocolError("illegal_placement", str(exc)) from None
-            except InvalidShotError as exc:
-                raise ProtocolError("illegal_shot", str(exc)) from None
-            except IllegalActionError as exc:
-                raise ProtocolError("illegal_action", str(exc)) from None
-            ids = [d.id for d in before] + [shot_id]
-            owners = [d.owner.name.lower() for d in before] + [seat.name.lower()]
-            payload = message(
-                "shot",
-                room.id,
-                room.event + 1,
-                seat=seat.name.lower(),
-                shot={"position": shot.position, "direction": shot.direction, "power": shot.power},
-                report=report_payload(report, room.game),
-                trajectory=trajectory_payload(report.physics, ids, owners),
-                game=room.snapshot(game),
-                cpu=cpu,
-            )
-            await self._commit_and_send(room, game, payload)
-            if room.game.is_over:
-                await self._finish(room)
-        await self._no_room_to_place(room)
+            self._check_open(room)
+            before = room.game
+            after, report = await anyio.to_thread.run_sync(_play, before, seat, shot)
+            items: list[Any] = [("shot", before, after.copy(), report, cpu)]
+            items += self._timeouts(after, room.cpu_seat)
+            await self._publish(room, after, items)
         if not cpu:
             self.schedule_cpu(room)
-
-    async def _no_room_to_place(self, room: Room) -> None:
-        """A shooter whose quarter is blocked by discs loses the disc at once (R3, a timeout)."""
-        while room.game.phase is Phase.PLAYING:
-            seat = room.game.current_seat
-            if seat is None or room.game.can_place(seat):
-                return
-            async with room.lock:
-                game = room.game.copy()
-                report = report_payload(game.timeout(seat), room.game, unplayed=True)
-                payload = message(
-                    "shot",
-                    room.id,
-                    room.event + 1,
-                    seat=seat.name.lower(),
-                    shot=None,
-                    report=report,
-                    trajectory=trajectory_payload(None, [], []),
-                    game=room.snapshot(game),
-                    cpu=seat is room.cpu_seat,
-                )
-                await self._commit_and_send(room, game, payload)
-                if room.game.is_over:
-                    await self._finish(room)
-
-    async def _finish(self, room: Room) -> None:
-        record = await anyio.to_thread.run_sync(self._store.device_record, room.token)
-        payload = message("finished", room.id, room.event + 1, game=room.snapshot(), record=record)
-        await self._commit_and_send(room, room.game, payload)
 
     async def next_round(self, room: Room) -> None:
         """Confirm the round result and start the next round."""
         async with room.lock:
+            self._check_open(room)
             game = room.game.copy()
             try:
                 game.next_round()
             except IllegalActionError as exc:
                 raise ProtocolError("illegal_action", str(exc)) from None
-            payload = message("round", room.id, room.event + 1, game=room.snapshot(game))
-            await self._commit_and_send(room, game, payload)
-        await self._no_room_to_place(room)
+            items: list[Any] = [("round", game.copy())]
+            items += self._timeouts(game, room.cpu_seat)
+            await self._publish(room, game, items)
         self.schedule_cpu(room)
 
-    async def resign(self, room: Room) -> dict[str, Any]:
-        """Abandon the game (a loss against the CPU); answers with the device record."""
+    async def resign(self, room: Room) -> None:
+        """Abandon the game (a loss against the CPU); every tab of the room gets ``finished``."""
         async with room.lock:
-            if room.game.is_over:
+            self._check_open(room)
+            if room.status == "finished":
                 raise ProtocolError("illegal_action", "the game is over already")
-            if room.cpu_task is not None:
-                room.cpu_task.cancel()
             result = "loss" if room.cpu_seat else None
-            await anyio.to_thread.run_sync(
-                lambda: self._store.set_status(room.id, "abandoned", result)
-            )
-            self._rooms.pop(room.id, None)
-            record = await anyio.to_thread.run_sync(self._store.device_record, room.token)
-            return message("finished", room.id, room.event, game=room.snapshot(), record=record)
+            with anyio.CancelScope(shield=True):
+                changed = await anyio.to_thread.run_sync(self._store.abandon, room.id, result)
+            self._close(room, "abandoned")
+            if not changed:
+                raise ProtocolError(
+                    "game_abandoned", "that game was abandoned: nothing more can happen in it"
+                )
+        room.broadcast(self._abandoned_message(room, await self.device_record(room.token)))
+
+    # ------------------------------------------------------------ the CPU
 
     def schedule_cpu(self, room: Room) -> None:
         """Start the CPU's turns if it is to move and not already thinking."""
-        if room.cpu_seat is None or room.game.current_seat is not room.cpu_seat:
+        if room.status != "playing" or room.cpu_seat is None:
+            return
+        if room.game.current_seat is not room.cpu_seat:
             return
         if room.cpu_task is not None and not room.cpu_task.done():
             return
@@ -356,6 +598,8 @@ class Rooms:
             await self._cpu_loop(room)
         except asyncio.CancelledError:
             raise
+        except ProtocolError as exc:
+            log.info("the CPU of room %s stops: %s", room.id, exc.message)
         except Exception:
             log.exception("the CPU of room %s failed", room.id)
         finally:
@@ -364,10 +608,14 @@ class Rooms:
 
     async def _cpu_loop(self, room: Room) -> None:
         player = make_player(room.opponent)
-        while room.cpu_seat is not None and room.game.current_seat is room.cpu_seat:
-            seen = len(room.game.actions)
+        while (
+            room.status == "playing"
+            and room.cpu_seat is not None
+            and room.game.current_seat is room.cpu_seat
+        ):
+            seen = room.event
             rng = np.random.default_rng(self._rng.integers(2**63))
             shot = await anyio.to_thread.run_sync(player.choose_shot, room.game.copy(), rng)
-            if len(room.game.actions) != seen:
+            if room.event != seen:
                 continue  # the game changed while the CPU thought: think again
             await self.shoot(room, room.cpu_seat, shot, cpu=True)

@@ -5,6 +5,6 @@ records in domain terms.  The schema is managed by Alembic migrations that
 run when a store is opened.
 """
 
-from crokinole.store.store import DeviceRecord, RoomData, SheetData, Store
+from crokinole.store.store import DeviceRecord, RoomData, SheetData, Store, StoreConflictError
 
-__all__ = ["DeviceRecord", "RoomData", "SheetData", "Store"]
+__all__ = ["DeviceRecord", "RoomData", "SheetData", "Store", "StoreConflictError"]

@@ -27,7 +27,8 @@ class RoomRow(Base):
     settings_json: Mapped[str] = mapped_column(Text)
     record_json: Mapped[str] = mapped_column(Text)
     event_number: Mapped[int] = mapped_column(Integer, default=0)
-    status: Mapped[str] = mapped_column(String(16), default="playing")  # playing/finished/abandoned
+    status: Mapped[str] = mapped_column(String(16), default="playing", index=True)
+    # playing/finished/abandoned
     result: Mapped[str | None] = mapped_column(String(8), nullable=True)  # win/draw/loss (vs CPU)
     scoring: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(DateTime)
@@ -35,7 +36,11 @@ class RoomRow(Base):
 
 
 class EventRow(Base):
-    """A message the room sent, kept so a reconnecting client can catch up."""
+    """A domain event of a room (a shot, a new round, the end), numbered from 1.
+
+    The messages a reconnecting client is sent are rebuilt from these and the
+    room's game record, so each row holds only the event.
+    """
 
     __tablename__ = "events"
 
@@ -43,7 +48,7 @@ class EventRow(Base):
         String(32), ForeignKey("rooms.id", ondelete="CASCADE"), primary_key=True
     )
     number: Mapped[int] = mapped_column(Integer, primary_key=True)
-    payload_json: Mapped[str] = mapped_column(Text)
+    event_json: Mapped[str] = mapped_column(Text)
 
 
 class SheetRow(Base):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -10,18 +11,25 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import create_engine, event, select, update
+from sqlalchemy import create_engine, delete, event, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from crokinole.errors import CrokinoleError
 from crokinole.store.models import EventRow, RoomRow, SheetRow
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
-LEVELS = ("easy", "normal", "hard", "expert")
 FORMATS = ("four_rounds", "to_100")
 
 #: A device's results against the CPU: level → format → wins/draws/losses.
 DeviceRecord = dict[str, dict[str, dict[str, int]]]
+
+
+class StoreConflictError(CrokinoleError):
+    """A write that lost a race: the room is no longer at the expected event, or not playing.
+
+    Nothing was written; the caller's view of the room is stale.
+    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,11 +39,13 @@ class RoomData:
     Attributes:
         id: the room id.
         device_token: the device that owns it.
-        opponent: ``easy``/``normal``/``hard``/``expert`` or ``local``.
+        opponent: a CPU level (``easy`` ...) or ``local``.
         settings: the new-game settings it was created with.
-        record_json: the game record (R9) after the last action.
-        event_number: number of the last event sent.
+        record_json: the game record (R9) after the last action ("" once purged).
+        event_number: number of the last event.
         status: ``playing``, ``finished`` or ``abandoned``.
+        result: ``win``/``draw``/``loss`` of the device against the CPU, or None.
+        updated_at: when it last changed (UTC, naive).
     """
 
     id: str
@@ -45,6 +55,8 @@ class RoomData:
     record_json: str
     event_number: int
     status: str
+    result: str | None = None
+    updated_at: datetime | None = None
 
 
 def _now() -> datetime:
@@ -54,11 +66,21 @@ def _now() -> datetime:
 class Store:
     """Rooms and events in a SQL database; every write is one transaction.
 
+    Events are the room's domain events (``{"type": "shot", "seat": ...,
+    "shot": ..., "cpu": ...}``, ``{"type": "round"}``, ``{"type":
+    "finished"}``), numbered from 1; the messages clients are sent are built
+    from them and the game record, so an event row is a few dozen bytes.
+
     >>> store = Store.open("sqlite://")
     >>> store.create_room("r1", "tok", "hard", settings={}, record_json="{}", scoring="to_100")
-    >>> store.append_event("r1", 1, {"type": "shot"}, "{}")
-    >>> [e["type"] for e in store.events_after("r1", 0, limit=10)]
-    ['shot']
+    []
+    >>> store.append_events("r1", 0, [{"type": "shot"}], "{}")
+    >>> store.events_after("r1", 0, limit=10)
+    [(1, {'type': 'shot'})]
+    >>> store.append_events("r1", 0, [{"type": "shot"}], "{}")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    crokinole.store.store.StoreConflictError: room r1 is not playing at event 0 (it is ...
     """
 
     def __init__(self, engine: Engine) -> None:
@@ -79,13 +101,13 @@ class Store:
         store.migrate()
         return store
 
-    def migrate(self) -> None:
-        """Bring the schema to the newest migration."""
+    def migrate(self, revision: str = "head") -> None:
+        """Bring the schema to ``revision`` (the newest migration by default)."""
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS))
         with self._engine.begin() as connection:
             config.attributes["connection"] = connection
-            command.upgrade(config, "head")
+            command.upgrade(config, revision)
 
     def close(self) -> None:
         """Release the database connections."""
@@ -105,15 +127,27 @@ class Store:
         settings: dict[str, Any],
         record_json: str,
         scoring: str,
-    ) -> None:
-        """Store a new room; the device's other unfinished rooms are abandoned."""
-        now = _now()
+        now: datetime | None = None,
+    ) -> list[str]:
+        """Store a new room; the device's other unfinished rooms are abandoned.
+
+        Abandoning a game against the CPU is a loss, however it is done
+        (contract 6): those rooms get the result ``loss``.
+
+        Returns:
+            The ids of the rooms abandoned.
+        """
+        now = now or _now()
         with self._session() as session, session.begin():
-            session.execute(
-                update(RoomRow)
-                .where(RoomRow.device_token == device_token, RoomRow.status == "playing")
-                .values(status="abandoned", updated_at=now)
-            )
+            playing = session.scalars(
+                select(RoomRow).where(
+                    RoomRow.device_token == device_token, RoomRow.status == "playing"
+                )
+            ).all()
+            for row in playing:
+                row.status = "abandoned"
+                row.result = None if row.opponent == "local" else "loss"
+                row.updated_at = now
             session.add(
                 RoomRow(
                     id=room_id,
@@ -129,6 +163,7 @@ class Store:
                     updated_at=now,
                 )
             )
+            return [row.id for row in playing]
 
     def room(self, room_id: str) -> RoomData | None:
         """The room, or None."""
@@ -147,41 +182,77 @@ class Store:
             ).first()
             return None if row is None else row.id
 
-    def append_event(
+    def append_events(
         self,
         room_id: str,
-        number: int,
-        payload: dict[str, Any],
+        expected: int,
+        events: Sequence[dict[str, Any]],
         record_json: str,
         *,
         status: str | None = None,
         result: str | None = None,
+        now: datetime | None = None,
+        current_status: str = "playing",
     ) -> None:
-        """Commit one event with the room's new record (and status) in one transaction."""
+        """Commit events ``expected + 1, ...`` with the room's new record, all or nothing.
+
+        The room must be ``current_status`` (playing) and at event
+        ``expected``; the last shot of a game and its ``finished`` event are
+        written together, with the status.
+
+        Raises:
+            StoreConflictError: the room is not playing at event ``expected``
+                (another write came first, or the game was abandoned); nothing
+                was written.
+        """
+        last = expected + len(events)
         with self._session() as session, session.begin():
-            session.add(EventRow(room_id=room_id, number=number, payload_json=json.dumps(payload)))
             values: dict[str, Any] = {
                 "record_json": record_json,
-                "event_number": number,
-                "updated_at": _now(),
+                "event_number": last,
+                "updated_at": now or _now(),
             }
             if status is not None:
                 values["status"] = status
             if result is not None:
                 values["result"] = result
-            session.execute(update(RoomRow).where(RoomRow.id == room_id).values(**values))
-
-    def set_status(self, room_id: str, status: str, result: str | None = None) -> None:
-        """Mark a room finished or abandoned (with the device's result vs the CPU)."""
-        with self._session() as session, session.begin():
-            session.execute(
+            changed = session.execute(
                 update(RoomRow)
-                .where(RoomRow.id == room_id)
-                .values(status=status, result=result, updated_at=_now())
+                .where(
+                    RoomRow.id == room_id,
+                    RoomRow.status == current_status,
+                    RoomRow.event_number == expected,
+                )
+                .values(**values)
             )
+            if changed.rowcount != 1:  # type: ignore[attr-defined]
+                row = session.get(RoomRow, room_id)
+                where = "missing" if row is None else f"{row.status} at event {row.event_number}"
+                raise StoreConflictError(
+                    f"room {room_id} is not {current_status} at event {expected} (it is {where})"
+                )
+            for number, item in enumerate(events, start=expected + 1):
+                session.add(EventRow(room_id=room_id, number=number, event_json=json.dumps(item)))
 
-    def events_after(self, room_id: str, number: int, *, limit: int) -> list[dict[str, Any]]:
-        """Up to ``limit`` events after ``number``, in order."""
+    def abandon(self, room_id: str, result: str | None, now: datetime | None = None) -> bool:
+        """Mark a playing room abandoned (with the device's result vs the CPU).
+
+        Returns:
+            False if the room was not playing (finished or abandoned already):
+            nothing changed.
+        """
+        with self._session() as session, session.begin():
+            changed = session.execute(
+                update(RoomRow)
+                .where(RoomRow.id == room_id, RoomRow.status == "playing")
+                .values(status="abandoned", result=result, updated_at=now or _now())
+            )
+            return bool(changed.rowcount == 1)  # type: ignore[attr-defined]
+
+    def events_after(
+        self, room_id: str, number: int, *, limit: int
+    ) -> list[tuple[int, dict[str, Any]]]:
+        """Up to ``limit`` events after ``number``, in order, with their numbers."""
         with self._session() as session:
             rows = session.scalars(
                 select(EventRow)
@@ -189,13 +260,13 @@ class Store:
                 .order_by(EventRow.number)
                 .limit(limit)
             ).all()
-            return [json.loads(r.payload_json) for r in rows]
+            return [(r.number, json.loads(r.event_json)) for r in rows]
 
-    def device_record(self, device_token: str) -> DeviceRecord:
-        """Wins, draws and losses of the device per CPU level and format."""
+    def device_record(self, device_token: str, levels: Sequence[str]) -> DeviceRecord:
+        """Wins, draws and losses of the device per CPU level (``levels``) and format."""
         record: DeviceRecord = {
             level: {fmt: {"wins": 0, "draws": 0, "losses": 0} for fmt in FORMATS}
-            for level in LEVELS
+            for level in levels
         }
         with self._session() as session:
             rows = session.execute(
@@ -208,6 +279,29 @@ class Store:
             if opponent in record and scoring in record[opponent] and result in key:
                 record[opponent][scoring][key[result]] += 1
         return record
+
+    def purge_abandoned(self, before: datetime) -> int:
+        """Compact abandoned games last changed before ``before`` (the retention period).
+
+        Their events and game record go; a game against the CPU keeps its row
+        (settings and result) because the loss counts in the device's record,
+        a two-player game is deleted.
+
+        Returns:
+            The number of rooms compacted or deleted.
+        """
+        with self._session() as session, session.begin():
+            old = select(RoomRow.id).where(
+                RoomRow.status == "abandoned", RoomRow.updated_at < before
+            )
+            local = list(session.scalars(old.where(RoomRow.result.is_(None))))
+            cpu = list(
+                session.scalars(old.where(RoomRow.result.is_not(None), RoomRow.record_json != ""))
+            )
+            session.execute(delete(EventRow).where(EventRow.room_id.in_(local + cpu)))
+            session.execute(delete(RoomRow).where(RoomRow.id.in_(local)))
+            session.execute(update(RoomRow).where(RoomRow.id.in_(cpu)).values(record_json=""))
+            return len(local) + len(cpu)
 
     # ---------------------------------------------------------------- sheets
 
@@ -301,6 +395,8 @@ def _room_data(row: RoomRow) -> RoomData:
         record_json=row.record_json,
         event_number=row.event_number,
         status=row.status,
+        result=row.result,
+        updated_at=row.updated_at,
     )
 
 

@@ -1,0 +1,98 @@
+"""What one client may cost the server: settings, rate limits and the websocket origin check.
+
+Every limit is a plain value of :class:`ServerSettings` (``crokinole serve``
+options); the rate limiter takes the time as an argument so its rules are
+tested without clocks.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSettings:
+    """The server's limits and policies.
+
+    Attributes:
+        allowed_origins: websocket ``Origin`` values accepted besides the
+            server's own (e.g. ``https://play.example.org``); ``*`` accepts any.
+        rooms_per_minute: new games (``new_game``, ``rematch``) one device
+            token may start in any 60 seconds.
+        hello_timeout: seconds a new websocket has to say ``hello``.
+        connections_per_address: open websockets from one IP address.
+        retention_days: abandoned games are compacted after this many days.
+        queue_messages: messages waiting for one connection before it is
+            dropped as too slow.
+        queue_bytes: bytes waiting for one connection before it is dropped.
+        send_timeout: seconds one message may take to send before the
+            connection is dropped.
+        warm_up: compile the simulator and the CPU search at startup.
+    """
+
+    allowed_origins: tuple[str, ...] = ()
+    rooms_per_minute: int = 20
+    hello_timeout: float = 10.0
+    connections_per_address: int = 32
+    retention_days: float = 30.0
+    queue_messages: int = 256
+    queue_bytes: int = 4 * 1024 * 1024
+    send_timeout: float = 30.0
+    warm_up: bool = True
+
+
+class RateLimiter:
+    """At most ``limit`` events per key in any ``window`` seconds (a sliding window).
+
+    >>> limiter = RateLimiter(limit=2, window=60.0)
+    >>> [limiter.allow("tok", now) for now in (0.0, 1.0, 2.0, 60.5)]
+    [True, True, False, True]
+    """
+
+    def __init__(self, limit: int, window: float) -> None:
+        self._limit = limit
+        self._window = window
+        self._seen: dict[str, deque[float]] = {}
+
+    def allow(self, key: str, now: float) -> bool:
+        """Count an event for ``key`` at time ``now`` if the limit allows it."""
+        times = self._seen.setdefault(key, deque())
+        while times and times[0] <= now - self._window:
+            times.popleft()
+        if len(times) >= self._limit:
+            return False
+        times.append(now)
+        if len(self._seen) > 10_000:  # forget idle keys so memory stays bounded
+            for idle in [k for k, v in self._seen.items() if not v or v[-1] <= now - self._window]:
+                del self._seen[idle]
+        return True
+
+
+def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
+    """Whether a websocket handshake's ``Origin`` may open a connection.
+
+    Browsers always send ``Origin`` on a websocket handshake, so a page of
+    another site is refused unless it is listed in ``allowed``.  A client
+    that sends no ``Origin`` at all is not a browser (a script, a test, a
+    native app): it could set any header it likes, so refusing it would
+    protect nothing; it is accepted.
+
+    >>> origin_allowed("http://localhost:8000", "localhost:8000", ())
+    True
+    >>> origin_allowed("https://evil.example", "localhost:8000", ())
+    False
+    >>> origin_allowed("https://play.example", "10.0.0.2:8000", ("https://play.example",))
+    True
+    >>> origin_allowed(None, "localhost:8000", ())
+    True
+    """
+    if origin is None:
+        return True
+    if "*" in allowed or origin in allowed:
+        return True
+    if origin == "null" or host is None:
+        return False
+    parts = urlsplit(origin)
+    return parts.scheme in ("http", "https") and parts.netloc.lower() == host.lower()
