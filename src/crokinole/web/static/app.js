@@ -2,24 +2,28 @@
 // Protocol: docs/protocol.md. No build step, no dependencies.
 
 import { framesAt } from "./anim.js";
-import { BoardView, markSvg } from "./board.js";
+import { BoardView, markSvg, setScheme } from "./board.js";
 import {
   SEAT_ANGLE, aimVector, clamp, compass, directionOf, placement, placementProblem, positionOf, round, zoneOf,
 } from "./geometry.js";
 import { Connection } from "./net.js";
 import { play, setSoundEnabled } from "./sound.js";
 import { deviceToken, loadGame, loadPrefs, saveGame, savePrefs } from "./store.js";
+import { describeShot, viewerOf } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const TEST_ROUNDS = Number.parseInt(params.get("rounds") || "", 10);
 const SPEED = clamp(Number.parseFloat(params.get("speed") || "1") || 1, 0.1, 20);
+// Tests may shorten the CPU's pause from the address (?cpu_pause=0); players use Settings.
+const PAUSE_PARAM = Number.parseFloat(params.get("cpu_pause") ?? "");
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
-const DEFAULT_POWER = 30;
+// A first shot starts straight at the centre with a power that stops in the 10: a neutral
+// starting point, not a made 20 (every straight shot from 27% to 42.7% drops on an open board).
+const DEFAULT_POWER = 20;
+const BUSY_AFTER_MS = 600; // an answer slower than this shows the "server is working" sign
 const FADE_S = 0.45; // removed discs (out, fouls) fade after the motion ends
 const ROUND_WAIT_S = 10; // R6: the next round starts after 10 seconds
-const LEVELS = ["easy", "normal", "hard", "expert"];
-const LEVEL_NAME = { easy: "CPU Easy", normal: "CPU Normal", hard: "CPU Hard", expert: "CPU Expert", local: "Two players" };
 const FORMAT_NAME = { four_rounds: "four rounds", to_100: "to 100" };
 
 // ------------------------------------------------------------------ state
@@ -47,7 +51,11 @@ const S = {
   screen: "start",
   roundTimer: null,
   confirmAction: null,
+  startConfirmed: false,
   connection: "connecting",
+  levels: [], // [{id, name}] from welcome.levels, weakest first
+  log: [], // the shots of the round on screen: [{text, foul}]
+  thinking: false, // the CPU's shot has arrived and waits for its pause to end
 };
 
 const view = new BoardView($("board"));
@@ -67,6 +75,24 @@ const conn = new Connection({
 function aimOf(seat) {
   if (!S.aim[seat]) S.aim[seat] = { position: 0, direction: 0, power: DEFAULT_POWER };
   return S.aim[seat];
+}
+
+/** "CPU Easy" for a level id, from the server's list. */
+function levelName(id) {
+  const l = S.levels.find((x) => x.id === id);
+  return l ? `CPU ${l.name}` : id === "local" ? "Two players" : String(id);
+}
+
+function cpuPause() {
+  if (Number.isFinite(PAUSE_PARAM)) return clamp(PAUSE_PARAM, 0, 5);
+  const v = Number.parseFloat(S.prefs.cpu_pause);
+  return Number.isFinite(v) ? clamp(v, 0, 5) : 0.8;
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => {
+    setTimeout(resolve, ms);
+  });
 }
 
 function seatInfo(game, seat) {
@@ -134,7 +160,9 @@ function persist() {
     saveGame(null);
     return;
   }
-  saveGame({ room: S.room, lastEvent: S.lastEvent, game: S.game, you: S.you, opponent: S.opponent });
+  saveGame({
+    room: S.room, lastEvent: S.lastEvent, game: S.game, you: S.you, opponent: S.opponent, aim: S.aim, log: S.log,
+  });
 }
 
 function send(msg) {
@@ -142,9 +170,24 @@ function send(msg) {
     setMessage("Not connected to the server — reconnecting…", true);
     return false;
   }
-  if (msg.type !== "ping") S.pending = { type: msg.type, at: performance.now() };
+  if (msg.type !== "ping") {
+    S.pending = { type: msg.type, at: performance.now() };
+    setTimeout(renderBusy, BUSY_AFTER_MS + 20);
+  }
   refresh();
   return true;
+}
+
+/** The "server is working" sign: shown while an answer takes more than a moment. */
+function renderBusy() {
+  const slow = Boolean(S.pending) && performance.now() - S.pending.at >= BUSY_AFTER_MS && S.connection === "open";
+  const el = $("busy");
+  if (slow) {
+    $("busy-text").textContent = S.pending.type === "new_game" || S.pending.type === "rematch"
+      ? "Setting up the game…"
+      : "The server is working…";
+  }
+  el.hidden = !slow;
 }
 
 // ------------------------------------------------------------------ connection
@@ -247,6 +290,7 @@ function onError(msg) {
 
 function onWelcome(msg) {
   S.pending = null;
+  if (Array.isArray(msg.levels)) setLevels(msg.levels);
   if (msg.record) S.record = msg.record;
   renderRecord();
   if (S.room && msg.room !== S.room) {
@@ -259,10 +303,26 @@ function onWelcome(msg) {
   refresh();
 }
 
+/** The CPU levels the server offers (welcome.levels) become the opponent choices. */
+function setLevels(levels) {
+  S.levels = levels.filter((l) => l && typeof l.id === "string" && typeof l.name === "string");
+  for (const form of [$("start-form"), $("settings-form")]) {
+    const select = form.elements.opponent;
+    const keep = select.value;
+    const local = select.querySelector("option[value=local]");
+    for (const o of Array.from(select.options)) if (o.value !== "local") o.remove();
+    for (const l of S.levels) select.insertBefore(new Option(`CPU ${l.name}`, l.id), local);
+    select.value = keep;
+  }
+  fillOptions($("start-form"), S.prefs);
+  toggleNameField();
+}
+
 function forgetGame() {
   S.room = null;
   S.game = null;
   S.you = [];
+  S.log = [];
   S.lastEvent = null;
   S.queueRoom = null;
   S.lastQueued = null;
@@ -279,7 +339,10 @@ async function showEvent(msg) {
       closeDialog($("game-dialog"));
       S.you = Array.isArray(msg.you) ? msg.you : S.you;
       S.opponent = msg.opponent ?? S.opponent;
-      S.aim = {};
+      if (msg.room !== S.room) {
+        // A new game: its log starts empty; each player keeps the aim of their last shot.
+        S.log = [];
+      }
       applySnapshot(msg.game);
       showGame();
       setMessage("");
@@ -287,21 +350,22 @@ async function showEvent(msg) {
       if (msg.game.phase === "game_over") openGameDialog();
       return;
     case "shot": {
+      if (msg.cpu) await thinkingPause();
       await animateShot(msg);
       applySnapshot(msg.game);
-      const a = aimOf(msg.seat);
-      a.position = 0;
-      a.direction = 0;
-      const who = seatInfo(msg.game, msg.seat);
-      const text = shotText(msg, msg.game);
-      setMessage(`${who ? who.name : msg.seat}: ${text}`, msg.report && msg.report.valid === false);
+      const text = describeShot(msg.report, viewerOf(msg.game, S.you, isLocal()), msg.seat);
+      const foul = Boolean(msg.report && msg.report.valid === false);
+      S.log.push({ text, foul });
+      setMessage(text, foul);
+      renderLog();
       if (msg.game.phase === "round_over") openRoundDialog();
       return;
     }
     case "round":
       closeDialog($("round-dialog"));
+      S.log = [];
+      renderLog();
       applySnapshot(msg.game);
-      S.aim = Object.fromEntries(Object.entries(S.aim).map(([k, v]) => [k, { ...v, position: 0, direction: 0 }]));
       setMessage(`Round ${msg.game.round} begins.`);
       return;
     case "finished":
@@ -323,23 +387,34 @@ function applySnapshot(game) {
   refresh();
 }
 
-function shotText(msg, game) {
-  const r = msg.report || {};
-  if (r.explanation) {
-    // The referee speaks to the shooter; name the seats as the players know them.
-    let text = r.explanation;
-    if (!S.you.includes(msg.seat)) text = text.replace(/\byour disc\b/g, "the shot disc");
-    return text.replace(/\b20 for (South|West|North|East)\b/g, (_, seat) => {
-      const info = seatInfo(game, seat.toLowerCase());
-      if (!info) return `20 for ${seat}`;
-      return !isLocal() && S.you.includes(info.seat) ? "20 for you" : `20 for ${info.name}`;
-    });
+/** The CPU's shot waits a moment after the last one ends, so "thinking…" is seen and the
+ * previous result can be read; Settings shortens or removes the pause. */
+async function thinkingPause() {
+  const ms = cpuPause() * 1000;
+  if (ms <= 0) return;
+  S.thinking = true;
+  refresh();
+  let left = ms;
+  while (left > 0) {
+    const step = Math.min(left, 100);
+    await sleep(step); // eslint-disable-line no-await-in-loop
+    if (!S.paused) left -= step; // a paused game pauses the CPU too
   }
-  const parts = [];
-  if (r.valid === false) parts.push("Foul.");
-  if (r.twenties && r.twenties.length) parts.push(`${r.twenties.length === 1 ? "A 20" : `${r.twenties.length} twenties`}!`);
-  for (const x of r.removed || []) parts.push(x.text ? `A disc: ${x.text}.` : "A disc went out.");
-  return parts.join(" ") || "Shot played.";
+  S.thinking = false;
+}
+
+function renderLog() {
+  const list = $("shot-log");
+  list.replaceChildren(
+    ...S.log.map((e) => {
+      const li = document.createElement("li");
+      li.textContent = e.text;
+      if (e.foul) li.className = "foul";
+      return li;
+    }).reverse(),
+  );
+  $("shot-log-empty").hidden = S.log.length > 0;
+  $("shot-log-title").textContent = S.game ? `Shots in round ${S.game.round}` : "Shots this round";
 }
 
 // ------------------------------------------------------------------ animation
@@ -450,21 +525,55 @@ function draw() {
   view.draw(scene);
 }
 
+/** Landscape screens put the board beside the rest (style.css, min-aspect-ratio 5/4). */
+function wideLayout() {
+  return window.matchMedia("(min-aspect-ratio: 5/4)").matches;
+}
+
+/**
+ * Size the board so that all of it is in the visible area, never under the controls:
+ * on wide screens the full height beside the side column; otherwise the full width, and no
+ * taller than the space between its top and the bottom of the screen.
+ */
 function layout() {
+  document.body.classList.toggle("in-game", S.screen === "game");
   if (S.screen !== "game") return;
+  const game = $("game-screen");
   const wrap = $("board-wrap");
-  const side = document.querySelector(".side");
-  const controls = $("controls");
-  const playEl = document.querySelector(".play");
-  const row = getComputedStyle(playEl).flexDirection === "row";
-  const top = wrap.getBoundingClientRect().top;
-  let height = window.innerHeight - top - 8;
-  let width = wrap.clientWidth;
-  if (row) width = playEl.clientWidth - side.offsetWidth - 16;
-  // Below the board: the controls and about two lines of messages (a longer one may scroll).
-  else height -= controls.offsetHeight + 64;
-  const size = Math.max(260, Math.min(width, height, 1100));
+  const cs = getComputedStyle(game);
+  const padX = Number.parseFloat(cs.paddingLeft) + Number.parseFloat(cs.paddingRight);
+  const vw = document.documentElement.clientWidth;
+  const vh = window.innerHeight;
+  const top = wrap.getBoundingClientRect().top + window.scrollY;
+  let size;
+  if (wideLayout()) {
+    const side = $("side").getBoundingClientRect().width;
+    const gap = Number.parseFloat(cs.columnGap) || 0;
+    size = Math.min(vw - padX - side - gap, vh - top - Number.parseFloat(cs.paddingBottom) - 2);
+  } else {
+    size = Math.min(vw - padX, vh - top - 6);
+  }
+  size = Math.max(160, Math.min(size, 1100));
   if (view.resize(size)) draw();
+  placeResultDialogs();
+}
+
+/** On wide screens the result dialogs sit over the side column, beside the board. */
+function placeResultDialogs() {
+  const beside = S.screen === "game" && wideLayout();
+  const side = $("side").getBoundingClientRect();
+  const score = document.querySelector(".scoreboard").getBoundingClientRect();
+  for (const d of [$("round-dialog"), $("game-dialog")]) {
+    d.classList.toggle("beside", beside);
+    if (beside) {
+      d.style.left = `${Math.round(side.left)}px`;
+      d.style.top = `${Math.round(score.top)}px`;
+      d.style.width = `${Math.round(side.width)}px`;
+      d.style.maxHeight = `${Math.round(window.innerHeight - score.top - 8)}px`;
+    } else {
+      for (const k of ["left", "top", "width", "maxHeight"]) d.style[k] = "";
+    }
+  }
 }
 
 function updateFlip() {
@@ -479,6 +588,7 @@ function refresh() {
   renderScoreboard();
   renderControls();
   renderDiscList();
+  renderBusy();
   $("pause-button").disabled = S.screen !== "game";
   requestDraw();
 }
@@ -487,6 +597,8 @@ function renderScoreboard() {
   const g = S.game;
   if (!g) return;
   const moving = S.anim ? null : g.current_seat;
+  const turn = $("turn-indicator");
+  turn.classList.toggle("thinking", S.thinking || (!S.anim && g.phase === "playing" && Boolean(seatInfo(g, g.current_seat)?.cpu)));
   for (let i = 0; i < 2; i += 1) {
     const card = $(`side-card-${i}`);
     const side = g.sides[i];
@@ -502,7 +614,7 @@ function renderScoreboard() {
     const seatWords = seats.map((s) => s.seat).join(", ");
     card.innerHTML = `<div class="name">${markSvg(g, i)}<span title="${escapeHtml(seatWords)}">${escapeHtml(sideName(g, i))}</span></div>
       <div class="stats"><span>Score <b class="score" data-testid="score-${i}">${side.score}</b></span>
-      <span>Round <b data-testid="round-total-${i}">${side.round_total}</b></span>
+      <span>This round <b data-testid="round-total-${i}">${side.round_total}</b></span>
       <span>In hand <b data-testid="in-hand-${i}">${inHand}</b></span>
       <span>20s <b data-testid="twenties-${i}">${side.twenties}</b></span>
       <span>Ditch <b>${side.ditch ?? 0}</b></span></div>`;
@@ -526,10 +638,10 @@ function turnText() {
   const info = seat && seatInfo(g, seat);
   if (!info) return "";
   if (S.you.includes(seat)) {
-    if (isLocal()) return `${info.name} to shoot (${seat})`;
+    if (isLocal()) return `${info.name} to shoot`;
     return "Your turn";
   }
-  if (info.cpu) return `${info.name} is thinking…`;
+  if (info.cpu || S.thinking) return `${info.name} is thinking…`;
   return `${info.name} to shoot`;
 }
 
@@ -571,9 +683,9 @@ function renderControls() {
   setControl("direction", d.direction);
   setControl("power", d.power);
   const info = seatInfo(g, shown);
-  $("controls-legend").textContent = isLocal() && info ? `${info.name}'s shot (${shown})` : "Your shot";
+  $("controls-legend").textContent = isLocal() && info ? `${info.name}'s shot` : "Your shot";
   $("controls-hint").textContent = isLocal() && shown === "north" && !view.flip
-    ? "North's view: position and direction are seen by the north player — positive turns to their right (your screen's left)."
+    ? `${info ? info.name : "The top player"} shoots from the top: position and direction are seen from their chair — positive turns to their right (your screen's left).`
     : "Position 0° is the middle of your quarter; direction 0° points at the centre, positive to your right.";
 }
 
@@ -617,13 +729,13 @@ function renderRecord() {
   const rec = S.record;
   if (!rec) return;
   let any = false;
-  const rows = LEVELS.map((lvl) => {
+  const rows = S.levels.map((l) => l.id).map((lvl) => {
     const cells = ["four_rounds", "to_100"].map((f) => {
       const r = (rec[lvl] && rec[lvl][f]) || { wins: 0, draws: 0, losses: 0 };
       if (r.wins + r.draws + r.losses > 0) any = true;
       return `<td>${r.wins}</td><td>${r.draws}</td><td>${r.losses}</td>`;
     });
-    return `<tr><th scope="row">${LEVEL_NAME[lvl]}</th>${cells.join("")}</tr>`;
+    return `<tr><th scope="row">${escapeHtml(levelName(lvl))}</th>${cells.join("")}</tr>`;
   });
   if (!any) {
     box.innerHTML = '<p class="note">No games against the CPU yet.</p>';
@@ -646,14 +758,18 @@ function showStart() {
   stopRoundTimer();
   fillOptions($("start-form"), S.prefs);
   toggleNameField();
+  resetStartConfirm();
+  layout();
   refresh();
-  fetch(`/api/record/${encodeURIComponent(S.token)}`)
+  // The device token goes in a header, never in the address (it would land in access logs).
+  fetch("/api/record", { headers: { "X-Device-Token": S.token } })
     .then((r) => (r.ok ? r.json() : null))
     .then((data) => {
       if (!data) return;
       if (data.record) S.record = data.record;
       renderRecord();
       if (data.room && data.room !== S.room) S.welcomeRoom = data.room;
+      if (!S.welcomeRoom) resetStartConfirm();
       $("continue-box").hidden = !S.welcomeRoom || S.screen !== "start";
     })
     .catch(() => {});
@@ -665,6 +781,7 @@ function showGame() {
   $("start-screen").hidden = true;
   $("game-screen").hidden = false;
   layout();
+  renderLog();
   refresh();
   $("board").focus({ preventScroll: true });
 }
@@ -679,7 +796,7 @@ function setStartStatus(text, bad = false) {
     $("start-form").append(el);
   }
   el.textContent = text;
-  el.style.color = bad ? "var(--bad)" : "";
+  el.classList.toggle("status-bad", bad);
 }
 
 function openDialog(d) {
@@ -690,19 +807,23 @@ function closeDialog(d) {
   if (d.open) d.close();
 }
 
+/** A round's result, one column per side (so it fits a phone whatever the names). */
 function resultTable(g, h) {
   const four = g.rules.scoring !== "to_100";
-  const rows = g.sides.map((_, i) => {
-    const c = (h.counts && h.counts[i]) || [0, 0, 0, 0];
-    const pts = h.points ? h.points[i] : 0;
-    return `<tr><th scope="row">${markSvg(g, i, 16)} ${escapeHtml(sideName(g, i))}</th>
-      <td>${c[0]}</td><td>${c[1]}</td><td>${c[2]}</td><td>${c[3]}</td><td><b>${h.totals[i]}</b></td>
-      <td>${four ? pts : `+${pts}`}</td><td>${h.scores_after ? h.scores_after[i] : ""}</td></tr>`;
-  });
-  return `<table class="result-table"><thead><tr><th scope="col">Side</th><th scope="col">20s</th><th scope="col">15s</th>
-    <th scope="col">10s</th><th scope="col">5s</th><th scope="col">Total</th>
-    <th scope="col">${four ? "Round points" : "Points added"}</th><th scope="col">Game score</th></tr></thead>
-    <tbody>${rows.join("")}</tbody></table>`;
+  const sides = g.sides.map((_, i) => i);
+  const head = sides.map((i) => `<th scope="col"><span class="side-head">${markSvg(g, i, 16)}<span>${escapeHtml(sideName(g, i))}</span></span></th>`).join("");
+  const row = (label, cells, cls = "") => `<tr${cls ? ` class="${cls}"` : ""}><th scope="row">${label}</th>${cells.map((c) => `<td>${c}</td>`).join("")}</tr>`;
+  const counts = (k) => sides.map((i) => ((h.counts && h.counts[i]) || [0, 0, 0, 0])[k]);
+  const rows = [
+    row("20s", counts(0)), row("15s", counts(1)), row("10s", counts(2)), row("5s", counts(3)),
+    row("Round total", sides.map((i) => h.totals[i]), "total"),
+    row(four ? "Round points" : "Points added", sides.map((i) => {
+      const pts = h.points ? h.points[i] : 0;
+      return four ? pts : `+${pts}`;
+    })),
+    row("Game score", sides.map((i) => (h.scores_after ? h.scores_after[i] : ""))),
+  ];
+  return `<table class="result-table"><thead><tr><td></td>${head}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
 
 function roundWinnerLine(g, h) {
@@ -727,10 +848,27 @@ function openRoundDialog() {
   const next = $("next-button");
   next.disabled = false;
   next.setAttribute("aria-label", "Next round");
+  setPeek(false);
+  placeResultDialogs();
   openDialog($("round-dialog"));
   next.focus();
   announce(line);
   startRoundTimer();
+}
+
+/** "Look at the board": the round result shrinks to a bar so the discs can be seen. */
+function setPeek(on) {
+  const d = $("round-dialog");
+  if (d.open && on !== d.classList.contains("peek")) {
+    // Folded, the result is not modal: the board under it can be looked at (and touched).
+    d.close();
+    if (on) d.show();
+    else d.showModal();
+  }
+  d.classList.toggle("peek", on);
+  const b = $("peek-button");
+  b.setAttribute("aria-pressed", String(on));
+  b.textContent = on ? "Show the result" : "Look at the board";
 }
 
 function startRoundTimer() {
@@ -743,7 +881,7 @@ function startRoundTimer() {
   };
   tick();
   S.roundTimer = setInterval(() => {
-    if (S.paused) return;
+    if (S.paused || $("round-dialog").classList.contains("peek")) return; // looking at the board
     left -= 0.25;
     tick();
     if (left <= 0) {
@@ -788,9 +926,9 @@ function openGameDialog() {
   const last = g.history[g.history.length - 1];
   let record = "";
   const lvl = S.opponent;
-  if (S.record && LEVELS.includes(lvl)) {
+  if (S.record && S.levels.some((l) => l.id === lvl)) {
     const r = S.record[lvl]?.[g.rules.scoring];
-    if (r) record = `<p class="note">Your record against ${LEVEL_NAME[lvl]}, ${FORMAT_NAME[g.rules.scoring]}: ${r.wins} won, ${r.draws} drawn, ${r.losses} lost.</p>`;
+    if (r) record = `<p class="note">Your record against ${escapeHtml(levelName(lvl))}, ${FORMAT_NAME[g.rules.scoring]}: ${r.wins} won, ${r.draws} drawn, ${r.losses} lost.</p>`;
   }
   $("game-body").innerHTML = `<p class="result-line">${scores}</p>
     ${last ? `<h3>Last round</h3>${resultTable(g, last)}` : ""}
@@ -799,6 +937,7 @@ function openGameDialog() {
     ${record}`;
   $("rematch-button").disabled = false;
   $("rematch-button").hidden = g.phase !== "game_over"; // a resigned game is gone from the server
+  placeResultDialogs();
   openDialog($("game-dialog"));
   ($("rematch-button").hidden ? $("new-game-button") : $("rematch-button")).focus();
   announce(`${title} Final score ${g.sides.map((s, i) => `${sideName(g, i)} ${s.score}`).join(", ")}.`);
@@ -1142,13 +1281,23 @@ function wireControls() {
   $("start-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const form = $("start-form");
+    if (S.welcomeRoom && !S.startConfirmed) {
+      // An unfinished game exists: starting another abandons it (a loss against the CPU).
+      S.startConfirmed = true;
+      $("start-confirm").hidden = false;
+      $("start-button").textContent = "Yes, abandon it and start";
+      return;
+    }
     const opts = readOptions(form);
     S.prefs = {
       ...S.prefs, ...opts,
       names: { south: form.elements.name_south.value, north: form.elements.name_north.value },
     };
     savePrefs(S.prefs);
-    if (newGame({ ...opts, names: S.prefs.names })) setStartStatus("Starting…");
+    if (newGame({ ...opts, names: S.prefs.names })) {
+      setStartStatus("Starting…");
+      resetStartConfirm();
+    }
     else setStartStatus("Not connected to the server — reconnecting…", true);
   });
   $("start-form").elements.opponent.addEventListener("change", toggleNameField);
@@ -1165,6 +1314,7 @@ function wireControls() {
   });
 
   $("next-button").addEventListener("click", confirmNextRound);
+  $("peek-button").addEventListener("click", () => setPeek(!$("round-dialog").classList.contains("peek")));
   for (const id of ["round-dialog", "game-dialog"]) {
     $(id).addEventListener("cancel", (ev) => ev.preventDefault());
   }
@@ -1198,12 +1348,24 @@ function wireControls() {
     }
     sform.elements.turn_board.checked = Boolean(S.prefs.turn_board);
     sform.elements.sound.checked = Boolean(S.prefs.sound);
+    sform.elements.scheme.value = S.prefs.scheme || "classic";
+    sform.elements.cpu_pause.value = String(cpuPause());
+    if (!sform.elements.cpu_pause.value) sform.elements.cpu_pause.value = "0.8";
     resetConfirm();
     const inGame = S.screen === "game" && S.game && S.game.phase !== "game_over";
     $("settings-resign").hidden = !inGame;
     openDialog(settings);
   });
   sform.elements.sound.addEventListener("change", () => setSound(sform.elements.sound.checked));
+  sform.elements.scheme.addEventListener("change", () => {
+    S.prefs.scheme = sform.elements.scheme.value;
+    savePrefs(S.prefs);
+    applyScheme();
+  });
+  sform.elements.cpu_pause.addEventListener("change", () => {
+    S.prefs.cpu_pause = Number.parseFloat(sform.elements.cpu_pause.value);
+    savePrefs(S.prefs);
+  });
   sform.elements.turn_board.addEventListener("change", () => {
     S.prefs.turn_board = sform.elements.turn_board.checked;
     savePrefs(S.prefs);
@@ -1254,7 +1416,7 @@ function wireControls() {
       refresh();
     }
   }, 3000);
-  if (window.ResizeObserver) new ResizeObserver(layout).observe(document.querySelector(".play"));
+  if (window.ResizeObserver) new ResizeObserver(layout).observe($("game-screen"));
   window.addEventListener("online", () => {
     if (!conn.open) conn.restart();
   });
@@ -1266,10 +1428,27 @@ function wireControls() {
 function askConfirm(action, label) {
   S.confirmAction = action;
   $("settings-confirm").hidden = false;
+  const cpu = S.opponent && S.opponent !== "local";
   $("settings-confirm").querySelector("p").textContent = action === "resign"
-    ? "Resign this game? Against the CPU it counts as a loss."
-    : "Starting a new game abandons the game in progress (against the CPU it counts as a loss).";
+    ? `Resign this game? ${cpu ? "It counts as a loss in your record." : "It ends without a winner."}`
+    : `Starting a new game abandons this one. ${cpu ? "It counts as a loss in your record, as resigning does." : "It ends without a winner."}`;
   $(action === "resign" ? "settings-resign" : "settings-apply").textContent = label;
+}
+
+function resetStartConfirm() {
+  S.startConfirmed = false;
+  $("start-confirm").hidden = true;
+  $("start-button").textContent = "Start";
+}
+
+function applyScheme() {
+  setScheme(S.prefs.scheme || "classic");
+  view.invalidate();
+  refresh();
+  if (S.game) {
+    renderScoreboard();
+    renderLog();
+  }
 }
 
 function resetConfirm() {
@@ -1306,6 +1485,9 @@ Object.defineProperties(api, {
   room: { get: () => S.room, enumerable: true },
   opponent: { get: () => S.opponent, enumerable: true },
   busy: { get: () => S.animating || S.processing || S.queue.length > 0 || Boolean(S.pending), enumerable: true },
+  thinking: { get: () => S.thinking, enumerable: true },
+  log: { get: () => S.log.map((e) => e.text), enumerable: true },
+  levels: { get: () => S.levels.map((l) => ({ ...l })), enumerable: true },
   canShoot: { get: () => canInput(), enumerable: true },
   connected: { get: () => S.connection === "open", enumerable: true },
   /** Page coordinates (CSS pixels) of a board point, and of the disc waiting to be shot. */
@@ -1333,6 +1515,7 @@ Object.defineProperty(window, "crokinole", { value: api, writable: false, config
 // ------------------------------------------------------------------ start
 
 function init() {
+  setScheme(S.prefs.scheme || "classic");
   wireControls();
   setSound(Boolean(S.prefs.sound));
   fillOptions($("start-form"), S.prefs);
@@ -1347,6 +1530,8 @@ function init() {
       S.opponent = saved.opponent ?? null;
       S.lastEvent = saved.lastEvent;
       S.lastQueued = saved.lastEvent;
+      if (saved.aim && typeof saved.aim === "object") S.aim = saved.aim;
+      if (Array.isArray(saved.log)) S.log = saved.log.filter((e) => e && typeof e.text === "string");
       view.setBoard(S.game.board);
       updateFlip();
       if (S.game.phase !== "game_over") showGame();

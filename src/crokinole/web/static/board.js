@@ -4,20 +4,41 @@ import { zoneOf } from "./geometry.js";
 
 const TAU = Math.PI * 2;
 
+// Disc colours. Every disc's outer ring (`edge`, at least EDGE_MIN_PX wide) has at least 3:1
+// contrast with every colour of the maple surface (WCAG non-text contrast): a light disc cannot
+// have that contrast in its body on light wood, so its ring carries it. The mark has 3:1 with
+// the body. tests/web/test_browser.py computes these ratios from the values exported here.
 export const SIDE_STYLE = {
-  light: { fill: "#f4ecdc", edge: "#7d6b50", mark: "#4a3b28" },
+  light: { fill: "#f4ecdc", edge: "#5a4630", mark: "#4a3b28" },
   dark: { fill: "#272420", edge: "#050505", mark: "#efe6d2" },
-  red: { fill: "#b8362b", edge: "#5c1410", mark: "#fbe9e5" },
-  blue: { fill: "#2d5f9e", edge: "#10243f", mark: "#eef4fb" },
+  red: { fill: "#9e2a20", edge: "#4a0f0a", mark: "#fbe9e5" },
+  blue: { fill: "#245a9a", edge: "#0c1d33", mark: "#eef4fb" },
+};
+export const EDGE_MIN_PX = 2;
+/** The maple surface: gradient stops, and the zone tints laid over them ([r, g, b, alpha]). */
+export const MAPLE = ["#f3dcae", "#dcb47a"];
+export const ZONE_TINTS = [[120, 70, 20, 0.06], [255, 240, 200, 0.25]];
+/** The seeds' colour schemes (Settings), side 0 first; "classic" is what the server sends. */
+export const SCHEMES = {
+  classic: null,
+  dot: [{ colour: "light", mark: "dot" }, { colour: "dark", mark: "none" }],
+  blue_red: [{ colour: "blue", mark: "circle" }, { colour: "red", mark: "triangle" }],
 };
 const FALLBACK_MARKS = ["circle", "triangle", "square"];
 const FALLBACK_COLOURS = ["light", "dark", "red", "blue"];
+let scheme = null;
 
-/** Colour and mark of a side from the snapshot (colour AND mark, never colour alone, R1). */
+/** Choose a colour scheme of SCHEMES by name (unknown names fall back to the server's). */
+export function setScheme(name) {
+  scheme = SCHEMES[name] || null;
+}
+
+/** Colour and mark of a side (colour AND mark, never colour alone, R1). */
 export function sideLook(game, side) {
   const s = game && game.sides && game.sides[side];
-  const colour = (s && s.colour) || FALLBACK_COLOURS[side % FALLBACK_COLOURS.length];
-  const mark = (s && s.mark) || FALLBACK_MARKS[side % FALLBACK_MARKS.length];
+  const chosen = scheme && scheme[side];
+  const colour = (chosen && chosen.colour) || (s && s.colour) || FALLBACK_COLOURS[side % FALLBACK_COLOURS.length];
+  const mark = (chosen && chosen.mark) || (s && s.mark) || FALLBACK_MARKS[side % FALLBACK_MARKS.length];
   return { colour, mark, style: SIDE_STYLE[colour] || SIDE_STYLE.red };
 }
 
@@ -28,8 +49,10 @@ export function markSvg(game, side, size = 18) {
   if (mark === "circle") inner = `<circle r="4" fill="none" stroke="${style.mark}" stroke-width="1.8"/>`;
   else if (mark === "triangle") inner = `<path d="M0 -4.8 L4.3 2.6 L-4.3 2.6 Z" fill="${style.mark}"/>`;
   else if (mark === "diamond") inner = `<path d="M0 -4.6 L4.6 0 L0 4.6 L-4.6 0 Z" fill="${style.mark}"/>`;
+  else if (mark === "dot") inner = `<circle r="2.4" fill="${style.mark}"/>`;
+  else if (mark === "none") inner = "";
   else inner = `<rect x="-3.4" y="-3.4" width="6.8" height="6.8" fill="${style.mark}"/>`;
-  return `<svg class="mark" aria-hidden="true" width="${size}" height="${size}" viewBox="-10 -10 20 20"><circle r="9" fill="${style.fill}" stroke="${style.edge}" stroke-width="1.4"/>${inner}</svg>`;
+  return `<svg class="mark" aria-hidden="true" width="${size}" height="${size}" viewBox="-10 -10 20 20"><circle r="8.8" fill="${style.fill}" stroke="${style.edge}" stroke-width="2"/>${inner}</svg>`;
 }
 
 export class BoardView {
@@ -67,6 +90,11 @@ export class BoardView {
       this.boardKey = key;
       this.cache = null;
     }
+  }
+
+  /** Drop the cached board drawing (colours changed). */
+  invalidate() {
+    this.cache = null;
   }
 
   setFlip(flip) {
@@ -139,8 +167,8 @@ export class BoardView {
 
     // Playing surface: warm maple, lightly shaded.
     const wood = g.createRadialGradient(cx - R * 0.25, cy - R * 0.3, R * 0.1, cx, cy, R);
-    wood.addColorStop(0, "#f3dcae");
-    wood.addColorStop(1, "#dcb47a");
+    wood.addColorStop(0, MAPLE[0]);
+    wood.addColorStop(1, MAPLE[1]);
     g.beginPath();
     g.arc(cx, cy, R, 0, TAU);
     g.fillStyle = wood;
@@ -152,11 +180,11 @@ export class BoardView {
     g.beginPath();
     g.arc(cx, cy, b.shooting_line_radius * s, 0, TAU);
     g.arc(cx, cy, b.ten_radius * s, 0, TAU, true);
-    g.fillStyle = "rgba(120, 70, 20, 0.06)";
+    g.fillStyle = `rgba(${ZONE_TINTS[0].join(", ")})`;
     g.fill();
     g.beginPath();
     g.arc(cx, cy, b.fifteen_radius * s, 0, TAU);
-    g.fillStyle = "rgba(255, 240, 200, 0.25)";
+    g.fillStyle = `rgba(${ZONE_TINTS[1].join(", ")})`;
     g.fill();
 
     // Circles: shooting line, 10 circle, 15 circle.
@@ -331,7 +359,7 @@ export class BoardView {
     body.addColorStop(1, shade(style.fill, -0.18));
     g.fillStyle = body;
     g.fill();
-    g.lineWidth = Math.max(1, 0.07 * s);
+    g.lineWidth = Math.max(EDGE_MIN_PX, 0.1 * s);
     g.strokeStyle = style.edge;
     g.stroke();
     g.fillStyle = style.mark;
@@ -349,6 +377,12 @@ export class BoardView {
       g.lineTo(x - t * 0.9, y + t * 0.55);
       g.closePath();
       g.fill();
+    } else if (mark === "dot") {
+      g.beginPath();
+      g.arc(x, y, r * 0.26, 0, TAU);
+      g.fill();
+    } else if (mark === "none") {
+      // The plain disc of the light-with-a-dot scheme.
     } else if (mark === "diamond") {
       const q = r * 0.5;
       g.beginPath();

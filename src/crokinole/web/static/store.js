@@ -41,6 +41,8 @@ const DEFAULT_PREFS = {
   sound: false,
   turn_board: false,
   names: {},
+  scheme: "classic", // colours of the discs: board.js SCHEMES
+  cpu_pause: 0.8, // seconds the CPU waits after the previous shot before its own is shown
 };
 
 export function loadPrefs() {
