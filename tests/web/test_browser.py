@@ -214,7 +214,10 @@ def test_play_against_the_cpu_by_click_drag_and_keyboard(server_url: str, new_pa
     assert in_hand(answered, "north") == in_hand(game, "north") - 1
     shot(page, "game-in-progress")
 
-    # Keyboard: D moves the disc, arrows aim, Enter shoots.
+    # The turn starts from the last aim (position 12); keyboard: D moves the disc, arrows aim,
+    # Enter shoots.
+    assert page.evaluate("() => window.crokinole.aim.position") == pytest.approx(12.0, abs=0.3)
+    page.get_by_test_id("position-input").fill("0")
     page.get_by_test_id("board-canvas").focus()
     page.keyboard.press("Escape")  # resets the aim: direction 0, power 20
     for _ in range(4):
@@ -942,7 +945,12 @@ def test_levels_come_from_the_server_and_the_record_from_a_header(
 ) -> None:
     page = new_page()
     requests: list[Any] = []
-    page.on("request", lambda request: requests.append(request))
+
+    # Playwright cannot take a bound builtin as a handler; hence the function.
+    def keep(request: Any) -> None:
+        requests.append(request)
+
+    page.on("request", keep)
     open_client(page, server_url)
     sync_api.expect(page.get_by_test_id("record")).to_be_visible()
     page.wait_for_function("() => window.crokinole.levels.length > 0")
@@ -979,3 +987,48 @@ def test_pages_have_nothing_inline_for_the_csp(name: str) -> None:
     finder = _InlineFinder()
     finder.feed((STATIC / name).read_text(encoding="utf-8"))
     assert finder.found == []
+
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+
+
+def test_the_game_runs_under_the_content_security_policy(server_url: str, new_page: Any) -> None:
+    """Contract 4's policy on every page load (added here, whatever the server sends).
+
+    Anything inline that the policy refuses is a console error, which fails the test
+    (see ``new_page``); so the start screen, a shot, the dialogs and the help all run under it.
+    """
+    page = new_page()
+
+    def with_policy(route: Any) -> None:
+        response = route.fetch()
+        headers = {**response.headers, "content-security-policy": CSP}
+        route.fulfill(response=response, headers=headers)
+
+    page.route("**/*", with_policy)
+    violations: list[str] = []
+    page.on(
+        "console", lambda m: violations.append(m.text) if "Content Security" in m.text else None
+    )
+    start_game(page, server_url, "easy", query="?cpu_pause=0.2")
+    wait_my_turn(page)
+    shoot_from_a_free_place(page, power=24)
+    wait_my_turn(page)
+    sync_api.expect(page.get_by_test_id("shot-log").locator("li")).to_have_count(2)
+    page.get_by_test_id("settings-button").click()
+    page.get_by_test_id("scheme-select").select_option("dot")
+    page.locator("#settings-close").click()
+    page.get_by_test_id("how-to-play-link").click()
+    sync_api.expect(page.locator("#help-dialog")).to_contain_text("required contact")
+    page.keyboard.press("Escape")
+    page.goto(f"{server_url}/static/how-to-play.html")
+    sync_api.expect(page.locator("main")).to_contain_text("How to play")
+    # The page's own stylesheet applies (no <style> element is needed any more).
+    assert (
+        page.evaluate("() => getComputedStyle(document.querySelector('main')).maxWidth") != "none"
+    )
+    assert violations == []
