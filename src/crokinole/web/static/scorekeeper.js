@@ -1,34 +1,45 @@
 // The score keeper: score sheets for games on a real board, kept on the server
 // (tied to this device's token) and shared read-only by link.  The server
-// validates every entry and computes points, running scores and the winner
-// with the rules engine; this page only shows them and collects entries.
+// validates every entry and computes points, running scores, games and the
+// winner with the rules engine; this page only shows them and collects entries.
+// Players are spoken of by name; seats only decide the order of play.
 
 import { deviceToken } from "./store.js";
 
-const LAYOUT_SIDES = {
-  singles: [["south"], ["north"]],
-  doubles: [["south", "north"], ["west", "east"]],
-  two_vs_one: [["south", "north"], ["west"]],
-  three_singles: [["south"], ["west"], ["north"]],
+// Per layout: the sides, each a list of seats (R2), the disc counts R2 allows,
+// and how the name boxes are labelled.
+const LAYOUTS = {
+  singles: {
+    text: "Singles",
+    sides: [["south"], ["north"]],
+    discs: [
+      [8, "8 each (tournament)"],
+      [12, "12 each (home rule)"],
+    ],
+    labels: ["Player 1", "Player 2"],
+  },
+  doubles: {
+    text: "Doubles",
+    sides: [["south", "north"], ["west", "east"]],
+    discs: [[12, "6 each, 12 per team"]],
+    labels: ["Team 1, player 1", "Team 1, player 2", "Team 2, player 1", "Team 2, player 2"],
+  },
+  two_vs_one: {
+    text: "2 against 1",
+    sides: [["south", "north"], ["west"]],
+    discs: [[12, "12 per side (the pair shares them, 6 each)"]],
+    labels: ["Pair, player 1", "Pair, player 2", "Single player"],
+  },
+  three_singles: {
+    text: "Three singles",
+    sides: [["south"], ["west"], ["north"]],
+    discs: [[8, "8 each"]],
+    labels: ["Player 1", "Player 2", "Player 3"],
+  },
 };
-const DEFAULT_NAMES = {
-  singles: ["Player 1", "Player 2"],
-  doubles: ["Team 1", "Team 2"],
-  two_vs_one: ["Pair", "Single"],
-  three_singles: ["Player 1", "Player 2", "Player 3"],
-};
-const LAYOUT_TEXT = {
-  singles: "Singles",
-  doubles: "Doubles",
-  two_vs_one: "2 against 1",
-  three_singles: "Three singles",
-};
-const ZONES = [
-  ["20s", 20],
-  ["15s", 15],
-  ["10s", 10],
-  ["5s", 5],
-];
+const CLOCKWISE = ["south", "west", "north", "east"];
+const ZONES = [20, 15, 10, 5];
+const MAX_GAMES = 9;
 const KEY = "crokinole.sheet";
 
 const $ = (id) => document.getElementById(id);
@@ -36,14 +47,27 @@ const token = deviceToken();
 const params = new URLSearchParams(location.search);
 const shareId = params.get("share");
 let sheet = null; // the server's view of the open sheet
-let editing = null; // round number being entered again, or null
+let editing = null; // the round being entered again (from the view), or null
+const typed = []; // names typed on the new-sheet form, by box, kept across format changes
+let firstBox = 0; // the name box of who shoots first
 
 function say(text) {
   $("status").textContent = text;
 }
 
-function titleCase(seat) {
-  return seat.charAt(0).toUpperCase() + seat.slice(1);
+function el(tag, text = "", attrs = {}) {
+  const node = document.createElement(tag);
+  node.textContent = text;
+  Object.assign(node.dataset, attrs);
+  return node;
+}
+
+function button(text, label, onClick) {
+  const b = el("button", text);
+  b.type = "button";
+  if (label) b.setAttribute("aria-label", label);
+  b.addEventListener("click", onClick);
+  return b;
 }
 
 async function api(method, path, body) {
@@ -60,54 +84,105 @@ async function api(method, path, body) {
   }
   if (answer.status === 204) return null;
   const data = await answer.json().catch(() => ({}));
-  if (!answer.ok) throw new Error(data.error || `The server answered ${answer.status}.`);
+  if (!answer.ok) throw new Error(sentence(data.error || `The server answered ${answer.status}.`));
   return data;
+}
+
+/** The server's plain reasons as a sentence: capital first, full stop last. */
+function sentence(text) {
+  const s = String(text).trim();
+  if (!s) return s;
+  const first = s.charAt(0).toUpperCase() + s.slice(1);
+  return /[.!?]$/.test(first) ? first : `${first}.`;
 }
 
 // ------------------------------------------------------------------ setup
 
-function sideLabel(layout, index) {
-  const seats = LAYOUT_SIDES[layout][index].map(titleCase).join(" & ");
-  return `${index + 1}: ${seats}`;
+function nameBoxes() {
+  return [...$("name-inputs").querySelectorAll("input")];
 }
 
-function renderSetup() {
-  const layout = $("layout").value;
-  const names = $("names");
-  names.querySelectorAll("label").forEach((l) => l.remove());
-  LAYOUT_SIDES[layout].forEach((_, i) => {
-    const label = document.createElement("label");
-    label.textContent = `Side ${sideLabel(layout, i)}`;
+function renderNames() {
+  const layout = LAYOUTS[$("layout").value];
+  const seats = layout.sides.flat();
+  const boxes = seats.map((seat, k) => {
+    const label = el("label", layout.labels[k]);
     const input = document.createElement("input");
     input.type = "text";
     input.maxLength = 40;
     input.required = true;
-    input.value = DEFAULT_NAMES[layout][i];
-    input.dataset.testid = `sheet-name-${i}`;
     input.autocomplete = "off";
+    input.value = typed[k] ?? `Player ${k + 1}`;
+    input.dataset.testid = `sheet-name-${k}`;
+    input.dataset.seat = seat;
+    input.addEventListener("input", () => {
+      typed[k] = input.value;
+      renderFirst();
+    });
     label.append(input);
-    names.append(label);
+    return label;
   });
+  $("name-inputs").replaceChildren(...boxes);
+}
+
+function renderDiscs() {
+  const options = LAYOUTS[$("layout").value].discs;
+  const before = Number($("discs").value);
+  $("discs").replaceChildren(...options.map(([n, text]) => new Option(text, String(n))));
+  if (options.some(([n]) => n === before)) $("discs").value = String(before);
+  $("discs").disabled = options.length === 1;
+}
+
+function renderFirst() {
+  // The chosen person (by name box) stays chosen when the format changes.
   const first = $("first-seat");
+  const boxes = nameBoxes();
+  const seats = CLOCKWISE.filter((s) => boxes.some((i) => i.dataset.seat === s));
   first.replaceChildren(
-    ...LAYOUT_SIDES[layout].flat().map((seat) => new Option(titleCase(seat), seat)),
+    ...seats.map((seat) => {
+      const k = boxes.findIndex((i) => i.dataset.seat === seat);
+      return new Option(boxes[k].value.trim() || `Player ${k + 1}`, seat);
+    }),
   );
-  $("tie-label").hidden = $("scoring").value !== "four_rounds";
+  const chosen = boxes[firstBox] ?? boxes[0];
+  first.value = chosen.dataset.seat;
+}
+
+function renderGames() {
+  const games = $("games");
+  if (games.options.length) return;
+  for (let n = 1; n <= MAX_GAMES; n += 1) {
+    games.append(new Option(n === 1 ? "One game" : `A match of ${n} games`, String(n)));
+  }
+}
+
+function renderSetup() {
+  renderDiscs();
+  renderNames();
+  renderFirst();
+  renderGames();
+  renderTie();
+}
+
+function renderTie() {
+  const fourRounds = $("scoring").value === "four_rounds";
+  $("tie-label").hidden = !fourRounds;
+  $("scoring-hint").textContent = fourRounds
+    ? "The best total of a round takes 2 points, a tie 1 each; after four rounds the most points wins."
+    : "The round winner adds the difference between the totals; the first to reach 100 wins.";
 }
 
 async function listSheets() {
   try {
     const { sheets } = await api("GET", "/api/sheets");
-    const list = $("sheet-list");
-    list.replaceChildren(
+    $("sheet-list").replaceChildren(
       ...sheets.map((s) => {
-        const li = document.createElement("li");
-        const button = document.createElement("button");
-        button.type = "button";
-        const state = s.over ? "finished" : `round ${s.rounds.length + 1}`;
-        button.textContent = `${s.names.join(" – ")} (${LAYOUT_TEXT[s.layout]}, ${state})`;
-        button.addEventListener("click", () => openSheet(s.id));
-        li.append(button);
+        const li = el("li");
+        const state = s.over ? resultText(s) : `round ${s.rounds.length + 1} next`;
+        const b = button(`${s.names.join(" – ")} (${LAYOUTS[s.layout].text}, ${state})`, null, () =>
+          openSheet(s.id),
+        );
+        li.append(b);
         return li;
       }),
     );
@@ -119,19 +194,31 @@ async function listSheets() {
 
 async function createSheet(event) {
   event.preventDefault();
-  const names = [...$("names").querySelectorAll("input")].map((i) => i.value.trim());
+  const layout = $("layout").value;
+  const names = nameBoxes().map((i) => i.value.trim());
+  const body = {
+    layout,
+    discs_per_side: Number($("discs").value),
+    scoring: $("scoring").value,
+    tie: $("tie").value,
+    match_games: Number($("games").value),
+    first_seat: $("first-seat").value,
+  };
+  const sides = LAYOUTS[layout].sides;
+  if (sides.every((side) => side.length === 1)) {
+    body.names = names;
+  } else {
+    let k = 0;
+    body.players = sides.map((side) => side.map(() => names[k++]));
+  }
+  $("setup-error").textContent = "";
   try {
-    const created = await api("POST", "/api/sheets", {
-      layout: $("layout").value,
-      names,
-      scoring: $("scoring").value,
-      tie: $("tie").value,
-      first_seat: $("first-seat").value,
-    });
+    const created = await api("POST", "/api/sheets", body);
+    typed.length = 0;
     show(created);
-    say("Sheet started.");
+    say(`Sheet started. ${created.next_first_name} shoots first.`);
   } catch (err) {
-    say(err.message);
+    $("setup-error").textContent = err.message;
   }
 }
 
@@ -140,6 +227,7 @@ async function createSheet(event) {
 async function openSheet(id) {
   try {
     show(await api("GET", `/api/sheets/${id}`));
+    say("");
   } catch (err) {
     localStorage.removeItem(KEY);
     say(err.message);
@@ -155,6 +243,12 @@ function showSetup() {
   listSheets();
 }
 
+function discsText(view) {
+  if (view.layout === "doubles") return "6 discs each (12 per team)";
+  if (view.layout === "two_vs_one") return "12 discs per side (the pair 6 each)";
+  return `${view.discs_per_side} discs each`;
+}
+
 function formatText(view) {
   const scoring =
     view.scoring === "four_rounds"
@@ -162,14 +256,48 @@ function formatText(view) {
           view.tie === "draw" ? "is a draw" : "plays extra rounds"
         })`
       : `first to ${view.target} (the round winner adds the difference)`;
-  return `${LAYOUT_TEXT[view.layout]}, ${view.discs_per_side} discs per side, ${scoring}.`;
+  const match =
+    view.match_games > 1
+      ? ` A match of ${view.match_games} games: the most games won takes it.`
+      : "";
+  return `${LAYOUTS[view.layout].text}, ${discsText(view)}, ${scoring}.${match}`;
 }
 
-function cell(tag, text, attrs = {}) {
-  const el = document.createElement(tag);
-  el.textContent = text;
-  Object.assign(el.dataset, attrs);
-  return el;
+function scoreLine(names, scores) {
+  return names.map((n, i) => `${n} ${scores[i]}`).join(" · ");
+}
+
+function gameResult(view, game) {
+  const o = game.outcome;
+  const score = game.scores.join(" – ");
+  if (!o) return `under way, ${score}`;
+  if (o.winner === null) return `drawn, ${score}`;
+  return `${view.names[o.winner]} won, ${score}`;
+}
+
+function resultText(view) {
+  const o = view.outcome;
+  if (!o) return "";
+  if (view.match_games === 1) {
+    const score = view.scores.join(" – ");
+    return o.winner === null
+      ? `The game is a draw, ${score}.`
+      : `${view.names[o.winner]} wins the game, ${score}.`;
+  }
+  const won = (i) => `${view.wins[i]} game${view.wins[i] === 1 ? "" : "s"}`;
+  if (o.winner === null) {
+    return `The match is drawn: ${o.drawn.map((i) => `${view.names[i]} ${won(i)}`).join(", ")}.`;
+  }
+  const others = view.names
+    .map((n, i) => (i === o.winner ? null : `${n} ${won(i)}`))
+    .filter(Boolean)
+    .join(", ");
+  return `${view.names[o.winner]} wins the match with ${won(o.winner)} (${others}).`;
+}
+
+function countsText(counts) {
+  const parts = counts.map((n, z) => (n ? `${n}×${ZONES[z]}` : null)).filter(Boolean);
+  return parts.length ? parts.join(" ") : "no discs";
 }
 
 function show(view) {
@@ -178,76 +306,91 @@ function show(view) {
   if (view.id) localStorage.setItem(KEY, view.id);
   $("setup").hidden = true;
   $("sheet").hidden = false;
+  $("rename").hidden = true;
   $("sheet-title").textContent = view.names.join(" – ");
   $("sheet-format").textContent = formatText(view);
   const readOnly = Boolean(shareId);
-  const points = view.scoring === "four_rounds" ? "points" : "added";
+  const match = view.match_games > 1;
+  const over = view.over;
 
-  const head = document.createElement("tr");
-  head.append(cell("th", "Round"), cell("th", "First"));
-  view.names.forEach((n) => head.append(cell("th", n)));
-  head.append(cell("th", view.scoring === "four_rounds" ? "Game points" : "Score"));
-  if (!readOnly) head.append(cell("th", ""));
+  // The running score and who opens next: kept in view while entering a round.
+  const gameNow = match ? `Game ${view.game} of ${view.match_games}: ` : "";
+  const lastGame = view.games[view.games.length - 1];
+  const scores = over && lastGame ? lastGame.scores : view.scores;
+  $("running-score").textContent = `${gameNow}${scoreLine(view.names, scores)}`;
+  const roundsInGame = view.rounds.filter((r) => r.game === view.game).length;
+  $("next").textContent = over
+    ? "Finished."
+    : `${match ? `Game ${view.game}, round` : "Round"} ${roundsInGame + 1}: ${
+        view.next_first_name
+      } shoots first.`;
+
+  $("winner").hidden = !over;
+  $("winner").textContent = resultText(view);
+  $("games-list").hidden = !match || view.games.length === 0;
+  $("games-list").replaceChildren(
+    ...view.games.map((g) => el("li", `Game ${g.number}: ${gameResult(view, g)}`)),
+  );
+
+  const columns = 3 + view.names.length + (readOnly ? 0 : 1);
+  const head = el("tr");
+  head.append(el("th", "Round"), el("th", "First"));
+  view.names.forEach((n) => head.append(el("th", n)));
+  head.append(el("th", view.scoring === "four_rounds" ? "Game score" : "Score"));
+  if (!readOnly) head.append(el("th", "", {}));
+  head.lastChild.className = readOnly ? "" : "tools-col";
   $("rounds").tHead.replaceChildren(head);
 
-  const body = view.rounds.map((r) => {
-    const tr = document.createElement("tr");
-    tr.dataset.testid = `sheet-round-${r.number}`;
-    tr.append(cell("td", String(r.number)), cell("td", titleCase(r.first)));
+  const points = view.scoring === "four_rounds" ? "points" : "added";
+  const body = [];
+  view.rounds.forEach((r) => {
+    if (match && r.number === 1) {
+      const tr = el("tr");
+      tr.className = "game-head";
+      const th = el("th", `Game ${r.game}`);
+      th.colSpan = columns;
+      tr.append(th);
+      body.push(tr);
+    }
+    const tr = el("tr", "", { testid: `sheet-round-${r.index}` });
+    tr.append(el("td", String(r.number)), el("td", r.first_name));
     r.totals.forEach((t, i) => {
-      const td = cell("td", String(t));
-      const detail = document.createElement("small");
-      detail.textContent = ` +${r.points[i]}`;
-      detail.title = `${r.points[i]} ${points}`;
-      if (r.counts) {
-        const [a, b, c, d] = r.counts[i];
-        td.title = `${a}×20, ${b}×15, ${c}×10, ${d}×5`;
-      }
-      td.append(detail);
+      const td = el("td");
+      td.append(el("strong", String(t)));
+      if (r.points[i]) td.append(el("small", `+${r.points[i]} ${points}`));
+      if (r.counts) td.append(el("small", countsText(r.counts[i]), { counts: "" }));
       tr.append(td);
     });
-    tr.append(cell("td", r.scores.join(" – ")));
+    tr.append(el("td", r.scores.join(" – ")));
     if (!readOnly) {
-      const tools = document.createElement("td");
+      const tools = el("td");
       tools.className = "row-tools";
-      const edit = cell("button", "✎");
-      edit.type = "button";
-      edit.setAttribute("aria-label", `Edit round ${r.number}`);
-      edit.addEventListener("click", () => startEdit(r));
-      const del = cell("button", "✕");
-      del.type = "button";
-      del.setAttribute("aria-label", `Delete round ${r.number}`);
-      del.addEventListener("click", () => deleteRound(r.number));
-      tools.append(edit, del);
+      const where = match ? ` of game ${r.game}` : "";
+      tools.append(button("✎", `Edit round ${r.number}${where}`, () => startEdit(r)));
       tr.append(tools);
     }
-    return tr;
+    body.push(tr);
+    const game = view.games[r.game - 1];
+    if (match && game.outcome && r.number === game.rounds) {
+      const end = el("tr");
+      end.className = "game-end";
+      const td = el("td", `Game ${r.game}: ${gameResult(view, game)}`);
+      td.colSpan = columns;
+      end.append(td);
+      body.push(end);
+    }
   });
   $("rounds").tBodies[0].replaceChildren(...body);
 
-  const foot = document.createElement("tr");
-  foot.append(cell("th", "Game"), cell("td", ""));
-  view.scores.forEach((s) => foot.append(cell("td", String(s))));
-  foot.append(cell("td", ""));
-  if (!readOnly) foot.append(cell("td", ""));
+  const foot = el("tr");
+  foot.append(el("th", match ? `Game ${view.game}` : "Total"), el("td", ""));
+  scores.forEach((s) => foot.append(el("td", String(s))));
+  foot.append(el("td", ""));
+  if (!readOnly) foot.append(el("td", ""));
   $("rounds").tFoot.replaceChildren(foot);
 
-  const over = view.over;
-  $("winner").hidden = !over;
-  if (over) {
-    const o = view.outcome;
-    $("winner").textContent =
-      o.winner === null
-        ? `The game is a draw (${o.drawn.map((i) => view.names[i]).join(" and ")}).`
-        : `${view.names[o.winner]} wins the game, ${view.scores.join(" – ")}.`;
-  }
-  $("next").textContent = over
-    ? ""
-    : `Round ${view.rounds.length + 1}: ${titleCase(view.next_first)} shoots first.`;
-  $("entry").hidden = readOnly || (over && editing === null);
-  $("save-round").hidden = false;
-  document.querySelectorAll(".owner-only").forEach((el) => (el.hidden = readOnly));
-  $("share").hidden = readOnly;
+  $("entry").hidden = readOnly || over;
+  for (const id of ["share", "rename-open", "delete-sheet"]) $(id).hidden = readOnly;
   $("new-sheet").textContent = readOnly ? "Keep your own score" : "New sheet";
   $("csv").href = `/api/shared/${view.share_id}.csv`;
   renderEntry();
@@ -260,19 +403,24 @@ function mode() {
 function renderEntry(prefill) {
   if (!sheet) return;
   const counting = mode() === "counts";
-  $("entry-title").textContent = editing
-    ? `Round ${editing}, entered again`
-    : `Round ${sheet.rounds.length + 1}`;
+  const match = sheet.match_games > 1;
+  if (editing) {
+    const where = match ? ` of game ${editing.game}` : "";
+    $("entry-title").textContent = `Round ${editing.number}${where}, entered again`;
+  } else {
+    const next = sheet.rounds.filter((r) => r.game === sheet.game).length + 1;
+    $("entry-title").textContent = `${match ? `Game ${sheet.game}, round` : "Round"} ${next}`;
+  }
   $("save-round").textContent = editing ? "Save round" : "Add round";
   $("cancel-edit").hidden = editing === null;
+  $("delete-round").hidden = editing === null;
   $("entry-error").textContent = "";
   const sides = sheet.names.map((name, i) => {
-    const box = document.createElement("fieldset");
+    const box = el("fieldset");
     box.className = "side";
-    box.append(cell("legend", name));
+    box.append(el("legend", name));
     if (!counting) {
-      const label = document.createElement("label");
-      label.textContent = "Round total";
+      const label = el("label", `Round total (0 to ${sheet.max_total}, in fives)`);
       const input = document.createElement("input");
       input.type = "number";
       input.inputMode = "numeric";
@@ -287,12 +435,9 @@ function renderEntry(prefill) {
       return box;
     }
     const counts = prefill?.counts ? prefill.counts[i] : [0, 0, 0, 0];
-    ZONES.forEach(([label, value], z) => {
-      const row = document.createElement("div");
+    ZONES.forEach((value, z) => {
+      const row = el("div");
       row.className = "stepper";
-      const minus = cell("button", "−");
-      minus.type = "button";
-      minus.setAttribute("aria-label", `${name}: one disc fewer on ${value}`);
       const input = document.createElement("input");
       input.type = "number";
       input.inputMode = "numeric";
@@ -300,37 +445,58 @@ function renderEntry(prefill) {
       input.max = String(sheet.discs_per_side);
       input.value = String(counts[z]);
       input.dataset.testid = `sheet-count-${i}-${value}`;
+      input.dataset.side = String(i);
       input.setAttribute("aria-label", `${name}: discs on ${value}`);
-      const plus = cell("button", "+");
-      plus.type = "button";
-      plus.setAttribute("aria-label", `${name}: one disc more on ${value}`);
-      minus.addEventListener("click", () => {
+      const minus = button("−", `${name}: one disc fewer on ${value}`, () => {
         input.value = String(Math.max(0, Number(input.value || 0) - 1));
         updateTotals();
       });
-      plus.addEventListener("click", () => {
-        input.value = String(Number(input.value || 0) + 1);
+      minus.dataset.step = "minus";
+      const plus = button("+", `${name}: one disc more on ${value}`, () => {
+        // Never more discs than the side has (R2): the button stops at the limit.
+        if (sideDiscs(i) < sheet.discs_per_side) input.value = String(Number(input.value || 0) + 1);
         updateTotals();
       });
+      plus.dataset.step = "plus";
+      plus.dataset.testid = `sheet-plus-${i}-${value}`;
       input.addEventListener("input", updateTotals);
-      row.append(cell("span", label), minus, input, plus);
+      row.append(el("span", value === 20 ? "In the 20" : `On ${value}`), minus, input, plus);
       box.append(row);
     });
-    box.append(cell("p", "", { total: String(i) }));
+    box.append(el("p", "", { total: String(i) }));
     return box;
   });
   $("entry-sides").replaceChildren(...sides);
   updateTotals();
 }
 
+function sideInputs(i) {
+  return [...$("entry-sides").querySelectorAll(`input[data-side="${i}"]`)];
+}
+
+function sideDiscs(i) {
+  return sideInputs(i).reduce((sum, input) => sum + (Number(input.value) || 0), 0);
+}
+
 function updateTotals() {
   if (!sheet || mode() !== "counts") return;
   sheet.names.forEach((_, i) => {
-    const values = ZONES.map(([, v]) => Number($("entry-sides").querySelector(`[data-testid="sheet-count-${i}-${v}"]`).value || 0));
-    const total = values.reduce((sum, n, z) => sum + n * ZONES[z][1], 0);
+    const inputs = sideInputs(i);
+    const values = inputs.map((input) => Number(input.value) || 0);
+    const total = values.reduce((sum, n, z) => sum + n * ZONES[z], 0);
     const discs = values.reduce((a, b) => a + b, 0);
+    const full = discs >= sheet.discs_per_side;
+    inputs.forEach((input, z) => {
+      const row = input.parentElement;
+      row.querySelector('[data-step="plus"]').disabled = full;
+      row.querySelector('[data-step="minus"]').disabled = values[z] <= 0;
+    });
     const out = $("entry-sides").querySelector(`[data-total="${i}"]`);
-    out.textContent = `Total ${total} (${discs} of ${sheet.discs_per_side} discs)`;
+    const over = discs > sheet.discs_per_side;
+    out.classList.toggle("error", over);
+    out.textContent = over
+      ? `${discs} discs counted, but a side has only ${sheet.discs_per_side}.`
+      : `Total ${total} (${discs} of ${sheet.discs_per_side} discs)`;
   });
 }
 
@@ -338,8 +504,8 @@ function readEntry() {
   const inputs = [...$("entry-sides").querySelectorAll("input")];
   const numbers = inputs.map((input) => {
     const text = input.value.trim();
-    if (text === "" || !/^-?\d+$/.test(text)) {
-      throw new Error("Every box needs a whole number.");
+    if (text === "" || !/^\d+$/.test(text)) {
+      throw new Error("Every box needs a whole number, 0 or more.");
     }
     return Number(text);
   });
@@ -358,34 +524,119 @@ async function saveRound(event) {
     $("entry-error").textContent = err.message;
     return;
   }
+  const before = sheet;
+  const edited = editing;
   try {
-    const path = editing
-      ? `/api/sheets/${sheet.id}/rounds/${editing}`
+    const path = edited
+      ? `/api/sheets/${sheet.id}/rounds/${edited.index}`
       : `/api/sheets/${sheet.id}/rounds`;
-    const view = await api(editing ? "PUT" : "POST", path, entry);
-    const what = editing ? `Round ${editing} saved.` : `Round ${view.rounds.length} added.`;
+    const view = await api(edited ? "PUT" : "POST", path, entry);
     show(view);
-    say(what);
+    say(afterSave(before, view, edited));
   } catch (err) {
     $("entry-error").textContent = err.message;
   }
 }
 
+/** What changed, in words: the round saved, a game or the match decided, who opens next. */
+function afterSave(before, view, edited) {
+  if (edited) return `Round ${edited.number} saved.`;
+  const last = view.rounds[view.rounds.length - 1];
+  const parts = [`Round ${last.number} added.`];
+  if (view.over) {
+    parts.push(resultText(view));
+  } else if (view.game > before.game) {
+    const ended = view.games[last.game - 1];
+    parts.push(`Game ${last.game}: ${gameResult(view, ended)}. Game ${view.game} begins.`);
+  }
+  if (!view.over) parts.push(`${view.next_first_name} shoots first.`);
+  return parts.join(" ");
+}
+
 function startEdit(round) {
-  editing = round.number;
+  editing = round;
   $("entry").hidden = false;
-  const radio = document.querySelector(`input[name="mode"][value="${round.counts ? "counts" : "totals"}"]`);
+  const radio = document.querySelector(
+    `input[name="mode"][value="${round.counts ? "counts" : "totals"}"]`,
+  );
   radio.checked = true;
   renderEntry(round);
   $("entry").scrollIntoView({ block: "nearest" });
   $("entry-sides").querySelector("input")?.focus();
 }
 
-async function deleteRound(number) {
-  if (!confirm(`Delete round ${number}? The totals after it follow.`)) return;
+async function deleteRound() {
+  const round = editing;
+  if (!round) return;
+  const where = sheet.match_games > 1 ? ` of game ${round.game}` : "";
+  if (!confirm(`Delete round ${round.number}${where}? The scores after it are worked out again.`)) {
+    return;
+  }
   try {
-    show(await api("DELETE", `/api/sheets/${sheet.id}/rounds/${number}`));
-    say(`Round ${number} deleted.`);
+    show(await api("DELETE", `/api/sheets/${sheet.id}/rounds/${round.index}`));
+    say(`Round ${round.number}${where} deleted.`);
+  } catch (err) {
+    $("entry-error").textContent = err.message;
+  }
+}
+
+// ------------------------------------------------------------------ rename and delete
+
+function openRename() {
+  const teams = sheet.players_named;
+  const inputs = [];
+  sheet.sides.forEach((side, i) => {
+    const names = teams ? side.players : [side.name];
+    names.forEach((name, j) => {
+      const label = el("label", teams ? `${side.name}, player ${j + 1}` : `Side ${i + 1}`);
+      const input = document.createElement("input");
+      input.type = "text";
+      input.maxLength = 40;
+      input.value = name;
+      input.autocomplete = "off";
+      input.dataset.side = String(i);
+      input.dataset.testid = `rename-${i}-${j}`;
+      label.append(input);
+      inputs.push(label);
+    });
+  });
+  $("rename-inputs").replaceChildren(...inputs);
+  $("rename-error").textContent = "";
+  $("rename").hidden = false;
+  $("rename").scrollIntoView({ block: "nearest" });
+  $("rename-inputs").querySelector("input")?.focus();
+}
+
+async function saveRename(event) {
+  event.preventDefault();
+  const inputs = [...$("rename-inputs").querySelectorAll("input")];
+  const body = {};
+  if (sheet.players_named) {
+    body.players = sheet.sides.map((_, i) =>
+      inputs.filter((x) => x.dataset.side === String(i)).map((x) => x.value.trim()),
+    );
+  } else {
+    body.names = inputs.map((x) => x.value.trim());
+  }
+  try {
+    const view = await api("PATCH", `/api/sheets/${sheet.id}`, body);
+    show(view);
+    say("Names saved.");
+  } catch (err) {
+    $("rename-error").textContent = err.message;
+  }
+}
+
+async function deleteSheet() {
+  const title = sheet.names.join(" – ");
+  if (!confirm(`Delete the sheet ${title}? It cannot be brought back, and its share link stops working.`)) {
+    return;
+  }
+  try {
+    await api("DELETE", `/api/sheets/${sheet.id}`);
+    localStorage.removeItem(KEY);
+    showSetup();
+    say(`The sheet ${title} was deleted.`);
   } catch (err) {
     say(err.message);
   }
@@ -401,12 +652,22 @@ function share() {
 // ------------------------------------------------------------------ start
 
 async function start() {
-  $("layout").addEventListener("change", renderSetup);
-  $("scoring").addEventListener("change", renderSetup);
+  $("layout").addEventListener("change", renderSetup); // typed names are kept
+  $("scoring").addEventListener("change", renderTie); // names and first shooter stay
+  $("first-seat").addEventListener("change", () => {
+    firstBox = nameBoxes().findIndex((i) => i.dataset.seat === $("first-seat").value);
+  });
   $("setup-form").addEventListener("submit", createSheet);
   $("entry").addEventListener("submit", saveRound);
-  document.querySelectorAll('input[name="mode"]').forEach((r) => r.addEventListener("change", () => renderEntry()));
+  document
+    .querySelectorAll('input[name="mode"]')
+    .forEach((r) => r.addEventListener("change", () => renderEntry(editing ?? undefined)));
   $("cancel-edit").addEventListener("click", () => show(sheet));
+  $("delete-round").addEventListener("click", deleteRound);
+  $("rename-open").addEventListener("click", openRename);
+  $("rename").addEventListener("submit", saveRename);
+  $("rename-cancel").addEventListener("click", () => ($("rename").hidden = true));
+  $("delete-sheet").addEventListener("click", deleteSheet);
   $("share").addEventListener("click", share);
   $("copy").addEventListener("click", async () => {
     try {
@@ -425,13 +686,14 @@ async function start() {
     }
     localStorage.removeItem(KEY);
     showSetup();
+    say("");
   });
 
   if (shareId) {
     try {
       const response = await fetch(`/api/shared/${encodeURIComponent(shareId)}`);
       const data = await response.json();
-      if (!response.ok) throw new Error(data.error || "That link does not lead to a sheet.");
+      if (!response.ok) throw new Error(sentence(data.error || "That link does not lead to a sheet."));
       show(data);
       say("A shared score sheet (read only).");
     } catch (err) {
