@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from websockets.sync.client import ClientConnection, connect
 
 from crokinole.ai import Level
 from crokinole.rules import Game
+from tests.server.helpers import Client, local_game, shoot_msg
 from tests.server_process import running_server
 
 
@@ -23,43 +23,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db: Path = tmp_path_factory.mktemp("db") / "crokinole.db"
     with running_server(db) as url:
         yield url
-
-
-class Client:
-    """A test client speaking the protocol over a real websocket."""
-
-    def __init__(self, url: str, token: str | None = None) -> None:
-        self._connecting = connect(url.replace("http", "ws") + "/ws", max_size=2**24)
-        self.ws: ClientConnection = self._connecting.__enter__()
-        self.token = token or secrets.token_hex(12)
-
-    def send(self, data: dict[str, Any] | str) -> None:
-        self.ws.send(data if isinstance(data, str) else json.dumps(data))
-
-    def recv(self, timeout: float = 30.0) -> dict[str, Any]:
-        return json.loads(self.ws.recv(timeout=timeout))  # type: ignore[no-any-return]
-
-    def until(self, kind: str, timeout: float = 60.0) -> dict[str, Any]:
-        while True:
-            msg = self.recv(timeout)
-            if msg["type"] == kind:
-                return msg
-
-    def hello(self, room: str | None = None, last_event: int | None = None) -> None:
-        self.send({"type": "hello", "token": self.token, "room": room, "last_event": last_event})
-
-    def new_game(self, **options: Any) -> dict[str, Any]:
-        self.send({"type": "new_game", "opponent": "easy", **options})
-        return self.until("state")
-
-    def error(self, data: dict[str, Any] | str) -> dict[str, Any]:
-        self.send(data)
-        msg = self.recv()
-        assert msg["type"] == "error", msg
-        return msg
-
-    def close(self) -> None:
-        self._connecting.__exit__(None, None, None)
 
 
 @pytest.fixture
@@ -177,28 +140,21 @@ def test_hello_must_come_first(server: str) -> None:
     c.close()
 
 
-def _shoot(
-    room: str, seat: str, position: float = 0.0, direction: float = 0.0, power: float = 28.0
-) -> dict[str, Any]:
-    return {"type": "shoot", "room": room, "seat": seat, "position": position,
-            "direction": direction, "power": power}  # fmt: skip
-
-
 def test_game_errors_leave_the_game_unchanged(client: Client, server: str) -> None:
     state = client.new_game(opponent="local", required_contact=False)
     room = state["room"]
-    assert client.error(_shoot(room, "north"))["code"] == "not_your_turn"
-    assert "it is South's turn" in client.error(_shoot(room, "north"))["message"]
-    assert client.error(_shoot(room, "south", power=150.0))["code"] == "illegal_shot"
-    assert client.error(_shoot(room, "south", position=60.0))["code"] == "illegal_placement"
+    assert client.error(shoot_msg(room, "north"))["code"] == "not_your_turn"
+    assert "it is South's turn" in client.error(shoot_msg(room, "north"))["message"]
+    assert client.error(shoot_msg(room, "south", power=150.0))["code"] == "illegal_shot"
+    assert client.error(shoot_msg(room, "south", position=60.0))["code"] == "illegal_placement"
     assert client.error({"type": "next_round", "room": room})["code"] == "illegal_action"
     assert client.error({"type": "rematch", "room": room})["code"] == "illegal_action"
     # A disc left just inside the line makes the same placement overlap next time.
-    client.send(_shoot(room, "south", power=7.0))
+    client.send(shoot_msg(room, "south", power=7.0))
     assert client.until("shot")["game"]["discs"]
-    client.send(_shoot(room, "north", position=20.0))
+    client.send(shoot_msg(room, "north", position=20.0))
     client.until("shot")
-    error = client.error(_shoot(room, "south"))
+    error = client.error(shoot_msg(room, "south"))
     assert error["code"] == "illegal_placement"
     assert "the disc would overlap South's disc" in error["message"]
     assert error["event"] == 2
@@ -206,19 +162,19 @@ def test_game_errors_leave_the_game_unchanged(client: Client, server: str) -> No
     other = Client(server)
     other.hello()
     other.recv()
-    assert other.error(_shoot(room, "south", position=20.0))["code"] == "not_your_room"
+    assert other.error(shoot_msg(room, "south", position=20.0))["code"] == "not_your_room"
     other.close()
     # Against the CPU the north seat is not the human's.
     cpu = client.new_game(opponent="easy")
-    assert client.error(_shoot(cpu["room"], "north"))["code"] == "not_your_seat"
+    assert client.error(shoot_msg(cpu["room"], "north"))["code"] == "not_your_seat"
 
 
 def test_reconnecting_gets_the_missed_events_or_a_snapshot(client: Client, server: str) -> None:
     state = client.new_game(opponent="local")
     room = state["room"]
-    client.send(_shoot(room, "south"))
+    client.send(shoot_msg(room, "south"))
     first = client.until("shot")
-    client.send(_shoot(room, "north"))
+    client.send(shoot_msg(room, "north"))
     second = client.until("shot")
     again = Client(server, client.token)
     again.hello(room=room, last_event=0)
@@ -237,20 +193,12 @@ def test_reconnecting_gets_the_missed_events_or_a_snapshot(client: Client, serve
     bare.close()
 
 
-def _local_game(url: str, token: str) -> tuple[Client, str]:
-    """A connected client of ``token`` with a new two-player game, and its room."""
-    c = Client(url, token)
-    c.hello()
-    c.recv()
-    return c, c.new_game(opponent="local")["room"]
-
-
 def test_a_game_survives_a_server_restart(tmp_path: Path) -> None:
     db = tmp_path / "restart.db"
     token = secrets.token_hex(12)
     with running_server(db) as url:
-        c, room = _local_game(url, token)
-        c.send(_shoot(room, "south"))
+        c, room = local_game(url, token)
+        c.send(shoot_msg(room, "south"))
         before = c.until("shot")
         c.close()
     with running_server(db) as url:
@@ -258,7 +206,7 @@ def test_a_game_survives_a_server_restart(tmp_path: Path) -> None:
         c.hello(room=room, last_event=None)
         after = c.recv()
         assert after["type"] == "state" and after["game"] == before["game"]
-        c.send(_shoot(room, "north"))
+        c.send(shoot_msg(room, "north"))
         assert c.until("shot")["event"] == 2
         c.close()
 
@@ -268,7 +216,7 @@ def test_a_finished_game_against_the_cpu_counts_in_the_device_record(
 ) -> None:
     state = client.new_game(opponent="easy", rounds=1)
     room = state["room"]
-    client.send(_shoot(room, "south"))
+    client.send(shoot_msg(room, "south"))
     finished = None
     tries = 0
     while finished is None:
@@ -279,7 +227,7 @@ def test_a_finished_game_against_the_cpu_counts_in_the_device_record(
             msg["type"] in ("state", "shot") and msg["game"]["current_seat"] == "south"
         ):
             tries += 1  # an error (a blocked placement) means: try another spot
-            client.send(_shoot(room, "south", position=(tries % 7 - 3) * 9.0))
+            client.send(shoot_msg(room, "south", position=(tries % 7 - 3) * 9.0))
     record = finished["record"]["easy"]["four_rounds"]
     assert sum(record.values()) == 1
     assert finished["game"]["phase"] == "game_over"
@@ -320,7 +268,7 @@ def test_tabs_reconnecting_together_share_one_room(tmp_path: Path) -> None:
     db = tmp_path / "tabs.db"
     token = secrets.token_hex(12)
     with running_server(db) as url:
-        c, room = _local_game(url, token)
+        c, room = local_game(url, token)
         c.close()
     with running_server(db) as url:
         tabs = [Client(url, token) for _ in range(6)]
@@ -328,7 +276,7 @@ def test_tabs_reconnecting_together_share_one_room(tmp_path: Path) -> None:
             tab.hello(room=room, last_event=None)
         for tab in tabs:
             assert tab.recv()["type"] == "state"
-        tabs[0].send(_shoot(room, "south"))
+        tabs[0].send(shoot_msg(room, "south"))
         for tab in tabs:
             assert tab.until("shot")["event"] == 1
         for tab in tabs:
@@ -378,7 +326,7 @@ def test_shot_reports_say_what_happened_to_each_disc(client: Client) -> None:
 
     def play(seat: str, position: float, direction: float, power: float) -> dict[str, Any]:
         nonlocal game
-        client.send(_shoot(room, seat, position, direction, power))
+        client.send(shoot_msg(room, seat, position, direction, power))
         shot = client.until("shot")
         _check_report(game, shot)
         game = shot["game"]
@@ -419,7 +367,7 @@ def test_a_seat_with_no_room_to_place_loses_its_disc_at_once(client: Client) -> 
     room = state["room"]
     for k in range(-4, 5):
         for seat in ("south", "north"):
-            client.send(_shoot(room, seat, position=9.3 * k, power=7.0))
+            client.send(shoot_msg(room, seat, position=9.3 * k, power=7.0))
             assert client.until("shot")["seat"] == seat
     unplayed = client.until("shot")
     assert (unplayed["seat"], unplayed["shot"], unplayed["event"]) == ("south", None, 19)

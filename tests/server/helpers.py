@@ -1,0 +1,144 @@
+"""Test clients of the game server: the protocol over a real websocket, and a raw socket."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import secrets
+import socket
+import struct
+from typing import Any
+from urllib.parse import urlsplit
+
+from websockets.sync.client import ClientConnection, connect
+
+
+class Client:
+    """A test client speaking the protocol over a real websocket."""
+
+    def __init__(self, url: str, token: str | None = None) -> None:
+        self._connecting = connect(url.replace("http", "ws") + "/ws", max_size=2**24)
+        self.ws: ClientConnection = self._connecting.__enter__()
+        self.token = token or secrets.token_hex(12)
+
+    def send(self, data: dict[str, Any] | str) -> None:
+        self.ws.send(data if isinstance(data, str) else json.dumps(data))
+
+    def recv(self, timeout: float = 30.0) -> dict[str, Any]:
+        return json.loads(self.ws.recv(timeout=timeout))  # type: ignore[no-any-return]
+
+    def until(self, kind: str, timeout: float = 60.0) -> dict[str, Any]:
+        while True:
+            msg = self.recv(timeout)
+            if msg["type"] == kind:
+                return msg
+
+    def hello(self, room: str | None = None, last_event: int | None = None) -> None:
+        self.send({"type": "hello", "token": self.token, "room": room, "last_event": last_event})
+
+    def new_game(self, **options: Any) -> dict[str, Any]:
+        self.send({"type": "new_game", "opponent": "easy", **options})
+        return self.until("state")
+
+    def error(self, data: dict[str, Any] | str) -> dict[str, Any]:
+        self.send(data)
+        msg = self.recv()
+        assert msg["type"] == "error", msg
+        return msg
+
+    def close(self) -> None:
+        self._connecting.__exit__(None, None, None)
+
+
+def shoot_msg(
+    room: str, seat: str, position: float = 0.0, direction: float = 0.0, power: float = 28.0
+) -> dict[str, Any]:
+    return {"type": "shoot", "room": room, "seat": seat, "position": position,
+            "direction": direction, "power": power}  # fmt: skip
+
+
+def local_game(url: str, token: str) -> tuple[Client, str]:
+    """A connected client of ``token`` with a new two-player game, and its room."""
+    c = Client(url, token)
+    c.hello()
+    c.recv()
+    return c, c.new_game(opponent="local")["room"]
+
+
+class StuckSocket:
+    """A websocket client on a raw socket that completes the handshake, then stops reading.
+
+    Its receive buffer is made tiny before connecting, so the server's sends
+    back up almost at once.  It can still send (masked text frames, RFC 6455).
+    """
+
+    def __init__(self, url: str, *, origin: str | None = None) -> None:
+        parts = urlsplit(url)
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+        self.sock.connect((parts.hostname, parts.port))
+        key = base64.b64encode(os.urandom(16)).decode()
+        lines = [
+            "GET /ws HTTP/1.1",
+            f"Host: {parts.netloc}",
+            "Upgrade: websocket",
+            "Connection: Upgrade",
+            f"Sec-WebSocket-Key: {key}",
+            "Sec-WebSocket-Version: 13",
+        ]
+        if origin is not None:
+            lines.append(f"Origin: {origin}")
+        self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.sock.recv(1)
+            if not chunk:
+                break
+            head += chunk
+        self.status = int(head.split(b" ", 2)[1]) if head else 0
+        self.token = secrets.token_hex(12)
+
+    def send(self, data: dict[str, Any]) -> None:
+        payload = json.dumps(data).encode()
+        mask = os.urandom(4)
+        if len(payload) < 126:
+            header = struct.pack("!BB", 0x81, 0x80 | len(payload))
+        else:
+            header = struct.pack("!BBH", 0x81, 0x80 | 126, len(payload))
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        self.sock.sendall(header + mask + masked)
+
+    def read_all(self, timeout: float) -> tuple[list[dict[str, Any]], int | None]:
+        """Read until the server closes: the messages, and the close code (None: no frame)."""
+        self.sock.settimeout(timeout)
+        data = b""
+        while True:
+            chunk = self.sock.recv(65536)  # a timeout here means: never closed
+            if not chunk:
+                break
+            data += chunk
+        messages: list[dict[str, Any]] = []
+        close: int | None = None
+        at = 0
+        while at + 2 <= len(data):
+            opcode, size = data[at] & 0x0F, data[at + 1] & 0x7F
+            at += 2
+            if size == 126:
+                (size,) = struct.unpack("!H", data[at : at + 2])
+                at += 2
+            elif size == 127:
+                (size,) = struct.unpack("!Q", data[at : at + 8])
+                at += 8
+            body = data[at : at + size]
+            at += size
+            if len(body) < size:
+                break  # cut short by the close
+            if opcode == 0x1:
+                messages.append(json.loads(body))
+            elif opcode == 0x8:
+                close = struct.unpack("!H", body[:2])[0] if len(body) >= 2 else 1005
+        return messages, close
+
+    def close(self) -> None:
+        self.sock.close()
