@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import json
 import secrets
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import ClientConnection, connect
+from websockets.typing import Origin
 
-from tests.server.helpers import StuckSocket, local_game, shoot_msg
+from tests.server.helpers import Client, StuckSocket, local_game, shoot_msg
 from tests.server_process import running_server
+
+
+def _ws(url: str, origin: str | None) -> ClientConnection:
+    """A websocket to the server sending ``Origin: origin`` (none if None), as browsers do."""
+    return connect(
+        url.replace("http", "ws") + "/ws", origin=None if origin is None else Origin(origin)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -49,3 +63,95 @@ def test_a_client_that_stops_reading_neither_stalls_its_room_nor_stays(server: s
     assert tab.until("shot", timeout=20.0)["event"] == 5
     tab.close()
     stuck.close()
+
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/", "/keep-score", "/healthz", "/static/app.js", "/static/missing.js", "/api/record",
+     "/api/rooms/" + "0" * 32 + "/record.json", "/nowhere"],
+)  # fmt: skip
+def test_every_http_response_carries_the_security_headers(server: str, path: str) -> None:
+    # Contract 4, on answers of every kind: pages, files, API, errors.
+    try:
+        answer = urllib.request.urlopen(server + path)
+    except urllib.error.HTTPError as exc:
+        answer = exc
+    headers = answer.headers
+    assert headers["Content-Security-Policy"] == CSP
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Referrer-Policy"] == "no-referrer"
+    assert headers["X-Frame-Options"] == "DENY"
+    answer.close()
+
+
+def test_the_websocket_refuses_pages_of_other_sites(server: str) -> None:
+    host = server.removeprefix("http://")
+    # A page of another site (a browser always sends its Origin): refused.
+    with pytest.raises(InvalidStatus) as info:
+        _ws(server, "https://evil.example")
+    assert info.value.response.status_code == 403
+    # The server's own pages, and clients that are not browsers (no Origin): accepted.
+    for origin in (f"http://{host}", None):
+        with _ws(server, origin) as ws:
+            ws.send(json.dumps({"type": "ping"}))
+            assert json.loads(ws.recv(timeout=10))["type"] == "pong"
+
+
+def test_other_origins_can_be_allowed(tmp_path: Path) -> None:
+    with running_server(tmp_path / "o.db", "--allowed-origin", "https://play.example") as url:
+        with _ws(url, "https://play.example") as ws:
+            ws.send(json.dumps({"type": "ping"}))
+            assert json.loads(ws.recv(timeout=10))["type"] == "pong"
+        with pytest.raises(InvalidStatus):
+            _ws(url, "https://other.example")
+
+
+def test_one_client_cannot_cost_the_server_much(tmp_path: Path) -> None:
+    options = ["--rooms-per-minute", "3", "--connections-per-address", "4",
+               "--hello-timeout", "1"]  # fmt: skip
+    with running_server(tmp_path / "limits.db", *options) as url:
+        # New games per device token per minute.
+        c = Client(url)
+        c.hello()
+        c.recv()
+        rooms = [c.new_game(opponent="local")["room"] for _ in range(3)]
+        assert len(set(rooms)) == 3
+        error = c.error({"type": "new_game", "opponent": "local"})
+        assert (
+            error["code"] == "rate_limited" and "at most 3 new games a minute" in error["message"]
+        )
+        # Another device is not held back by this one.
+        other = Client(url)
+        other.hello()
+        other.recv()
+        assert other.new_game(opponent="local")["room"] not in rooms
+        # A socket that never says hello is closed (pings do not keep it open).
+        silent = Client(url)
+        silent.send({"type": "ping"})
+        assert silent.recv()["type"] == "pong"
+        with pytest.raises(ConnectionClosed) as closed:
+            silent.recv(timeout=30.0)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+        # Connections per address: two are open (c, other); two more fit, the fifth is refused.
+        extra = [Client(url), Client(url)]
+        with pytest.raises(InvalidStatus) as info:
+            Client(url)
+        assert info.value.response.status_code == 403
+        extra[0].close()
+        for _ in range(100):  # a freed slot can be used again, once the server saw the close
+            try:
+                Client(url).close()
+                break
+            except InvalidStatus:
+                time.sleep(0.1)
+        else:
+            pytest.fail("a closed connection still counts against its address")
+        for each in (c, other, extra[1]):
+            each.close()
