@@ -107,6 +107,19 @@ APPROACH_COS = 1e-12  # u·(q − c) for a ray (inches; |q − c| is about 1)
 APPROACH_PAIR = 1e-9  # 2 A·B for two moving discs (in²/s)
 LINE_TOLERANCE = 1e-9  # inches: a disc this close to the shooting line is on it
 PAIR_SKIN = 2e-10  # inches: (D − skin/2)² ≈ D² − skin·D
+# Simultaneous contacts: contacts found within GROUP_WINDOW seconds of the
+# first one whose discs are within SIMULTANEOUS_GAP inches of touching at its
+# time are resolved together, as one impulse system.  Exact ties are what
+# symmetry produces (a shot at the seam of two touching discs); the gap allows
+# for the rounding of positions that are symmetric on paper (the pegs'
+# coordinates come from cos/sin).  1e-10 inch is a tenth of the overlap
+# tolerance: far below anything a player could set up or see.
+SIMULTANEOUS_GAP = 1e-10
+GROUP_WINDOW = 1e-6
+# The joint solve (projected Gauss–Seidel) stops when no impulse changes by
+# more than this fraction of the fastest approach, or after MAX_SWEEPS sweeps.
+SOLVE_TOLERANCE = 1e-15
+MAX_SWEEPS = 1000
 
 
 @njit(cache=True)
@@ -358,6 +371,174 @@ def _start_motion(
 
 
 @njit(cache=True)
+def _state_now(
+    d: int,
+    tag: int,
+    now: float,
+    a: float,
+    sx: np.ndarray,
+    sy: np.ndarray,
+    ux: np.ndarray,
+    uy: np.ndarray,
+    w: np.ndarray,
+    t0: np.ndarray,
+    stamp: np.ndarray,
+    gx: np.ndarray,
+    gy: np.ndarray,
+    gvx: np.ndarray,
+    gvy: np.ndarray,
+) -> None:
+    """Centre and velocity of disc d at ``now`` into gx, gy, gvx, gvy (once per tag)."""
+    if stamp[d] == tag:
+        return
+    stamp[d] = tag
+    x, y, left = _advance(sx[d], sy[d], ux[d], uy[d], w[d], t0[d], now, a)
+    gx[d] = x
+    gy[d] = y
+    gvx[d] = ux[d] * left
+    gvy[d] = uy[d] * left
+
+
+@njit(cache=True)
+def _root(parent: np.ndarray, d: int) -> int:
+    while parent[d] != d:
+        d = parent[d]
+    return d
+
+
+@njit(cache=True)
+def _solve_joint(
+    root: int,
+    m: int,
+    g_i: np.ndarray,
+    g_o: np.ndarray,
+    g_peg: np.ndarray,
+    g_root: np.ndarray,
+    g_nx: np.ndarray,
+    g_ny: np.ndarray,
+    g_e: np.ndarray,
+    lam: np.ndarray,
+    gvx: np.ndarray,
+    gvy: np.ndarray,
+    v0x: np.ndarray,
+    v0y: np.ndarray,
+    cvx: np.ndarray,
+    cvy: np.ndarray,
+    counted: np.ndarray,
+) -> None:
+    """Resolve the simultaneous contacts of one connected group together.
+
+    Frictionless impulses along each contact normal, found in two phases
+    (Poisson's hypothesis): compression, the smallest impulses λ ≥ 0 after
+    which no contact approaches (the linear complementarity problem, solved
+    by projected Gauss–Seidel to convergence: its answer does not depend on
+    the order of the contacts); then restitution, each contact's compression
+    impulse again times its restitution.  Disc–disc impulses are internal, so
+    momentum is conserved.  With one restitution for the whole group the
+    kinetic energy cannot rise (the compression is a projection and the
+    restitution adds back at most e² of what it took); with mixed ones (a
+    disc touching a peg and a disc at once) it is checked, and the group falls
+    back to its smallest restitution if it would rise.
+
+    ``g_nx, g_ny`` point from disc ``g_i`` to its partner (disc or peg);
+    velocities are per unit mass (all discs weigh the same).
+    """
+    scale = 0.0
+    for k in range(m):
+        if g_root[k] != root:
+            continue
+        lam[k] = 0.0
+        for slot in range(1 if g_peg[k] else 2):  # a peg has no velocity
+            d = g_i[k] if slot == 0 else g_o[k]
+            v0x[d] = gvx[d]
+            v0y[d] = gvy[d]
+        vo_x = 0.0 if g_peg[k] else gvx[g_o[k]]
+        vo_y = 0.0 if g_peg[k] else gvy[g_o[k]]
+        app = (gvx[g_i[k]] - vo_x) * g_nx[k] + (gvy[g_i[k]] - vo_y) * g_ny[k]
+        scale = max(scale, abs(app))
+    if scale == 0.0:
+        return
+    for _ in range(MAX_SWEEPS):
+        largest = 0.0
+        for k in range(m):
+            if g_root[k] != root:
+                continue
+            i = g_i[k]
+            o = g_o[k]
+            if g_peg[k]:
+                app = gvx[i] * g_nx[k] + gvy[i] * g_ny[k]
+                step = app
+            else:
+                app = (gvx[i] - gvx[o]) * g_nx[k] + (gvy[i] - gvy[o]) * g_ny[k]
+                step = 0.5 * app
+            new = lam[k] + step
+            if new < 0.0:
+                new = 0.0
+            d = new - lam[k]
+            if d != 0.0:
+                lam[k] = new
+                gvx[i] -= d * g_nx[k]
+                gvy[i] -= d * g_ny[k]
+                if not g_peg[k]:
+                    gvx[o] += d * g_nx[k]
+                    gvy[o] += d * g_ny[k]
+                largest = max(largest, abs(d))
+        if largest <= SOLVE_TOLERANCE * scale:
+            break
+    # Compression done: keep v_c, then add each contact's restitution impulse.
+    e_min = 1.0
+    mixed = False
+    first_e = -1.0
+    for k in range(m):
+        if g_root[k] != root:
+            continue
+        for slot in range(1 if g_peg[k] else 2):  # a peg has no velocity
+            d = g_i[k] if slot == 0 else g_o[k]
+            cvx[d] = gvx[d]
+            cvy[d] = gvy[d]
+        if first_e < 0.0:
+            first_e = g_e[k]
+        elif g_e[k] != first_e:
+            mixed = True
+        e_min = min(e_min, g_e[k])
+    for k in range(m):
+        if g_root[k] != root or lam[k] == 0.0:
+            continue
+        extra = g_e[k] * lam[k]
+        i = g_i[k]
+        gvx[i] -= extra * g_nx[k]
+        gvy[i] -= extra * g_ny[k]
+        if not g_peg[k]:
+            gvx[g_o[k]] += extra * g_nx[k]
+            gvy[g_o[k]] += extra * g_ny[k]
+    if mixed:
+        before = 0.0
+        after = 0.0
+        for k in range(m):
+            if g_root[k] != root:
+                continue
+            for slot in range(1 if g_peg[k] else 2):  # a peg has no velocity
+                d = g_i[k] if slot == 0 else g_o[k]
+                if counted[d]:
+                    continue
+                counted[d] = True
+                before += v0x[d] * v0x[d] + v0y[d] * v0y[d]
+                after += gvx[d] * gvx[d] + gvy[d] * gvy[d]
+        for k in range(m):
+            counted[g_i[k]] = False
+            if not g_peg[k]:
+                counted[g_o[k]] = False
+        if after > before:
+            for k in range(m):
+                if g_root[k] != root:
+                    continue
+                for slot in range(1 if g_peg[k] else 2):  # a peg has no velocity
+                    d = g_i[k] if slot == 0 else g_o[k]
+                    gvx[d] = cvx[d] + e_min * (cvx[d] - v0x[d])
+                    gvy[d] = cvy[d] + e_min * (cvy[d] - v0y[d])
+
+
+@njit(cache=True)
 def _log(
     n: int,
     record: bool,
@@ -384,6 +565,214 @@ def _log(
         evi[n, E_OTHER] = other
         evi[n, E_BEYOND] = 1 if beyond else 0
     return n + 1
+
+
+@njit(cache=True)
+def _resolve_contacts(
+    m: int,
+    g_i: np.ndarray,
+    g_o: np.ndarray,
+    g_peg: np.ndarray,
+    tag: int,
+    now: float,
+    params: np.ndarray,
+    pegs: np.ndarray,
+    bounces: np.ndarray,
+    beyond: np.ndarray,
+    sx: np.ndarray,
+    sy: np.ndarray,
+    ux: np.ndarray,
+    uy: np.ndarray,
+    w: np.ndarray,
+    t0: np.ndarray,
+    work: np.ndarray,
+    iwork: np.ndarray,
+    gwork: np.ndarray,
+    gint: np.ndarray,
+    out_flags: np.ndarray,
+    out_adj: np.ndarray,
+    n_ev: int,
+    record: bool,
+    evf: np.ndarray,
+    evi: np.ndarray,
+) -> int:
+    """Apply the m contacts of one instant (``g_i`` touching disc or peg ``g_o``).
+
+    Contacts that share a disc form a group resolved jointly
+    (:func:`_solve_joint`); a contact alone is resolved by the two-body
+    formulas.  Either way the result does not depend on the discs' indices.
+    Returns the new event count.
+    """
+    n = sx.shape[0]
+    a = params[P_DECEL]
+    e_disc = params[P_E_DISC]
+    e_peg = params[P_E_PEG]
+    v_rest = params[P_V_REST]
+    stick_after = params[P_STICK_AFTER]
+    gx = work[0]
+    gy = work[1]
+    gvx = work[2]
+    gvy = work[3]
+    v0x = work[4]
+    v0y = work[5]
+    cvx = work[6]
+    cvy = work[7]
+    stamp = iwork[0]
+    parent = iwork[1]
+    started = iwork[2]
+    counted = iwork[3]
+    g_nx = gwork[0]
+    g_ny = gwork[1]
+    g_e = gwork[2]
+    lam = gwork[3]
+    g_root = gint[0]
+    g_size = gint[1]
+    g_log = gint[2]
+    # Groups: discs joined by disc–disc contacts (a peg is fixed and joins nothing).
+    for k in range(m):
+        _state_now(g_i[k], tag, now, a, sx, sy, ux, uy, w, t0, stamp, gx, gy, gvx, gvy)
+        parent[g_i[k]] = g_i[k]
+        if not g_peg[k]:
+            _state_now(g_o[k], tag, now, a, sx, sy, ux, uy, w, t0, stamp, gx, gy, gvx, gvy)
+            parent[g_o[k]] = g_o[k]
+    for k in range(m):
+        if not g_peg[k]:
+            ri = _root(parent, g_i[k])
+            ro = _root(parent, g_o[k])
+            if ri != ro:
+                parent[max(ri, ro)] = min(ri, ro)
+    for k in range(m):
+        g_root[k] = _root(parent, g_i[k])
+    for k in range(m):
+        size = 0
+        for q in range(m):
+            if g_root[q] == g_root[k]:
+                size += 1
+        g_size[k] = size
+    for k in range(m):
+        i = g_i[k]
+        o = g_o[k]
+        if g_size[k] == 1:
+            # A contact alone: the two-body formulas.
+            g_log[k] = 1
+            if g_peg[k]:
+                nx = gx[i] - pegs[o, 0]
+                ny = gy[i] - pegs[o, 1]
+                norm = math.hypot(nx, ny)
+                nx /= norm
+                ny /= norm
+                vn = gvx[i] * nx + gvy[i] * ny
+                if vn < 0.0:
+                    bounces[i, n + o] += 1
+                    e = e_peg if bounces[i, n + o] <= stick_after else 0.0
+                    gvx[i] -= (1.0 + e) * vn * nx
+                    gvy[i] -= (1.0 + e) * vn * ny
+            else:
+                nx = gx[o] - gx[i]
+                ny = gy[o] - gy[i]
+                norm = math.hypot(nx, ny)
+                nx /= norm
+                ny /= norm
+                vn = (gvx[i] - gvx[o]) * nx + (gvy[i] - gvy[o]) * ny
+                if vn > 0.0:
+                    lo_io = min(i, o)
+                    hi_io = max(i, o)
+                    bounces[lo_io, hi_io] += 1
+                    if bounces[lo_io, hi_io] <= stick_after:
+                        impulse = 0.5 * (1.0 + e_disc) * vn
+                        gvx[i] -= impulse * nx
+                        gvy[i] -= impulse * ny
+                        gvx[o] += impulse * nx
+                        gvy[o] += impulse * ny
+                    else:
+                        # Inelastic collapse: the pair slides on together.
+                        cmx = 0.5 * (gvx[i] + gvx[o])
+                        cmy = 0.5 * (gvy[i] + gvy[o])
+                        gvx[i] = cmx
+                        gvy[i] = cmy
+                        gvx[o] = cmx
+                        gvy[o] = cmy
+            continue
+        # In a group: normal from the disc to its partner, and the restitution
+        # this contact gets (none after stick_after bounces, as alone).
+        if g_peg[k]:
+            nx = pegs[o, 0] - gx[i]
+            ny = pegs[o, 1] - gy[i]
+            count = bounces[i, n + o]
+            e = e_peg
+        else:
+            nx = gx[o] - gx[i]
+            ny = gy[o] - gy[i]
+            count = bounces[min(i, o), max(i, o)]
+            e = e_disc
+        norm = math.hypot(nx, ny)
+        g_nx[k] = nx / norm
+        g_ny[k] = ny / norm
+        g_e[k] = e if count + 1 <= stick_after else 0.0
+    for k in range(m):
+        if g_size[k] == 1:
+            continue
+        first = True
+        for q in range(k):
+            if g_root[q] == g_root[k]:
+                first = False
+                break
+        if first:
+            _solve_joint(
+                g_root[k], m, g_i, g_o, g_peg, g_root, g_nx, g_ny, g_e, lam,
+                gvx, gvy, v0x, v0y, cvx, cvy, counted,
+            )  # fmt: skip
+    for k in range(m):
+        if g_size[k] == 1:
+            continue
+        # A contact of a group that needed no impulse is no touch: it is not
+        # logged and its discs keep their motion untouched.
+        g_log[k] = 1 if lam[k] > 0.0 else 0
+        if g_log[k]:
+            if g_peg[k]:
+                bounces[g_i[k], n + g_o[k]] += 1
+            else:
+                bounces[min(g_i[k], g_o[k]), max(g_i[k], g_o[k])] += 1
+    # Every disc of a logged contact starts its new motion, once.
+    for k in range(m):
+        if not g_log[k]:
+            continue
+        for slot in range(1 if g_peg[k] else 2):  # a peg has no velocity
+            d = g_i[k] if slot == 0 else g_o[k]
+            if started[d] == tag:
+                continue
+            started[d] = tag
+            gvx[d], gvy[d] = _start_motion(
+                d, gx[d], gy[d], gvx[d], gvy[d], now, v_rest, sx, sy, ux, uy, w, t0
+            )
+    for k in range(m):
+        if not g_log[k]:
+            continue
+        i = g_i[k]
+        o = g_o[k]
+        if g_peg[k]:
+            out_flags[i, 3] = True
+            if beyond[i]:
+                out_flags[i, 2] = True
+            n_ev = _log(
+                n_ev, record, evf, evi, now, i, PEG, o, beyond[i], gx[i], gy[i], gvx[i], gvy[i]
+            )
+        else:
+            out_adj[i, o] = True
+            out_adj[o, i] = True
+            if beyond[i]:
+                out_flags[i, 2] = True
+            if beyond[o]:
+                out_flags[o, 2] = True
+            if w[o] > 0.0:
+                out_flags[o, 0] = True
+            n_ev = _log(
+                n_ev, record, evf, evi, now, i, DISC, o, beyond[i], gx[i], gy[i], gvx[i], gvy[i]
+            )
+            n_ev = _log(
+                n_ev, record, evf, evi, now, o, DISC, i, beyond[o], gx[o], gy[o], gvx[o], gvy[o]
+            )
+    return n_ev
 
 
 @njit(cache=True, nogil=True)
@@ -416,14 +805,11 @@ def run_shot(
     n_pegs = pegs.shape[0]
     r = params[P_DISC_R]
     a = params[P_DECEL]
-    e_disc = params[P_E_DISC]
-    e_peg = params[P_E_PEG]
     surface2 = params[P_SURFACE_R] ** 2
     line2 = params[P_LINE_R] ** 2
     hole2 = params[P_HOLE_R] ** 2
     drop_t = params[P_DROP_T]
     v_rest = params[P_V_REST]
-    stick_after = params[P_STICK_AFTER]
     dd2 = (2.0 * r) ** 2
     pd2 = (r + params[P_PEG_R]) ** 2
 
@@ -441,6 +827,22 @@ def run_shot(
     rem = np.zeros(n)
     # Bounces per disc pair (columns < n) and per disc–peg pair (columns >= n).
     bounces = np.zeros((n, n + n_pegs), dtype=np.int32)
+    # Contacts found in one search that may be simultaneous (each disc–peg
+    # and disc–disc pair is found at most once per search), and the work
+    # space of their joint resolution.
+    cap = n * (n + n_pegs) + 1
+    c_tau = np.empty(cap)
+    c_i = np.empty(cap, dtype=np.int64)
+    c_o = np.empty(cap, dtype=np.int64)
+    c_peg = np.empty(cap, dtype=np.bool_)
+    g_i = np.empty(cap, dtype=np.int64)
+    g_o = np.empty(cap, dtype=np.int64)
+    g_peg = np.empty(cap, dtype=np.bool_)
+    work = np.zeros((8, n))
+    iwork = np.full((4, n), -1, dtype=np.int64)
+    iwork[3, :] = 0
+    gwork = np.zeros((4, cap))
+    gint = np.zeros((3, cap), dtype=np.int64)
 
     n_ev = 0
     for i in range(n):
@@ -495,6 +897,7 @@ def run_shot(
         kind = -1
         bi = -1
         bj = -1
+        nc = 0
         # Pending drops (moving or resting discs with the centre over the hole).
         for i in range(n):
             if out_status[i] == ON_BOARD and over[i]:
@@ -523,6 +926,12 @@ def run_shot(
                 s = _entry_distance(px, py, dx, dy, pegs[k, 0], pegs[k, 1], pd2)
                 if s <= s_stop:
                     tau = _time_for(s, wi, a)
+                    if tau <= best + GROUP_WINDOW:
+                        c_tau[nc] = tau
+                        c_i[nc] = i
+                        c_o[nc] = k
+                        c_peg[nc] = True
+                        nc += 1
                     if tau < best:
                         best = tau
                         kind = PEG
@@ -557,6 +966,12 @@ def run_shot(
                     if s > s_stop:
                         continue
                     tau = _time_for(s, wi, a)
+                if tau < INF and tau <= best + GROUP_WINDOW:
+                    c_tau[nc] = tau
+                    c_i[nc] = i
+                    c_o[nc] = j
+                    c_peg[nc] = False
+                    nc += 1
                 if tau < best:
                     best = tau
                     kind = DISC
@@ -627,65 +1042,35 @@ def run_shot(
             w[i] = 0.0
             t0[i] = now
             n_ev = _log(n_ev, record, evf, evi, now, i, STOP, -1, beyond[i], xi, yi, 0.0, 0.0)
-        elif kind == PEG:
-            nx = xi - pegs[bj, 0]
-            ny = yi - pegs[bj, 1]
-            norm = math.hypot(nx, ny)
-            nx /= norm
-            ny /= norm
-            vn = vxi * nx + vyi * ny
-            if vn < 0.0:
-                bounces[i, n + bj] += 1
-                e = e_peg if bounces[i, n + bj] <= stick_after else 0.0
-                vxi -= (1.0 + e) * vn * nx
-                vyi -= (1.0 + e) * vn * ny
-            out_flags[i, 3] = True
-            if beyond[i]:
-                out_flags[i, 2] = True
-            vxi, vyi = _start_motion(i, xi, yi, vxi, vyi, now, v_rest, sx, sy, ux, uy, w, t0)
-            n_ev = _log(n_ev, record, evf, evi, now, i, PEG, bj, beyond[i], xi, yi, vxi, vyi)
-        elif kind == DISC:
-            j = bj
-            xj, yj, leftj = _advance(sx[j], sy[j], ux[j], uy[j], w[j], t0[j], now, a)
-            vxj = ux[j] * leftj
-            vyj = uy[j] * leftj
-            nx = xj - xi
-            ny = yj - yi
-            norm = math.hypot(nx, ny)
-            nx /= norm
-            ny /= norm
-            vn = (vxi - vxj) * nx + (vyi - vyj) * ny
-            if vn > 0.0:
-                lo_ij = min(i, j)
-                hi_ij = max(i, j)
-                bounces[lo_ij, hi_ij] += 1
-                if bounces[lo_ij, hi_ij] <= stick_after:
-                    impulse = 0.5 * (1.0 + e_disc) * vn
-                    vxi -= impulse * nx
-                    vyi -= impulse * ny
-                    vxj += impulse * nx
-                    vyj += impulse * ny
-                else:
-                    # Inelastic collapse: the pair slides on together.
-                    cmx = 0.5 * (vxi + vxj)
-                    cmy = 0.5 * (vyi + vyj)
-                    vxi = cmx
-                    vyi = cmy
-                    vxj = cmx
-                    vyj = cmy
-            out_adj[i, j] = True
-            out_adj[j, i] = True
-            if beyond[i] or beyond[j]:
-                if beyond[i]:
-                    out_flags[i, 2] = True
-                if beyond[j]:
-                    out_flags[j, 2] = True
-            vxi, vyi = _start_motion(i, xi, yi, vxi, vyi, now, v_rest, sx, sy, ux, uy, w, t0)
-            vxj, vyj = _start_motion(j, xj, yj, vxj, vyj, now, v_rest, sx, sy, ux, uy, w, t0)
-            if w[j] > 0.0:
-                out_flags[j, 0] = True
-            n_ev = _log(n_ev, record, evf, evi, now, i, DISC, j, beyond[i], xi, yi, vxi, vyi)
-            n_ev = _log(n_ev, record, evf, evi, now, j, DISC, i, beyond[j], xj, yj, vxj, vyj)
+        elif kind == PEG or kind == DISC:
+            # Every contact of this instant: the one found first, and each
+            # other found within GROUP_WINDOW whose discs are now within
+            # SIMULTANEOUS_GAP of touching.  They are resolved together.
+            m = 0
+            for c in range(nc):
+                if c_tau[c] > best + GROUP_WINDOW:
+                    continue
+                ci = c_i[c]
+                co = c_o[c]
+                found_first = ci == bi and co == bj and c_peg[c] == (kind == PEG)
+                if not found_first:
+                    xc, yc, _ = _advance(sx[ci], sy[ci], ux[ci], uy[ci], w[ci], t0[ci], now, a)
+                    if c_peg[c]:
+                        gap = math.hypot(xc - pegs[co, 0], yc - pegs[co, 1]) - (r + params[P_PEG_R])
+                    else:
+                        xo, yo, _ = _advance(sx[co], sy[co], ux[co], uy[co], w[co], t0[co], now, a)
+                        gap = math.hypot(xc - xo, yc - yo) - 2.0 * r
+                    if gap > SIMULTANEOUS_GAP:
+                        continue
+                g_i[m] = ci
+                g_o[m] = co
+                g_peg[m] = c_peg[c]
+                m += 1
+            n_ev = _resolve_contacts(
+                m, g_i, g_o, g_peg, steps, now, params, pegs, bounces, beyond,
+                sx, sy, ux, uy, w, t0, work, iwork, gwork, gint,
+                out_flags, out_adj, n_ev, record, evf, evi,
+            )  # fmt: skip
         elif kind == LINE_OUT or kind == LINE_IN:
             beyond[i] = kind == LINE_OUT
             if beyond[i]:
