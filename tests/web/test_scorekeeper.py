@@ -216,7 +216,7 @@ def test_while_counting_the_score_and_the_next_shooter_stay_in_view(
         controls.nth(k).scroll_into_view_if_needed()
         _inside_running(p, "sheet-next")
         _inside_running(p, "sheet-score")
-    assert "Ann 2" in p.get_by_test_id("sheet-score").inner_text()
+    assert "Ann: 2" in p.get_by_test_id("sheet-score").inner_text()
     assert "Round 2: Bob shoots first" in p.get_by_test_id("sheet-next").inner_text()
     # The score table can be read while counting: its row is not covered.
     p.get_by_test_id("sheet-round-1").scroll_into_view_if_needed()

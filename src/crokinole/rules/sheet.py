@@ -397,8 +397,8 @@ class ScoreSheet:
                 raise SheetError(f"{self.names[side]}: {total} is not a multiple of 5")
             if total > most:
                 raise SheetError(
-                    f"{self.names[side]}: {total} is more than {most}, "
-                    f"all {discs} discs in the 20 hole"
+                    f"{self.names[side]}: {total} is more than {most} "
+                    f"(all {discs} discs in the 20 hole)"
                 )
         return SheetRound(tuple(totals), None, game)
 

@@ -112,7 +112,8 @@ function renderNames() {
     input.maxLength = 40;
     input.required = true;
     input.autocomplete = "off";
-    input.value = typed[k] ?? `Player ${k + 1}`;
+    input.value = typed[k] ?? "";
+    input.placeholder = `Player ${k + 1}`; // left empty, the player is called this
     input.dataset.testid = `sheet-name-${k}`;
     input.dataset.seat = seat;
     input.addEventListener("input", () => {
@@ -141,7 +142,7 @@ function renderFirst() {
   first.replaceChildren(
     ...seats.map((seat) => {
       const k = boxes.findIndex((i) => i.dataset.seat === seat);
-      return new Option(boxes[k].value.trim() || `Player ${k + 1}`, seat);
+      return new Option(boxes[k].value.trim() || boxes[k].placeholder, seat);
     }),
   );
   const chosen = boxes[firstBox] ?? boxes[0];
@@ -178,7 +179,7 @@ async function listSheets() {
     $("sheet-list").replaceChildren(
       ...sheets.map((s) => {
         const li = el("li");
-        const state = s.over ? resultText(s) : `round ${s.rounds.length + 1} next`;
+        const state = s.over ? shortResult(s) : `round ${s.rounds.length + 1} next`;
         const b = button(`${s.names.join(" – ")} (${LAYOUTS[s.layout].text}, ${state})`, null, () =>
           openSheet(s.id),
         );
@@ -195,7 +196,7 @@ async function listSheets() {
 async function createSheet(event) {
   event.preventDefault();
   const layout = $("layout").value;
-  const names = nameBoxes().map((i) => i.value.trim());
+  const names = nameBoxes().map((i) => i.value.trim() || i.placeholder);
   const body = {
     layout,
     discs_per_side: Number($("discs").value),
@@ -264,7 +265,7 @@ function formatText(view) {
 }
 
 function scoreLine(names, scores) {
-  return names.map((n, i) => `${n} ${scores[i]}`).join(" · ");
+  return names.map((n, i) => `${n}: ${scores[i]}`).join(" · ");
 }
 
 function gameResult(view, game) {
@@ -295,6 +296,12 @@ function resultText(view) {
   return `${view.names[o.winner]} wins the match with ${won(o.winner)} (${others}).`;
 }
 
+function shortResult(view) {
+  const o = view.outcome;
+  if (!o) return "";
+  return o.winner === null ? "drawn" : `${view.names[o.winner]} won`;
+}
+
 function countsText(counts) {
   const parts = counts.map((n, z) => (n ? `${n}×${ZONES[z]}` : null)).filter(Boolean);
   return parts.length ? parts.join(" ") : "no discs";
@@ -314,13 +321,14 @@ function show(view) {
   const over = view.over;
 
   // The running score and who opens next: kept in view while entering a round.
-  const gameNow = match ? `Game ${view.game} of ${view.match_games}: ` : "";
+  const gameNow = match ? `Game ${view.game} of ${view.match_games} — ` : "";
   const lastGame = view.games[view.games.length - 1];
   const scores = over && lastGame ? lastGame.scores : view.scores;
   $("running-score").textContent = `${gameNow}${scoreLine(view.names, scores)}`;
   const roundsInGame = view.rounds.filter((r) => r.game === view.game).length;
+  $("next").hidden = over; // the result says it
   $("next").textContent = over
-    ? "Finished."
+    ? ""
     : `${match ? `Game ${view.game}, round` : "Round"} ${roundsInGame + 1}: ${
         view.next_first_name
       } shoots first.`;
@@ -357,7 +365,8 @@ function show(view) {
     r.totals.forEach((t, i) => {
       const td = el("td");
       td.append(el("strong", String(t)));
-      if (r.points[i]) td.append(el("small", `+${r.points[i]} ${points}`));
+      const unit = points === "points" && r.points[i] === 1 ? "point" : points;
+      if (r.points[i]) td.append(el("small", `+${r.points[i]} ${unit}`));
       if (r.counts) td.append(el("small", countsText(r.counts[i]), { counts: "" }));
       tr.append(td);
     });
@@ -383,10 +392,13 @@ function show(view) {
   $("rounds").tBodies[0].replaceChildren(...body);
 
   const foot = el("tr");
-  foot.append(el("th", match ? `Game ${view.game}` : "Total"), el("td", ""));
+  const label = el("th", match ? `Game ${view.game}` : "Total");
+  label.colSpan = 2;
+  foot.append(label);
   scores.forEach((s) => foot.append(el("td", String(s))));
   foot.append(el("td", ""));
   if (!readOnly) foot.append(el("td", ""));
+  if (!readOnly) foot.lastChild.className = "row-tools";
   $("rounds").tFoot.replaceChildren(foot);
 
   $("entry").hidden = readOnly || over;
@@ -505,7 +517,7 @@ function readEntry() {
   const numbers = inputs.map((input) => {
     const text = input.value.trim();
     if (text === "" || !/^\d+$/.test(text)) {
-      throw new Error("Every box needs a whole number, 0 or more.");
+      throw new Error("Fill in every box with a whole number (0 or more).");
     }
     return Number(text);
   });
@@ -535,6 +547,7 @@ async function saveRound(event) {
     say(afterSave(before, view, edited));
   } catch (err) {
     $("entry-error").textContent = err.message;
+    say("");
   }
 }
 
