@@ -7,7 +7,7 @@ the CPU players) imports no server, database or asyncio code.
 >>> launch = TOURNAMENT_BOARD.launch(Seat.SOUTH, Shot(position=0, direction=0, power=28))
 >>> result = simulate_shot(TOURNAMENT_BOARD, [], launch)
 >>> result.discs[0].status
-<DiscStatus.IN_HOLE: 'in_hole'>
+<DiscStatus.IN_HOLE: 1>
 """
 
 from crokinole.board import TOURNAMENT_BOARD, Board, Launch, Point, Seat, Shot, Zone

@@ -20,6 +20,7 @@ from crokinole.physics.result import (
 )
 from crokinole.physics.simulate import (
     MAX_EVENTS,
+    MAX_LAUNCH_SPEED,
     OVERLAP_TOLERANCE,
     REST_SPEED,
     check_position,
@@ -30,6 +31,7 @@ from crokinole.physics.simulate import (
 
 __all__ = [
     "MAX_EVENTS",
+    "MAX_LAUNCH_SPEED",
     "OVERLAP_TOLERANCE",
     "REST_SPEED",
     "BatchResult",

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import bisect
 import math
+import numbers
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, IntEnum
 from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
 
-from crokinole.board import Point
+from crokinole.board import Point, is_real_number
 from crokinole.errors import InvalidShotError
 from crokinole.physics import kernel
 
@@ -25,19 +26,29 @@ IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 
-class DiscStatus(Enum):
-    """Where a disc is after a shot."""
+class DiscStatus(IntEnum):
+    """Where a disc is after a shot.
 
-    ON_BOARD = "on_board"
-    IN_HOLE = "in_hole"
-    IN_DITCH = "in_ditch"
+    The values are the simulator's status codes, so a status compares
+    directly with the status arrays (:attr:`ShotResult.status_array`,
+    :attr:`BatchResult.statuses`):
 
+    >>> import numpy as np
+    >>> codes = np.array([0, 1, 2, 1], dtype=np.int8)
+    >>> (codes == DiscStatus.IN_HOLE).tolist()
+    [False, True, False, True]
+    >>> DiscStatus(2), DiscStatus.IN_DITCH.label
+    (<DiscStatus.IN_DITCH: 2>, 'in_ditch')
+    """
 
-STATUS_BY_CODE = {
-    kernel.ON_BOARD: DiscStatus.ON_BOARD,
-    kernel.IN_HOLE: DiscStatus.IN_HOLE,
-    kernel.IN_DITCH: DiscStatus.IN_DITCH,
-}
+    ON_BOARD = kernel.ON_BOARD
+    IN_HOLE = kernel.IN_HOLE
+    IN_DITCH = kernel.IN_DITCH
+
+    @property
+    def label(self) -> str:
+        """The status as a lower-case word (``"on_board"``, ``"in_hole"``, ``"in_ditch"``)."""
+        return self.name.lower()
 
 
 class EventKind(Enum):
@@ -167,7 +178,7 @@ class ShotResult:
         deceleration: the sliding deceleration used (for evaluating motion).
         start_array: ``(N, 2)`` centres at time 0.
         final_array: ``(N, 2)`` final centres.
-        status_array: ``(N,)`` int8 status codes (0 board, 1 hole, 2 ditch).
+        status_array: ``(N,)`` int8 status codes, the values of :class:`DiscStatus`.
         flag_array: ``(N, 4)`` moved, crossed line, touched beyond line, touched a peg.
         event_floats: ``(E, 5)`` time, x, y, vx, vy of every event.
         event_ints: ``(E, 4)`` disc, kind, other, beyond-line of every event.
@@ -193,7 +204,7 @@ class ShotResult:
         pos = self.final_array.tolist()
         flags = self.flag_array.tolist()
         return tuple(
-            DiscOutcome(STATUS_BY_CODE[code], Point(*pos[i]), *flags[i][:3])
+            DiscOutcome(DiscStatus(code), Point(*pos[i]), *flags[i][:3])
             for i, code in enumerate(self.status_array.tolist())
         )
 
@@ -257,12 +268,25 @@ class ShotResult:
     def _segment_times(self) -> tuple[list[float], ...]:
         return tuple([s.time for s in segs] for segs in self._segments)
 
-    def _segment(self, disc: int, time: float, before: bool) -> _Segment | None:
+    def _checked(self, disc: object, time: object) -> tuple[int, float]:
+        """``disc`` and ``time`` as an index and a float, or a plain error.
+
+        Any integer type is an index (numpy's included) and any real number a
+        time; a bool is neither.
+        """
         n = int(self.start_array.shape[0])
-        if not (isinstance(disc, int) and 0 <= disc < n):
-            raise InvalidShotError(f"disc index {disc!r} out of range 0..{n - 1}")
+        if isinstance(disc, bool | np.bool_) or not isinstance(disc, numbers.Integral):
+            raise InvalidShotError(f"disc index must be a whole number, got {disc!r}")
+        index = int(disc)
+        if not 0 <= index < n:
+            raise InvalidShotError(f"disc index {disc} out of range 0..{n - 1}")
+        if not isinstance(time, numbers.Real) or not is_real_number(time):
+            raise InvalidShotError(f"time must be a number of seconds, got {time!r}")
         if not math.isfinite(time):
-            raise InvalidShotError(f"time must be a finite number of seconds, got {time!r}")
+            raise InvalidShotError(f"time must be a finite number of seconds, got {time}")
+        return index, float(time)
+
+    def _segment(self, disc: int, time: float, before: bool) -> _Segment | None:
         times = self._segment_times[disc]
         k = (bisect.bisect_left(times, time) if before else bisect.bisect_right(times, time)) - 1
         return self._segments[disc][k] if k >= 0 else None
@@ -274,6 +298,7 @@ class ShotResult:
         (the velocity just before a contact).  After a disc drops or falls into
         the ditch it stays where it left the surface, at rest.
         """
+        disc, time = self._checked(disc, time)
         seg = self._segment(disc, time, before)
         if seg is None:
             x, y = self.start_array[disc].tolist()
@@ -311,6 +336,7 @@ class ShotResult:
 
     def on_board_at(self, disc: int, time: float) -> bool:
         """Whether ``disc`` is still on the playing surface at ``time``."""
+        disc, time = self._checked(disc, time)
         for ev in self.events:
             if ev.time > time:
                 break
@@ -326,7 +352,8 @@ class BatchResult:
     Attributes:
         positions: ``(K, N+1, 2)`` final centres (where a disc left the surface,
             for discs in the hole or the ditch).
-        statuses: ``(K, N+1)`` int8 codes: 0 on the board, 1 in the hole, 2 in the ditch.
+        statuses: ``(K, N+1)`` int8 status codes, the values of :class:`DiscStatus`
+            (compare with ``batch.statuses == DiscStatus.IN_HOLE``).
         moved: ``(K, N+1)`` whether each disc moved.
         crossed_line: ``(K, N+1)`` whether each disc went beyond the shooting line.
         touched_beyond_line: ``(K, N+1)`` whether each disc touched something while beyond it.

@@ -2,9 +2,16 @@
 
 Input is checked before anything is simulated: discs must be finite, on the
 surface, off the hole, clear of the pegs and of each other; a launch must
-start on the surface clear of every disc, with a finite, non-negative speed.
-A bad input raises :class:`~crokinole.errors.InvalidPositionError` or
-:class:`~crokinole.errors.InvalidShotError` naming the offending value.
+start on the surface clear of every disc, with a finite speed of at most
+:data:`MAX_LAUNCH_SPEED`.  A bad input raises
+:class:`~crokinole.errors.InvalidPositionError` or
+:class:`~crokinole.errors.InvalidShotError` quoting the offending value as it
+was given.
+
+Numbers may be of any real type: Python ``int`` and ``float``, numpy integer
+and floating scalars (``np.int64``, ``np.float32`` ...), ``fractions.Fraction``
+and the like (``numbers.Real``).  ``bool`` is refused: ``True`` as a
+coordinate or a velocity is a mistake, not the number 1.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from crokinole.board import Board, Launch, Point
+from crokinole.board import Board, Launch, Point, is_real_number, quote_number
 from crokinole.errors import InvalidPositionError, InvalidShotError, SimulationError
 from crokinole.physics import kernel
 from crokinole.physics.result import BatchResult, ShotResult
@@ -29,6 +36,12 @@ REST_SPEED = 1e-6
 STICK_AFTER = 10
 #: Discs closer than touching by more than this (inches) overlap.
 OVERLAP_TOLERANCE = 1e-9
+#: The fastest launch the simulator accepts, in in/s (2.5 km/s).  Full power
+#: on the tournament board is 120 in/s (``Board.max_launch_speed``), so this
+#: leaves any board a wide margin, and it is the fastest speed the simulator
+#: is tested at (no tunnelling, exact contacts).  Far faster, squared speeds
+#: overflow (from about 1e154 in/s) and event detection fails.
+MAX_LAUNCH_SPEED = 100_000.0
 
 DiscsLike = Sequence[Point] | Sequence[tuple[float, float]] | npt.NDArray[np.float64]
 
@@ -84,15 +97,25 @@ def discs_array(discs: DiscsLike) -> npt.NDArray[np.float64]:
         InvalidPositionError: the input is not a list of (x, y) pairs.
     """
     if isinstance(discs, np.ndarray):
+        if discs.dtype.kind not in "iuf":
+            raise InvalidPositionError(
+                f"discs must be (x, y) pairs of numbers, got an array of {discs.dtype}"
+            )
         arr = np.array(discs, dtype=np.float64)
     else:
         try:
-            arr = np.array(
-                [(p.x, p.y) if isinstance(p, Point) else tuple(p) for p in discs],
-                dtype=np.float64,
-            )
-        except (TypeError, ValueError) as exc:
+            pairs = [(p.x, p.y) if isinstance(p, Point) else tuple(p) for p in discs]
+        except TypeError as exc:
             raise InvalidPositionError(f"discs must be (x, y) pairs of numbers: {exc}") from exc
+        for k, pair in enumerate(pairs):
+            if len(pair) != 2:
+                raise InvalidPositionError(f"discs must be (x, y) pairs, disc {k} is {pair!r}")
+            for value in pair:
+                if not is_real_number(value):
+                    raise InvalidPositionError(
+                        f"discs must be (x, y) pairs of numbers, disc {k} has {value!r}"
+                    )
+        arr = np.array([[float(x), float(y)] for x, y in pairs], dtype=np.float64)
     if arr.size == 0:
         return np.zeros((0, 2), dtype=np.float64)
     if arr.ndim != 2 or arr.shape[1] != 2:
@@ -115,6 +138,43 @@ def check_position(board: Board, discs: npt.NDArray[np.float64]) -> None:
         x, y = discs[i]
         raise InvalidPositionError(
             f"disc {i} at ({x:.4f}, {y:.4f}) " + _WHY[code].format(other=other)
+        )
+
+
+def _real_rows(what: str, values: npt.ArrayLike) -> npt.NDArray[np.generic]:
+    """``values`` as given, as an array, checked to hold only real numbers."""
+    try:
+        given = np.asarray(values)
+        # Nested lists are checked element by element: numpy would turn a
+        # bool among floats into 1.0 or 0.0.
+        items = given if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
+    except ValueError as exc:  # ragged rows
+        raise InvalidShotError(f"{what} must be rows of numbers, got {values!r}") from exc
+    if isinstance(values, np.ndarray) and given.dtype.kind in "iuf":
+        return given  # the common case, the CPU players' batches: no per-item check
+    real = given.dtype.kind in "iufO" and all(is_real_number(v) for v in items.ravel())
+    if not real:
+        raise InvalidShotError(f"{what} must be real numbers, got {values!r}")
+    return given
+
+
+def _check_speeds(what: str, given: npt.NDArray[np.generic], vel: npt.NDArray[np.float64]) -> None:
+    """Refuse a velocity that is not finite or is faster than MAX_LAUNCH_SPEED.
+
+    ``given`` holds the velocities as the caller gave them (quoted in the
+    message), ``vel`` the same as floats.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        speed = np.hypot(vel[:, 0], vel[:, 1])
+    bad = ~np.isfinite(vel).all(axis=1) | ~(speed <= MAX_LAUNCH_SPEED)
+    if bad.any():
+        k = int(np.argmax(bad))
+        vx, vy = (quote_number(v) for v in given[k].tolist())
+        if not np.isfinite(vel[k]).all():
+            raise InvalidShotError(f"{what} {k} ({vx}, {vy}) in/s is not a finite velocity")
+        raise InvalidShotError(
+            f"{what} {k} ({vx}, {vy}) in/s is faster than the simulator's maximum of "
+            f"{MAX_LAUNCH_SPEED:g} in/s"
         )
 
 
@@ -147,13 +207,15 @@ def simulate_shot(board: Board, discs: DiscsLike, launch: Launch) -> ShotResult:
     Raises:
         InvalidPositionError: a disc overlaps another or a peg, is off the
             board, over the hole, or not a number.
-        InvalidShotError: the launch is not finite, or its disc overlaps one.
+        InvalidShotError: a launch value is not a finite number (bools are
+            refused), the speed is above ``MAX_LAUNCH_SPEED``, or the shot
+            disc overlaps a disc or a peg.
         SimulationError: the shot needed more than ``MAX_EVENTS`` events.
 
     >>> from crokinole.board import TOURNAMENT_BOARD as board, Seat, Shot
     >>> launch = board.launch(Seat.SOUTH, Shot(position=0.0, direction=0.0, power=20.0))
     >>> result = simulate_shot(board, [(0.0, -6.0)], launch)
-    >>> [c.kind.value for c in result.contacts], [d.status.value for d in result.discs]
+    >>> [c.kind.value for c in result.contacts], [d.status.label for d in result.discs]
     (['disc'], ['on_board', 'on_board'])
     >>> result.contacts[0].disc, result.contacts[0].other
     (1, 0)
@@ -163,13 +225,18 @@ def simulate_shot(board: Board, discs: DiscsLike, launch: Launch) -> ShotResult:
             f"a shot is played from a Launch (see Board.launch), got {type(launch).__name__}"
         )
     pos = discs_array(discs)
-    x, y, vx, vy = launch.x, launch.y, launch.vx, launch.vy
-    try:
-        finite = math.isfinite(x) and math.isfinite(y) and math.isfinite(vx) and math.isfinite(vy)
-    except TypeError:
-        finite = False
-    if not finite:
-        raise InvalidShotError(f"launch values must be finite numbers, got {launch!r}")
+    for name in ("x", "y", "vx", "vy"):
+        value = getattr(launch, name)
+        if not is_real_number(value):
+            raise InvalidShotError(f"launch {name} must be a number, got {value!r}")
+        if not math.isfinite(value):
+            raise InvalidShotError(f"launch {name} must be a finite number, got {value}")
+    x, y, vx, vy = float(launch.x), float(launch.y), float(launch.vx), float(launch.vy)
+    if not math.hypot(vx, vy) <= MAX_LAUNCH_SPEED:
+        raise InvalidShotError(
+            f"launch velocity ({quote_number(launch.vx)}, {quote_number(launch.vy)}) in/s "
+            f"is faster than the simulator's maximum of {MAX_LAUNCH_SPEED:g} in/s"
+        )
     n = pos.shape[0] + 1
     all_pos = np.empty((n, 2))
     all_pos[:-1] = pos
@@ -240,7 +307,8 @@ def simulate_batch(board: Board, discs: DiscsLike, launches: npt.ArrayLike) -> B
 
     Raises:
         InvalidPositionError: as for :func:`simulate_shot`.
-        InvalidShotError: a launch row is not finite or overlaps a disc.
+        InvalidShotError: a launch row is not real numbers or not finite, is
+            faster than ``MAX_LAUNCH_SPEED``, or its disc overlaps one.
         SimulationError: a shot needed more than ``MAX_EVENTS`` events.
 
     >>> from crokinole.board import TOURNAMENT_BOARD as board, Seat
@@ -251,9 +319,13 @@ def simulate_batch(board: Board, discs: DiscsLike, launches: npt.ArrayLike) -> B
     """
     pos = discs_array(discs)
     check_position(board, pos)
-    arr = np.ascontiguousarray(launches, dtype=np.float64)
-    if arr.ndim != 2 or arr.shape[1] != 4:
-        raise InvalidShotError(f"launches must be a (K, 4) array of x, y, vx, vy; got {arr.shape}")
+    given = _real_rows("launches", launches)
+    if given.ndim != 2 or given.shape[1] != 4:
+        raise InvalidShotError(
+            f"launches must be a (K, 4) array of x, y, vx, vy; got {given.shape}"
+        )
+    arr = np.ascontiguousarray(given, dtype=np.float64)
+    _check_speeds("launch", given[:, 2:], arr[:, 2:])
     _check_launches(board, pos, arr)
     params, pegs = _board_arrays(board)
     k, n = arr.shape[0], pos.shape[0] + 1
@@ -291,7 +363,8 @@ def simulate_motion(board: Board, discs: DiscsLike, velocities: npt.ArrayLike) -
 
     Raises:
         InvalidPositionError: as for :func:`simulate_shot`.
-        InvalidShotError: a velocity is not a finite number, or the shapes differ.
+        InvalidShotError: a velocity is not a finite number or is faster than
+            ``MAX_LAUNCH_SPEED``, or the shapes differ.
         SimulationError: the motion needed more than ``MAX_EVENTS`` events.
 
     >>> from crokinole.board import TOURNAMENT_BOARD as board
@@ -301,13 +374,13 @@ def simulate_motion(board: Board, discs: DiscsLike, velocities: npt.ArrayLike) -
     """
     pos = discs_array(discs)
     check_position(board, pos)
-    vel = np.array(velocities, dtype=np.float64).reshape(-1, 2) if pos.size else np.zeros((0, 2))
-    if vel.shape != pos.shape:
+    given = _real_rows("velocities", velocities) if pos.size else np.zeros((0, 2))
+    given = given.reshape(-1, 2) if given.size % 2 == 0 else given
+    if given.shape != pos.shape:
         raise InvalidShotError(
-            f"need one (vx, vy) velocity per disc: {pos.shape[0]} discs, {vel.shape[0]} velocities"
+            f"need one (vx, vy) velocity per disc: {pos.shape[0]} discs, "
+            f"velocities of shape {np.shape(velocities)}"
         )
-    bad = ~np.isfinite(vel).all(axis=1)
-    if bad.any():
-        k = int(np.argmax(bad))
-        raise InvalidShotError(f"velocity of disc {k} is not finite: {vel[k].tolist()!r}")
+    vel = np.array(given, dtype=np.float64)
+    _check_speeds("velocity of disc", given, vel)
     return _run_recorded(board, pos, vel)

@@ -13,8 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from crokinole.board import Board, Point, Seat, Shot
-from crokinole.physics import BatchResult, ShotResult
-from crokinole.physics.kernel import IN_DITCH, IN_HOLE
+from crokinole.physics import BatchResult, DiscStatus, ShotResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,8 +191,8 @@ def judge_shot(
             for i in range(n + 1):
                 if not (own[i] and moved[i]) or touched_beyond[i]:
                     continue
-                if status[i] == IN_HOLE or (
-                    status[i] != IN_DITCH
+                if status[i] == DiscStatus.IN_HOLE or (
+                    status[i] != DiscStatus.IN_DITCH
                     and board.touches_fifteen_circle(Point(float(final[i, 0]), float(final[i, 1])))
                 ):
                     reached = True
@@ -208,15 +207,15 @@ def judge_shot(
         disc = Disc(ids[i], owners[i], float(final[i, 0]), float(final[i, 1]))
         if foul is not None and own[i] and moved[i]:
             removed.append(Removed(disc, Removal.FOUL))
-            if status[i] == IN_HOLE:
+            if status[i] == DiscStatus.IN_HOLE:
                 cancelled.append(disc)
-        elif status[i] == IN_DITCH:
+        elif status[i] == DiscStatus.IN_DITCH:
             removed.append(Removed(disc, Removal.OFF_BOARD))
         elif touched_beyond[i]:
             # R5: it came back after touching something beyond the line: out,
             # even if it then dropped into the hole.
             removed.append(Removed(disc, Removal.TOUCHED_BEYOND_LINE))
-        elif status[i] == IN_HOLE:
+        elif status[i] == DiscStatus.IN_HOLE:
             twenties.append(disc)
         elif board.is_out(disc.centre):
             removed.append(Removed(disc, Removal.ON_LINE))
@@ -315,12 +314,17 @@ def judge_batch(
     else:
         centre_gap = np.hypot(pos[..., 0], pos[..., 1]) - board.disc_radius
         in_fifteen = centre_gap <= board.fifteen_radius + board.line_width / 2.0
-        reached = own[None, :] & moved & ~beyond & ((status == 1) | ((status == 0) & in_fifteen))
+        reached = (
+            own[None, :]
+            & moved
+            & ~beyond
+            & ((status == DiscStatus.IN_HOLE) | ((status == DiscStatus.ON_BOARD) & in_fifteen))
+        )
         valid = reached.any(axis=1)
     fouled = ~valid[:, None] & own[None, :] & moved
     zone = zone_points(board, pos)
-    twenty = (status == 1) & ~fouled & ~beyond
-    on_board = (status == 0) & ~fouled & ~beyond & (zone > 0)
+    twenty = (status == DiscStatus.IN_HOLE) & ~fouled & ~beyond
+    on_board = (status == DiscStatus.ON_BOARD) & ~fouled & ~beyond & (zone > 0)
     fate = np.full(status.shape, FATE_DITCH, dtype=np.int8)
     fate[twenty] = FATE_TWENTY
     fate[on_board] = FATE_BOARD
