@@ -137,8 +137,8 @@ def test_abandoned_games_are_compacted_after_the_retention_period(store: Store) 
     assert store.events_after("old-cpu", 0, limit=10) == []
     assert store.device_record("old-cpu", LEVELS)["easy"]["four_rounds"]["losses"] == 1
     for kept in ("new-cpu", "old-finished", "old-playing"):  # within retention, or not abandoned
-        room = store.room(kept)
-        assert room is not None and room.record_json != ""
+        data = store.room(kept)
+        assert data is not None and data.record_json != ""
         assert len(store.events_after(kept, 0, limit=10)) == (0 if kept == "old-playing" else 1)
     assert store.purge_abandoned(T0 + timedelta(minutes=1)) == 0  # nothing left to do
 
