@@ -95,6 +95,25 @@ def test_every_writing_route_answers_400_to_json_the_parser_cannot_take(
     assert again["rounds"][0]["totals"] == [5, 0]
 
 
+@pytest.mark.parametrize(
+    ("number", "message"),
+    [
+        ("9" * 5000, "a round number is a whole number"),
+        ("1e308", "a round number is a whole number"),
+        ("-0", "there is no round 0"),
+        ("99999999999999999999", "there is no round 99999999999999999999"),
+    ],
+)
+def test_odd_round_numbers_in_the_path_answer_400(
+    server: str, token: str, number: str, message: str
+) -> None:
+    sheet = _new(server, token)
+    path = f"/api/sheets/{sheet['id']}/rounds/{number}"
+    for method, body in (("PUT", {"totals": [5, 0]}), ("DELETE", None)):
+        status, error = call(server, method, path, body, token)
+        assert status == 400 and message in error["error"], (method, status, error)
+
+
 def test_edit_and_delete_a_round(server: str, token: str) -> None:
     sheet = _new(server, token, scoring="to_100")
     path = f"/api/sheets/{sheet['id']}/rounds"
@@ -146,6 +165,13 @@ def test_bad_rounds_are_refused_and_nothing_changes(
         (b'{"names": ' + b"[" * 2000 + b"]" * 2000 + b"}", "nested too deeply"),
         (b'{"layout": "singles", "names": ["a", ' + b"1" * 5000 + b"]}", "too long"),
         ({"layout": "singles", "names": ["a", "b"], "tie": 1e308}, "got 1e+308"),
+        ({"names": ["a", "b"], "discs_per_side": 1e308}, "8 or 12 discs per side, not 1e+308"),
+        ({"names": ["a", "b"], "discs_per_side": -0.0}, "8 or 12 discs per side, not -0.0"),
+        (
+            {"names": ["a", "b"], "match_games": 10**30},
+            f"1 to 9 games (a whole number), not {10**30}",
+        ),
+        ({"names": ["a", "b"], "match_games": 1e308}, "not 1e+308"),
     ],
 )
 def test_bad_sheets_are_refused(server: str, token: str, body: Any, message: str) -> None:
