@@ -683,7 +683,9 @@ function renderControls() {
   setControl("direction", d.direction);
   setControl("power", d.power);
   const info = seatInfo(g, shown);
-  $("controls-legend").textContent = isLocal() && info ? `${info.name}'s shot` : "Your shot";
+  // Out of turn, the legend says what is going on: it is next to Shoot, where the eyes are.
+  const waiting = !seat && g.phase === "playing" ? turnText() : "";
+  $("controls-legend").textContent = waiting || (isLocal() && info ? `${info.name}'s shot` : "Your shot");
   $("controls-hint").textContent = isLocal() && shown === "north" && !view.flip
     ? `${info ? info.name : "The top player"} shoots from the top: position and direction are seen from their chair — positive turns to their right (your screen's left).`
     : "Position 0° is the middle of your quarter; direction 0° points at the centre, positive to your right.";
@@ -866,6 +868,7 @@ function setPeek(on) {
     else d.showModal();
   }
   d.classList.toggle("peek", on);
+  if (on) window.scrollTo(0, 0); // the layout fits the whole board in the screen from the top
   const b = $("peek-button");
   b.setAttribute("aria-pressed", String(on));
   b.textContent = on ? "Show the result" : "Look at the board";

@@ -47,18 +47,22 @@ function zoneWords(zone) {
   return zone === 20 ? "the 20" : `the ${zone}`;
 }
 
-/** "your disc", "CPU Easy's disc in the 10". */
-function discWords(v, d) {
-  const base = `${whose(v, d.owner)} disc`;
+/** "your disc", "CPU Easy's disc in the 10", "your other disc in the 5" (the shooter's own). */
+function discWords(v, d, shooter) {
+  const other = !d.shot && d.owner === shooter ? "other " : "";
+  const base = `${whose(v, d.owner)} ${other}disc`;
   return d.from_zone ? `${base} in ${zoneWords(d.from_zone)}` : base;
 }
 
+// Why a disc went to the ditch, for the shot disc and for a disc it moved.
 const REASON = {
-  off_board: "went into the ditch",
-  on_line: "stopped on the shooting line: it is out and goes to the ditch",
-  touched_beyond_line: "touched a disc beyond the shooting line: it is out and goes to the ditch",
-  timeout: "went to the ditch: time ran out",
-  foul: "goes to the ditch",
+  off_board: ["went into the ditch", "went into the ditch"],
+  on_line: ["stopped on the shooting line and is out", "was knocked onto the shooting line and is out"],
+  touched_beyond_line: [
+    "touched a disc beyond the shooting line and is out", "touched a disc beyond the shooting line and is out",
+  ],
+  timeout: ["went to the ditch: time ran out", "went to the ditch: time ran out"],
+  foul: ["goes to the ditch", "goes to the ditch"],
 };
 
 /** What happened to one disc, as a clause after its name. */
@@ -66,7 +70,7 @@ function fate(d) {
   if (d.result === "hole") {
     return d.cancelled_twenty ? "dropped into the 20, but the foul cancels it: it goes to the ditch" : "went into the 20";
   }
-  if (d.result === "ditch") return REASON[d.reason] || "went into the ditch";
+  if (d.result === "ditch") return (REASON[d.reason] || REASON.off_board)[d.shot ? 0 : 1];
   if (d.zone === null || d.zone === undefined) return "stopped on the board";
   if (d.shot) return `stopped in ${zoneWords(d.zone)}`;
   if (d.from_zone && d.from_zone !== d.zone) return `was knocked into ${zoneWords(d.zone)}`;
@@ -89,7 +93,8 @@ function foulSentence(v, r, shooter) {
     return `Foul: no opposing disc was touched — ${disc}${moved} ${go} to the ditch.`;
   }
   if (r.foul === "not_in_fifteen") {
-    return `Foul: with no opposing disc on the board, a disc of ${mine ? "yours" : "theirs"} had to reach the 15 circle — ${disc}${moved} ${go} to the ditch.`;
+    const one = mine ? "one of your discs" : `one of ${nameOf(v, shooter)}'s discs`;
+    return `Foul: with no opposing disc on the board, ${one} had to stop in the 15 circle — ${disc}${moved} ${go} to the ditch.`;
   }
   if (r.foul === "timeout") {
     return `Time ran out: ${disc}${moved} ${go} to the ditch.`;
@@ -119,16 +124,16 @@ export function describeShot(r, v, shooter) {
   for (const d of discs) {
     // A foul's own discs are told in the foul sentence; a cancelled 20 is told there too.
     if (fouled && d.owner === seat && (d.shot || d.reason === "foul" || d.cancelled_twenty)) {
-      if (d.cancelled_twenty && !d.shot) parts.push(`${cap(discWords(v, d))} dropped into the 20, but the foul cancels it.`);
+      if (d.cancelled_twenty && !d.shot) parts.push(`${cap(discWords(v, d, seat))} dropped into the 20, but the foul cancels it.`);
       continue;
     }
     const what = fate(d);
     if (!what) continue;
-    parts.push(`${cap(discWords(v, d))} ${what}.`);
+    parts.push(`${cap(discWords(v, d, seat))} ${what}.`);
     if (d.owner !== seat) toldOpponent = true;
   }
   if (!fouled && Array.isArray(r.hit) && r.hit.length && !toldOpponent) {
-    parts.push(`${isYou(v, seat) ? "You" : nameOf(v, seat)} touched ${count(r.hit.length, "opposing disc")}.`);
+    parts.push(r.hit.length === 1 ? "It hit an opposing disc." : `It hit ${r.hit.length} opposing discs.`);
   }
   return parts.join(" ") || "Shot played.";
 }
