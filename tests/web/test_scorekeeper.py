@@ -150,6 +150,14 @@ def test_a_four_round_sheet_through_the_page_shows_the_winner_and_survives_a_rel
     winner = p.get_by_test_id("sheet-winner")
     winner.wait_for(state="visible")
     assert "Ann wins the game, 5 – 3" in winner.inner_text()
+    # In print: the disc counts and the discs per side are on paper; the forms are not.
+    p.emulate_media(media="print")
+    counts = p.get_by_test_id("sheet-round-3").locator("[data-counts]").nth(1)
+    assert counts.is_visible() and counts.inner_text() == "2×20 1×15"
+    assert "8 discs each" in p.get_by_test_id("sheet-format").inner_text()
+    assert not p.get_by_test_id("sheet-share").is_visible()
+    assert not p.get_by_role("button", name="Edit round 1").is_visible()
+    p.emulate_media(media="screen")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     p.screenshot(path=str(ARTIFACTS / "scorekeeper-phone.png"), full_page=True)
     # Reload: the sheet is kept on the server for this device.
