@@ -124,6 +124,12 @@ function renderNames() {
     return label;
   });
   $("name-inputs").replaceChildren(...boxes);
+  const hints = {
+    doubles: "Partners sit opposite each other; play goes clockwise, from team to team.",
+    two_vs_one: "The pair sit opposite each other and share their 12 discs, 6 each.",
+    three_singles: "Play goes clockwise, one disc each in turn.",
+  };
+  $("names-hint").textContent = hints[$("layout").value] ?? "";
 }
 
 function renderDiscs() {
