@@ -181,5 +181,17 @@ def test_calibrate_prints_every_level() -> None:
         [sys.executable, "-m", "crokinole", "calibrate", "--tries", "50"],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
-    for level in ("easy", "normal", "hard", "expert"):
-        assert level in out.stdout
+    assert "50 tries each" in out.stdout
+    assert "fresh decision (choose_shot)" in out.stdout and "95% CI" in out.stdout
+    for level in ("Easy", "Normal", "Hard", "Expert"):
+        assert re.search(rf"{level} +│ +\d+ of 50 \(\d+\.\d%\) │ \d+\.\d%–\d+\.\d%", out.stdout)
+
+
+def test_match_help_speaks_of_95_percent_once() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "crokinole", "match", "--help"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    text = " ".join(out.stdout.split())
+    assert "95% confidence intervals" in text
+    assert "%%" not in out.stdout

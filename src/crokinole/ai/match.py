@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from crokinole.ai.players import CpuPlayer, Level, make_player
-from crokinole.board import Seat, Shot
+from crokinole.board import Seat
 from crokinole.physics import simulate_batch
 from crokinole.rules import Game, Phase, Rules
 
@@ -187,24 +187,28 @@ def percentile(values: tuple[float, ...], q: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class OpenTwentyFigure:
-    """How often a level makes the open 20 from the middle of the line.
+    """How often a level makes the open 20 on an empty board, as it really plays.
 
     Attributes:
         level: the CPU level.
-        intended: the shot it means on an empty board.
-        tries: noisy attempts.
-        made: attempts that dropped into the hole.
+        tries: shots played, each a fresh decision (``choose_shot``).
+        made: shots that dropped into the hole.
+        middle: shots played from within 1° of the middle of the quarter.
     """
 
     level: Level
-    intended: Shot
     tries: int
     made: int
+    middle: int
 
     @property
     def rate(self) -> float:
-        """Share of attempts made."""
+        """Share of shots made."""
         return self.made / self.tries if self.tries else math.nan
+
+    def interval(self) -> tuple[float, float, float]:
+        """The rate with its 95% Wilson interval (rate, low, high)."""
+        return wilson(self.made, self.tries)
 
 
 def open_twenty(
@@ -213,31 +217,36 @@ def open_twenty(
     seed: int,
     progress: Callable[[int], None] | None = None,
 ) -> OpenTwentyFigure:
-    """Open-20 rate of a level: its own intended shot on an empty board, with its noise.
+    """Open-20 rate of a level through :meth:`~crokinole.ai.players.CpuPlayer.choose_shot`.
 
-    The disc is placed at the middle of south's quarter (position 0).
+    Every try is the player's real decision on the empty board of a new
+    game (south to shoot), noise included, exactly as in play: a level whose
+    choice varies from one decision to the next is measured with that
+    variation.  The shots are then simulated in batches.
+
+    >>> figure = open_twenty("normal", tries=200, seed=1)
+    >>> figure.tries, 0.3 < figure.rate < 0.6
+    (200, True)
     """
     player = make_player(level)
     rng = np.random.default_rng(seed)
     game = Game(Rules())
-    meant = player.intend(game, rng)
-    meant = Shot(0.0, meant.direction, meant.power)
     board = game.board
-    made = 0
+    made = middle = done = 0
     chunk = 250
-    done = 0
     while done < tries:
         n = min(chunk, tries - done)
-        _, dirs, pows = player.noise.perturb_many(
-            board,
-            np.zeros(n),
-            np.full(n, meant.direction),
-            np.full(n, meant.power),
-            rng,
+        shots = [player.choose_shot(game, rng) for _ in range(n)]
+        positions = np.array([s.position for s in shots])
+        launches = board.launches(
+            Seat.SOUTH,
+            positions,
+            np.array([s.direction for s in shots]),
+            np.array([s.power for s in shots]),
         )
-        launches = board.launches(Seat.SOUTH, np.zeros(n), dirs, pows)
         made += int((simulate_batch(board, [], launches).statuses[:, 0] == 1).sum())
+        middle += int((np.abs(positions) <= 1.0).sum())
         done += n
         if progress is not None:
             progress(n)
-    return OpenTwentyFigure(Level(level), meant, tries, made)
+    return OpenTwentyFigure(Level(level), tries, made, middle)

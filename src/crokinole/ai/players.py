@@ -31,6 +31,7 @@ from enum import Enum
 from typing import Protocol
 
 import numpy as np
+import numpy.typing as npt
 
 from crokinole.ai.aim import direction_towards, path_is_clear, power_for
 from crokinole.ai.evaluate import Situation, margins, standings, utility
@@ -40,14 +41,28 @@ from crokinole.board import Seat, Shot
 from crokinole.errors import IllegalActionError
 from crokinole.rules import Disc, Game
 
+FloatArray = npt.NDArray[np.float64]
+
 
 class Level(Enum):
-    """CPU strength."""
+    """CPU strength: the one list of levels (the server, store and client take it from here).
+
+    The value is the id used in messages, records and on the command line;
+    :attr:`label` is the name shown to people.
+
+    >>> [(level.value, level.label) for level in Level]
+    [('easy', 'Easy'), ('normal', 'Normal'), ('hard', 'Hard'), ('expert', 'Expert')]
+    """
 
     EASY = "easy"
     NORMAL = "normal"
     HARD = "hard"
     EXPERT = "expert"
+
+    @property
+    def label(self) -> str:
+        """The level's name for people, e.g. ``"Easy"`` (the CPU player is "CPU Easy")."""
+        return self.value.title()
 
 
 #: Execution noise per level, calibrated on the open 20 from the middle of the
@@ -55,8 +70,8 @@ class Level(Enum):
 NOISE = {
     Level.EASY: Noise(position=0.5, direction=4.7, power=0.26),
     Level.NORMAL: Noise(position=0.3, direction=2.85, power=0.16),
-    Level.HARD: Noise(position=0.2, direction=2.4, power=0.13),
-    Level.EXPERT: Noise(position=0.1, direction=2.0, power=0.095),
+    Level.HARD: Noise(position=0.2, direction=2.6, power=0.14),
+    Level.EXPERT: Noise(position=0.1, direction=1.9, power=0.09),
 }
 
 
@@ -137,22 +152,91 @@ def _straight_at(game: Game, seat: Seat, position: float, target: Disc, speed: f
     return Shot(position, direction, power_for(board, distance, speed))
 
 
+def _first_valid(game: Game, seat: Seat, shots: list[Shot]) -> Shot | None:
+    """The first of ``shots`` (in order of preference) that is valid as aimed (R4).
+
+    Every shot is played exactly, once, through the batch simulator and the
+    referee: a player of any level knows whether the line it means touches
+    an opposing disc, or drops into the hole or onto a peg first.
+    """
+    if not shots:
+        return None
+    batch = Candidates(
+        np.array([s.position for s in shots]),
+        np.array([s.direction for s in shots]),
+        np.array([s.power for s in shots]),
+    )
+    valid = simulate_candidates(game, seat, batch).valid
+    hits = np.flatnonzero(valid)
+    return shots[int(hits[0])] if hits.size else None
+
+
+def _any_valid(game: Game, seat: Seat) -> Shot | None:
+    """The first valid shot among Hard's candidates, for when simple aims all foul."""
+    shots = generate(game, seat)
+    valid = simulate_candidates(game, seat, shots).valid
+    hits = np.flatnonzero(valid)
+    if hits.size == 0:
+        return None
+    return _best(valid.astype(np.float64), shots)
+
+
+def _spots(game: Game, seat: Seat, fractions: tuple[float, ...]) -> list[float]:
+    """Legal placements among ``fractions`` of the range, in the order given."""
+    limit = game.board.placement_limit
+    return [f * limit for f in fractions if game.placement_problem(seat, f * limit) is None]
+
+
+def _cut(
+    game: Game, seat: Seat, position: float, target: Disc, *, offset: float, speed: float
+) -> Shot:
+    """A shot from ``position`` aimed ``offset`` disc radii beside ``target``'s centre."""
+    board = game.board
+    start = board.placement(seat, position)
+    dx, dy = target.x - start.x, target.y - start.y
+    length = float(np.hypot(dx, dy)) or 1.0
+    x = target.x - offset * board.disc_radius * dy / length
+    y = target.y + offset * board.disc_radius * dx / length
+    distance = length - 2 * board.disc_radius
+    direction = direction_towards(board, seat, position, x, y)
+    return Shot(position, direction, power_for(board, distance, speed))
+
+
+#: Placements Easy and Normal consider, as fractions of the legal range (middle first).
+SIMPLE_FRACTIONS = (0.0, -0.15, 0.15, -0.3, 0.3, -0.45, 0.45, -0.6, 0.6, -0.75, 0.75, -0.9, 0.9)
+#: Aims beside a target's centre (disc radii) that Easy and Normal consider: full hits first.
+SIMPLE_OFFSETS = (0.0, -0.5, 0.5, -1.0, 1.0)
+
+
 @dataclass(frozen=True)
 class EasyPlayer(CpuPlayer):
-    """Aims roughly: the centre, or straight at one opposing disc from the middle."""
+    """Aims roughly: the centre, or straight at one opposing disc it can reach."""
 
     level: Level = Level.EASY
     noise: Noise = NOISE[Level.EASY]
-    name: str = "CPU Easy"
+    name: str = f"CPU {Level.EASY.label}"
 
     def intend(self, game: Game, rng: np.random.Generator) -> Shot:
         seat = _seat_to_move(game)
         targets = _opposing(game, seat)
         if not targets or not game.rules.required_contact:
             return _open_twenty(game, seat, past_centre=1.0)
-        target = targets[int(rng.integers(len(targets)))]
+        # A target at random, but one it can touch (R4): the placements from the
+        # middle outwards, full hits before thin ones, the other targets after.
+        order = [targets[int(i)] for i in rng.permutation(len(targets))]
+        spots = _spots(game, seat, SIMPLE_FRACTIONS)
+        shots = [
+            _cut(game, seat, position, target, offset=offset, speed=35.0)
+            for target in order
+            for offset in SIMPLE_OFFSETS
+            for position in spots
+        ]
+        chosen = _first_valid(game, seat, shots) or _any_valid(game, seat)
+        if chosen is not None:
+            return chosen
+        # Nothing touches an opposing disc: the old rough aim (a foul whatever it does).
         position = _first_free(game, seat, (0.0, 8.0, -8.0, 16.0, -16.0))
-        return _straight_at(game, seat, position, target, 35.0)
+        return _straight_at(game, seat, position, order[0], 35.0)
 
 
 @dataclass(frozen=True)
@@ -161,7 +245,7 @@ class NormalPlayer(CpuPlayer):
 
     level: Level = Level.NORMAL
     noise: Noise = NOISE[Level.NORMAL]
-    name: str = "CPU Normal"
+    name: str = f"CPU {Level.NORMAL.label}"
 
     def intend(self, game: Game, rng: np.random.Generator) -> Shot:
         seat = _seat_to_move(game)
@@ -169,21 +253,19 @@ class NormalPlayer(CpuPlayer):
         targets = _opposing(game, seat)
         if not targets or not game.rules.required_contact:
             return _open_twenty(game, seat, past_centre=1.0)
-        limit = board.placement_limit
-        positions = [float(p) for p in np.linspace(-0.9 * limit, 0.9 * limit, 19)]
-        positions.sort(key=abs)
+        spots = _spots(game, seat, SIMPLE_FRACTIONS)
         pegs = board.peg_array()
-        best: tuple[float, Shot] | None = None
-        for target in targets:
-            value = board.zone_of(target.centre).value  # inner (more valuable) discs first
+        # Inner (more valuable) discs first; nearer the middle of the quarter first.
+        ranked = sorted(targets, key=lambda d: -board.zone_of(d.centre).value)
+        clear: list[tuple[float, Shot]] = []
+        for target in ranked:
+            value = board.zone_of(target.centre).value
             others = np.array(
                 [(d.x, d.y) for d in game.discs if d is not target], dtype=np.float64
             ).reshape(-1, 2)
-            for position in positions:
-                if game.placement_problem(seat, position) is not None:
-                    continue
+            for position in spots:
                 start = board.placement(seat, position)
-                clear = path_is_clear(
+                if path_is_clear(
                     board, (start.x, start.y), (target.x, target.y), others, 2 * board.disc_radius
                 ) and path_is_clear(
                     board,
@@ -191,17 +273,22 @@ class NormalPlayer(CpuPlayer):
                     (target.x, target.y),
                     pegs,
                     board.disc_radius + board.peg_radius,
-                )
-                if not clear:
-                    continue
-                score = -value + abs(position) / 100.0
-                shot = _straight_at(game, seat, position, target, 45.0)
-                if best is None or score < best[0]:
-                    best = (score, shot)
-                break
-        if best is not None:
-            return best[1]
-        # No clear line: straight at the nearest opposing disc and hope.
+                ):
+                    score = -value + abs(position) / 100.0
+                    clear.append((score, _straight_at(game, seat, position, target, 45.0)))
+        clear.sort(key=lambda item: item[0])
+        # The clear lines, checked as aimed (one may still drop in the hole on
+        # the way); then cut shots at each target, most valuable first.
+        shots = [shot for _, shot in clear] + [
+            _cut(game, seat, position, target, offset=offset, speed=45.0)
+            for target in ranked
+            for offset in SIMPLE_OFFSETS
+            for position in spots
+        ]
+        chosen = _first_valid(game, seat, shots) or _any_valid(game, seat)
+        if chosen is not None:
+            return chosen
+        # Nothing touches an opposing disc: straight at the nearest one and hope.
         position = _first_free(game, seat, (0.0, 10.0, -10.0, 20.0, -20.0))
         start = board.placement(seat, position)
         target = min(targets, key=lambda d: start.distance_to(d.centre))
@@ -215,40 +302,68 @@ def _best(values: np.ndarray, shots: Candidates) -> Shot:
     return Shot(float(shots.positions[k]), float(shots.directions[k]), float(shots.powers[k]))
 
 
+def _prefer_valid(values: FloatArray, valid: npt.NDArray[np.bool_]) -> FloatArray:
+    """``values``, with every foul-as-aimed ranked below every valid shot when one exists.
+
+    A player never *means* a foul when it has a valid shot (R4): whatever a
+    foul's figures, it only sends the shooter's own discs to the ditch.
+    """
+    if not valid.any():
+        return values
+    return np.where(valid, values, -np.inf)
+
+
 @dataclass(frozen=True)
 class HardPlayer(CpuPlayer):
     """Searches many candidate shots and plays the best margin."""
 
     level: Level = Level.HARD
     noise: Noise = NOISE[Level.HARD]
-    name: str = "CPU Hard"
+    name: str = f"CPU {Level.HARD.label}"
 
     #: The stencil of slightly-off versions of each candidate that Hard also
-    #: plays (direction in degrees, power as a factor): a shot that works
-    #: only when hit exactly scores less than one that works when hit nearly.
+    #: plays, in standard deviations of its own noise (direction, power): a
+    #: shot that works only when hit exactly scores less than one that works
+    #: when hit as Hard really hits.  One deviation each way, and the four
+    #: diagonals at 1/√2 of it, cover the errors Hard makes most turns.
     stencil: tuple[tuple[float, float], ...] = (
+        (0.0, 0.0),
+        (-1.0, 0.0),
+        (1.0, 0.0),
+        (0.0, -1.0),
         (0.0, 1.0),
-        (-1.2, 1.0),
-        (1.2, 1.0),
-        (0.0, 0.93),
-        (0.0, 1.07),
+        (-0.7, -0.7),
+        (0.7, 0.7),
+        (-0.7, 0.7),
+        (0.7, -0.7),
     )
 
     def intend(self, game: Game, rng: np.random.Generator) -> Shot:
         seat = _seat_to_move(game)
         shots = generate(game, seat)
-        k = len(shots)
-        turns = np.array([t for t, _ in self.stencil])
-        factors = np.array([f for _, f in self.stencil])
-        variants = Candidates(
-            np.tile(shots.positions, len(self.stencil)),
-            np.clip(np.repeat(turns, k) + np.tile(shots.directions, len(self.stencil)), -180, 180),
-            np.clip(np.repeat(factors, k) * np.tile(shots.powers, len(self.stencil)), 0, 100),
-        )
-        values, judged = candidate_margins(game, variants)
-        mean = values.reshape(len(self.stencil), k).mean(axis=0)
-        # A valid shot is worth a little more than an equal foul (it keeps options).
-        return _best(mean + 0.5 * judged.valid[:k], shots)
+        values, valid = _stencil_margins(game, shots, self.noise, self.stencil)
+        return _best(_prefer_valid(values.mean(axis=0), valid), shots)
+
+
+def _stencil_margins(
+    game: Game, shots: Candidates, noise: Noise, stencil: tuple[tuple[float, float], ...]
+) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
+    """``(len(stencil), K)`` margins of each shot's stencil variants, and which are valid as aimed.
+
+    The stencil is in standard deviations of ``noise`` (direction, power);
+    its first entry must be the shot as aimed, (0, 0).
+    """
+    k = len(shots)
+    n = len(stencil)
+    turns = np.array([t for t, _ in stencil]) * noise.direction
+    factors = 1.0 + np.array([f for _, f in stencil]) * noise.power
+    variants = Candidates(
+        np.tile(shots.positions, n),
+        np.clip(np.repeat(turns, k) + np.tile(shots.directions, n), -180, 180),
+        np.clip(np.repeat(factors, k) * np.tile(shots.powers, n), 0, 100),
+    )
+    values, judged = candidate_margins(game, variants)
+    return values.reshape(n, k), judged.valid[:k]
 
 
 @dataclass(frozen=True)
@@ -257,22 +372,70 @@ class ExpertPlayer(CpuPlayer):
 
     level: Level = Level.EXPERT
     noise: Noise = NOISE[Level.EXPERT]
-    name: str = "CPU Expert"
+    name: str = f"CPU {Level.EXPERT.label}"
     finalists: int = 64
     rollouts: int = 40
+    #: The best few after the rollouts are played again this many times each:
+    #: 40 draws cannot tell shots a few percent apart, and the best of 64
+    #: noisy estimates is mostly the luckiest one.
+    recheck: int = 6
+    recheck_rollouts: int = 400
     situation_aware: bool = field(default=True)
+
+    def _expected(
+        self,
+        game: Game,
+        situation: Situation,
+        finalists: Candidates,
+        reps: int,
+        rng: np.random.Generator,
+    ) -> FloatArray:
+        """Each finalist's expected utility (plus the margin tie-break) over ``reps`` draws.
+
+        The same errors for every finalist (common random numbers): the
+        comparison then shows the shots' differences, not the draws'.
+        """
+        seat = situation.seat
+        z = (rng.normal(0.0, 1.0, reps), rng.normal(0.0, 1.0, reps), rng.normal(0.0, 1.0, reps))
+        count = len(finalists)
+        pos, dirs, pows = self.noise.apply(
+            game.board,
+            np.repeat(finalists.positions, reps),
+            np.repeat(finalists.directions, reps),
+            np.repeat(finalists.powers, reps),
+            (np.tile(z[0], count), np.tile(z[1], count), np.tile(z[2], count)),
+        )
+        # choose_shot keeps the intended spot when the noisy one is not free.
+        intended = np.repeat(finalists.positions, reps)
+        free = np.zeros(pos.shape, dtype=np.bool_)
+        for a, b in game.placement_intervals(seat):
+            free |= (pos >= a) & (pos <= b)
+        pos = np.where(free, pos, intended)
+        rolled = simulate_candidates(game, seat, Candidates(pos, dirs, pows))
+        margin = margins(standings(rolled, situation), situation.side)
+        score = utility(margin, situation) if self.situation_aware else margin
+        expected = score.reshape(count, reps).mean(axis=1)
+        # Between shots of (nearly) equal utility, more points are better: a 20
+        # beats a 15 early in a round, where the utility barely tells them apart.
+        points = margin.reshape(count, reps).mean(axis=1)
+        return np.asarray(expected + MARGIN_TIE_BREAK * points, dtype=np.float64)
 
     def intend(self, game: Game, rng: np.random.Generator) -> Shot:
         seat = _seat_to_move(game)
         situation = Situation.of(game)
         shots = generate(game, seat)
-        values, judged = candidate_margins(game, shots)
-        first = utility(values, situation) + 1e-3 * judged.valid
+        # Hard's judgement (a stencil of near misses) at Expert's own noise
+        # picks the finalists: the shot as aimed alone ties every open 20.
+        values, valid = _stencil_margins(game, shots, self.noise, HardPlayer.stencil)
+        first = _prefer_valid(utility(values, situation).mean(axis=0), valid)
         order = np.argsort(-first, kind="stable")
-        # Keep distinct finalists: the best of each (rounded) intention.
+        # Keep distinct finalists: the best of each (rounded) intention, and
+        # only shots valid as aimed when there are any (see _prefer_valid).
         keep: list[int] = []
         seen: set[tuple[int, int, int]] = set()
         for k in order:
+            if not np.isfinite(first[k]):
+                break
             key = (
                 round(float(shots.positions[k])),
                 round(float(shots.directions[k]) * 2),
@@ -285,29 +448,12 @@ class ExpertPlayer(CpuPlayer):
             if len(keep) == self.finalists:
                 break
         finalists = shots.take(np.array(keep))
-        reps = self.rollouts
-        # The same errors for every finalist (common random numbers): the
-        # comparison then shows the shots' differences, not the draws'.
-        z_dir, z_pow = rng.normal(0.0, 1.0, reps), rng.normal(0.0, 1.0, reps)
-        count = len(keep)
-        _, dirs, pows = self.noise.apply(
-            game.board,
-            np.repeat(finalists.positions, reps),
-            np.repeat(finalists.directions, reps),
-            np.repeat(finalists.powers, reps),
-            (np.zeros(count * reps), np.tile(z_dir, count), np.tile(z_pow, count)),
-        )
-        # Placement is deliberate (see choose_shot): keep the intended spot.
-        pos = np.repeat(finalists.positions, reps)
-        noisy = Candidates(pos, dirs, pows)
-        rolled = simulate_candidates(game, seat, noisy)
-        margin = margins(standings(rolled, situation), situation.side)
-        score = utility(margin, situation) if self.situation_aware else margin
-        expected = score.reshape(len(keep), reps).mean(axis=1)
-        # Between shots of (nearly) equal utility, more points are better: a 20
-        # beats a 15 early in a round, where the utility barely tells them apart.
-        points = margin.reshape(len(keep), reps).mean(axis=1)
-        return _best(expected + MARGIN_TIE_BREAK * points, finalists)
+        expected = self._expected(game, situation, finalists, self.rollouts, rng)
+        best = np.argsort(-expected, kind="stable")[: self.recheck]
+        # Fresh draws for the re-test, so the first round's luck does not carry over.
+        short = finalists.take(best)
+        again = self._expected(game, situation, short, self.recheck_rollouts, rng)
+        return _best(again, short)
 
 
 def make_player(level: Level | str) -> CpuPlayer:

@@ -34,7 +34,7 @@ CUT_OFFSETS = (-1.3, -0.7, 0.0, 0.7, 1.3)
 #: Speeds (in/s) at which the shot disc should arrive at a target disc.
 HIT_SPEEDS = (5.0, 14.0, 28.0, 50.0, 90.0)
 #: Slide lengths past (+) or short of (−) the centre for open-20 attempts, inches.
-HOLE_LENGTHS = (1.0, 2.0, 0.3, -0.2)
+HOLE_LENGTHS = (1.0, 2.0, 0.3, -0.2, 3.0, 4.0)
 #: Aims beside the centre for open-20 attempts, inches.
 HOLE_OFFSETS = (0.0, -0.3, 0.3)
 #: The fan of plain directions (degrees) and powers (percent).

@@ -113,20 +113,26 @@ def run_calibrate(args: argparse.Namespace) -> int:
                 progress.advance(task, n)
 
             figures.append(open_twenty(level, args.tries, args.seed, advance))
-    table = Table(title=f"Open 20 from the middle of the line, {args.tries} tries each")
+    table = Table(title=f"Open 20 on an empty board: {args.tries} tries each, seed {args.seed}")
     table.add_column("level")
-    table.add_column("intended shot")
     table.add_column("made", justify="right")
+    table.add_column("95% CI", justify="right")
+    table.add_column("from the middle", justify="right")
     table.add_column("target", justify="right")
     for f in figures:
-        shot = f.intended
+        rate, low, high = f.interval()
         table.add_row(
-            f.level.value,
-            f"direction {shot.direction:+.1f}°, power {shot.power:.1f}%",
-            f"{f.rate:.1%}",
+            f.level.label,
+            f"{f.made} of {f.tries} ({rate:.1%})",
+            f"{low:.1%}–{high:.1%}",
+            f"{f.middle / f.tries:.0%}",
             OPEN_TWENTY_TARGETS[f.level],
         )
     console.print(table)
+    console.print(
+        "Each try is a fresh decision (choose_shot) with the level's execution noise; "
+        "95% Wilson intervals."
+    )
     console.print("Human reference (BOARD.md): best 66–76%, average competitive 55%.")
     return 0
 
@@ -141,7 +147,7 @@ def add_commands(
         "match",
         help="play CPU against CPU and measure the result",
         description=(
-            "Play CPU-vs-CPU games and print wins, draws and losses with 95%% confidence "
+            "Play CPU-vs-CPU games and print wins, draws and losses with 95% confidence "
             "intervals, the mean round score and the decision time per shot. Player A takes "
             "south in even games and north in odd games."
         ),
@@ -172,15 +178,16 @@ def add_commands(
     calibrate = commands.add_parser(
         "calibrate",
         help="measure each CPU level's open-20 rate",
-        description="Measure how often each CPU level makes the open 20 from the middle "
-        "of the line on an empty board, with its own execution noise.",
+        description="Measure how often each CPU level makes the open 20 on an empty board "
+        "as it really plays: every try is a fresh decision (choose_shot) with the level's "
+        "execution noise. Prints each rate with its 95% confidence interval.",
     )
     calibrate.add_argument(
         "--tries",
         type=count(1),
-        default=1000,
+        default=2000,
         metavar="N",
-        help="tries per level (default: %(default)s)",
+        help="decisions per level (default: %(default)s)",
     )
     calibrate.add_argument(
         "--seed", type=count(0), default=1, metavar="N", help="random seed (default: %(default)s)"
