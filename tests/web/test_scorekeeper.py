@@ -117,6 +117,16 @@ def test_a_four_round_sheet_through_the_page_shows_the_winner_and_survives_a_rel
     context = browser.new_context(viewport={"width": 390, "height": 844})
     p = context.new_page()
     p.on("dialog", lambda d: d.accept())
+    errors: list[str] = []  # on the score keeper's pages (the start screen is not tested here)
+    p.on("pageerror", lambda e: errors.append(str(e)) if "/keep-score" in p.url else None)
+    p.on(
+        "console",
+        lambda m: (
+            errors.append(m.text)
+            if m.type == "error" and "/keep-score" in p.url and "status of 400" not in m.text
+            else None
+        ),
+    )
     p.goto(server_url)
     p.get_by_test_id("keep-score-link").click()  # reachable from the start screen
     p.wait_for_url("**/keep-score")
@@ -184,6 +194,7 @@ def test_a_four_round_sheet_through_the_page_shows_the_winner_and_survives_a_rel
     assert not p.get_by_test_id("sheet-entry").is_visible()
     assert p.get_by_role("button", name="Edit round 1").count() == 0
     context.close()
+    assert errors == [], f"console errors (CSP violations included): {errors}"
 
 
 def _inside_running(page: Any, testid: str) -> None:
