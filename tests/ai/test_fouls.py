@@ -6,6 +6,12 @@ these tests use fewer positions.
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -86,3 +92,16 @@ def test_hard_tests_its_shots_against_its_real_noise(positions: list[Game]) -> N
     now = [_foul_chance(hard, g, hard.intend(g, rng), z) for g in positions]
     before = [_foul_chance(hard, g, half.intend(g, rng), z) for g in positions]
     assert np.mean(now) < np.mean(before)
+
+
+def test_the_benchmark_prints_each_level_with_an_interval() -> None:
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "cpu_fouls.py"), "--positions", "6"],
+        capture_output=True, text=True, check=True, env={**os.environ, "COLUMNS": "130"},
+    )  # fmt: skip
+    assert "Fouls where a valid hit exists" in out.stdout
+    for level in Level:
+        assert re.search(
+            rf"{level.label} +│ +\d+ of \d+ \(\d+\.\d%\) │ \d+\.\d%–\d+\.\d%", out.stdout
+        )
