@@ -198,12 +198,13 @@ def test_play_against_the_cpu_by_click_drag_and_keyboard(server_url: str, new_pa
     hand = in_hand(game, "south")
     cx, cy = line_point(game, 270, page.evaluate("() => window.crokinole.aim.position"))
     drag_shot(page, (cx * 1.25, cy * 1.25))
-    page.wait_for_function("() => window.crokinole.animating", timeout=10_000)
+    page.wait_for_function("() => window.crokinole.lastShot !== null")
     sent = page.evaluate("() => window.crokinole.lastShot")
     assert sent["seat"] == "south"
     assert sent["direction"] == pytest.approx(0.0, abs=1.5)
     assert 10.0 < sent["power"] <= 100.0
-    page.wait_for_function("() => !window.crokinole.animating")
+    # The first shot may wait for the server to compile its kernel: no time limit but the default.
+    page.wait_for_function(f"() => window.crokinole.state.seats[0].in_hand === {hand - 1}")
     after = state(page)
     assert in_hand(after, "south") == hand - 1
     assert page.get_by_test_id("message-area").inner_text().strip() != ""
