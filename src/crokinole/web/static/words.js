@@ -93,8 +93,7 @@ function foulSentence(v, r, shooter) {
     return `Foul: no opposing disc was touched — ${disc}${moved} ${go} to the ditch.`;
   }
   if (r.foul === "not_in_fifteen") {
-    const one = mine ? "one of your discs" : `one of ${nameOf(v, shooter)}'s discs`;
-    return `Foul: with no opposing disc on the board, ${one} had to stop in the 15 circle — ${disc}${moved} ${go} to the ditch.`;
+    return `Foul: on an open board a disc must stop in the 15 circle — ${disc}${moved} ${go} to the ditch.`;
   }
   if (r.foul === "timeout") {
     return `Time ran out: ${disc}${moved} ${go} to the ditch.`;
