@@ -706,6 +706,16 @@ def test_shot_reports_are_worded_for_the_viewer(server_url: str, new_page: Any) 
     assert words(page, unplayed, game, ["south"]) == (
         "CPU Easy had no room on the shooting line: the disc goes to the ditch unplayed."
     )
+    # R4 on an open board; a 20 of the shot disc that the foul cancels.
+    open_foul = {
+        "seat": "north", "valid": False, "foul": "not_in_fifteen", "unplayed": False, "hit": [],
+        "discs": [disc(12, "north", shot=True, result="ditch", reason="foul",
+                       cancelled_twenty=True)],
+    }  # fmt: skip
+    assert words(page, open_foul, game, ["south"]) == (
+        "Foul: on an open board a disc must stop in the 15 circle — CPU Easy's disc"
+        " (its drop into the 20 does not count) goes to the ditch."
+    )
     # A player without a name is named by the seat.
     nameless = {"seats": [{"seat": "south", "name": ""}, {"seat": "north", "name": "CPU Easy"}]}
     assert words(page, cpu, nameless, []) == (
