@@ -762,6 +762,20 @@ def test_the_cpu_thinks_visibly_before_its_shot(server_url: str, new_page: Any) 
     wait_my_turn(page)
     assert in_hand(state(page), "north") == 7
 
+    # Settings can remove the pause: the CPU's next shot is shown as soon as it arrives.
+    page.get_by_test_id("settings-button").click()
+    page.get_by_test_id("cpu-pause-select").select_option("0")
+    page.locator("#settings-close").click()
+    page.evaluate(
+        """() => { window.sawThinking = false; const look = () => {
+             if (window.crokinole.thinking) window.sawThinking = true;
+             requestAnimationFrame(look); }; look(); }"""
+    )
+    shoot_from_a_free_place(page, power=24)
+    page.wait_for_function("() => window.crokinole.state.seats[1].in_hand === 6")
+    wait_my_turn(page)
+    assert page.evaluate("() => window.sawThinking") is False
+
 
 def test_aim_defaults(server_url: str, new_page: Any) -> None:
     page = new_page()

@@ -350,7 +350,8 @@ async function showEvent(msg) {
       if (msg.game.phase === "game_over") openGameDialog();
       return;
     case "shot": {
-      if (msg.cpu) await thinkingPause();
+      if (msg.cpu) await thinkingPause(msg);
+      if (msg.room !== S.queueRoom) return; // a new game started meanwhile: this shot is history
       await animateShot(msg);
       applySnapshot(msg.game);
       const text = describeShot(msg.report, viewerOf(msg.game, S.you, isLocal()), msg.seat);
@@ -389,15 +390,15 @@ function applySnapshot(game) {
 
 /** The CPU's shot waits a moment after the last one ends, so "thinking…" is seen and the
  * previous result can be read; Settings shortens or removes the pause. */
-async function thinkingPause() {
+async function thinkingPause(msg) {
   const ms = cpuPause() * 1000;
   if (ms <= 0) return;
   S.thinking = true;
   refresh();
   let left = ms;
-  while (left > 0) {
+  while (left > 0 && msg.room === S.queueRoom) {
     const step = Math.min(left, 100);
-    await sleep(step); // eslint-disable-line no-await-in-loop
+    await sleep(step); // short steps: a pause taken meanwhile holds the CPU too
     if (!S.paused) left -= step; // a paused game pauses the CPU too
   }
   S.thinking = false;
