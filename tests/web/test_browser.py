@@ -270,7 +270,7 @@ def test_an_overlapping_placement_is_refused(server_url: str, new_page: Any) -> 
         position=_canvas_offset(page, *line_point(game, 270, 0.0))
     )
     message = page.get_by_test_id("message-area")
-    sync_api.expect(message).to_contain_text("overlap")
+    sync_api.expect(message).to_contain_text("overlap one of your discs")
     assert page.evaluate("() => window.crokinole.aim.position") == pytest.approx(10.0)
 
     # Moving onto it with the slider shows the reason, and Shoot is refused.
@@ -742,6 +742,10 @@ def test_shot_log_lists_the_round_in_words(server_url: str, new_page: Any) -> No
     assert log.nth(1).inner_text() == "Your disc went into the 20."
     for text in [*texts, page.get_by_test_id("message-area").inner_text()]:
         assert not SEAT_OR_COORDINATES.search(text), text
+    # The screen reader's list of discs speaks the same way.
+    items = page.get_by_test_id("disc-list").locator("li").all_inner_texts()
+    for item in items:
+        assert item.startswith(("Your disc", "CPU Easy's disc", "No discs")), item
     shot(page, "shot-log")
 
 

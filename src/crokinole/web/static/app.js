@@ -9,7 +9,7 @@ import {
 import { Connection } from "./net.js";
 import { play, setSoundEnabled } from "./sound.js";
 import { deviceToken, loadGame, loadPrefs, saveGame, savePrefs } from "./store.js";
-import { describeShot, viewerOf } from "./words.js";
+import { describeShot, viewerOf, whose } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -709,12 +709,12 @@ function renderDiscList() {
   const g = S.game;
   const list = $("disc-list");
   if (!g) return;
+  const viewer = viewerOf(g, S.you, isLocal());
   const items = g.discs.map((d) => {
-    const info = seatInfo(g, d.owner);
-    const who = info ? info.name : d.owner;
+    const who = whose(viewer, d.owner);
     const z = zoneOf(g.board, d.x, d.y);
     const dist = Math.hypot(d.x, d.y);
-    return `<li>${escapeHtml(who)}'s disc ${zoneWords(z)}, ${fmt(dist)} inches ${compass(d.x, d.y)} of the centre</li>`;
+    return `<li>${escapeHtml(who.charAt(0).toUpperCase() + who.slice(1))} disc ${zoneWords(z)}, ${fmt(dist)} inches ${compass(d.x, d.y)} of the centre</li>`;
   });
   list.innerHTML = items.join("") || "<li>No discs on the board.</li>";
   const canvas = $("board");

@@ -22,16 +22,18 @@ export function placementProblem(game, seat, position) {
   const min = 2 * board.disc_radius - 1e-9;
   for (const d of game.discs) {
     if (Math.hypot(d.x - c.x, d.y - c.y) < min) {
-      return `the disc would overlap ${describeOwner(game, d)}`;
+      return `the disc would overlap ${describeOwner(game, d, seat)}`;
     }
   }
   return null;
 }
 
-function describeOwner(game, disc) {
-  const seat = game.seats.find((s) => s.seat === disc.owner);
-  const name = seat ? seat.name : disc.owner;
-  return `a disc of ${name}`;
+/** Whose disc is in the way, told to the player placing (`seat`). */
+function describeOwner(game, disc, seat) {
+  if (disc.owner === seat) return "one of your discs";
+  const info = game.seats.find((s) => s.seat === disc.owner);
+  const name = (info && info.name) || disc.owner;
+  return `${name}'s disc`;
 }
 
 /** Unit vector of the launch for a direction (0 = at the centre, positive = shooter's right). */

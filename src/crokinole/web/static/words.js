@@ -33,7 +33,7 @@ export function who(v, seat) {
 }
 
 /** "your" / "CPU Easy's" (possessive). */
-function whose(v, seat) {
+export function whose(v, seat) {
   if (isYou(v, seat)) return "your";
   const name = nameOf(v, seat);
   return name.endsWith("s") ? `${name}'` : `${name}'s`;
