@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -56,3 +57,61 @@ def test_a_crash_right_after_the_last_shot_is_committed_loses_nothing(tmp_path: 
         assert bare.recv()["room"] is None
         for c in (again, bare):
             c.close()
+
+
+def _finish_local_game(tab: Client) -> str:
+    """Play a one-round two-player game to its end (16 shots); its room."""
+    room: str = tab.new_game(opponent="local", rounds=1, required_contact=False)["room"]
+    for k in range(16):
+        seat = ("south", "north")[k % 2]
+        tab.send(shoot_msg(room, seat, position=(k // 2 - 4) * 9.0, power=30.0))
+        tab.until("shot")
+    assert tab.until("finished")["event"] == 17
+    return room
+
+
+def test_each_event_row_holds_the_event_not_a_copy_of_the_game(tmp_path: Path) -> None:
+    # A 16-shot game took 64 KB of events when each row held the message sent
+    # (a whole snapshot, trajectory and report); now a row is the event itself.
+    db = tmp_path / "size.db"
+    with running_server(db) as url:
+        tab = Client(url)
+        tab.hello()
+        tab.recv()
+        room = _finish_local_game(tab)
+        tab.close()
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute(
+            "SELECT number, length(event_json) FROM events WHERE room_id = ? ORDER BY number",
+            (room,),
+        ).fetchall()
+    assert [n for n, _ in rows] == list(range(1, 18))
+    assert max(size for _, size in rows) < 200  # a shot: seat, position, direction, power
+    print(f"events of a 16-shot game: {sum(size for _, size in rows)} bytes")
+
+
+def test_a_game_left_finished_without_its_end_by_an_older_server_is_finished_on_load(
+    tmp_path: Path,
+) -> None:
+    # What the old server left after a crash between its two commits: the
+    # last shot stored, the game over, but no finished event and still playing.
+    db = tmp_path / "legacy.db"
+    token = secrets.token_hex(12)
+    with running_server(db) as url:
+        tab = Client(url, token)
+        tab.hello()
+        tab.recv()
+        room = _finish_local_game(tab)
+        tab.close()
+    with sqlite3.connect(db) as connection:
+        connection.execute("DELETE FROM events WHERE room_id = ? AND number = 17", (room,))
+        connection.execute(
+            "UPDATE rooms SET status = 'playing', event_number = 16 WHERE id = ?", (room,)
+        )
+    with running_server(db) as url:
+        again = Client(url, token)
+        again.hello(room=room, last_event=16)
+        finished = again.recv()
+        assert (finished["type"], finished["event"]) == ("finished", 17)
+        assert finished["game"]["phase"] == "game_over"
+        again.close()
