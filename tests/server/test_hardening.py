@@ -105,10 +105,14 @@ def test_the_websocket_refuses_pages_of_other_sites(server: str) -> None:
 
 
 def test_other_origins_can_be_allowed(tmp_path: Path) -> None:
-    with running_server(tmp_path / "o.db", "--allowed-origin", "https://play.example") as url:
-        with _ws(url, "https://play.example") as ws:
-            ws.send(json.dumps({"type": "ping"}))
-            assert json.loads(ws.recv(timeout=10))["type"] == "pong"
+    listed = {"CROKINOLE_ALLOWED_ORIGINS": "https://a.example, https://b.example"}
+    with running_server(
+        tmp_path / "o.db", "--allowed-origin", "https://play.example", env=listed
+    ) as url:
+        for origin in ("https://play.example", "https://b.example"):  # option and environment
+            with _ws(url, origin) as ws:
+                ws.send(json.dumps({"type": "ping"}))
+                assert json.loads(ws.recv(timeout=10))["type"] == "pong"
         with pytest.raises(InvalidStatus):
             _ws(url, "https://other.example")
 
