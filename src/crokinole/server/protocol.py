@@ -32,8 +32,7 @@ LEVEL_IDS: tuple[str, ...] = tuple(level.value for level in Level)
 
 def level_name(level: Level) -> str:
     """The level's name for players, e.g. ``Easy``."""
-    label = getattr(level, "label", None)
-    return label if isinstance(label, str) else level.value.title()
+    return level.label
 
 
 def levels_payload() -> list[dict[str, str]]:
