@@ -5,16 +5,25 @@ means (:meth:`CpuPlayer.intend`) and then plays it with its level's
 execution noise, so every level can miss.  Randomness comes only from
 ``rng``.
 
-* **Easy** aims roughly: straight at the centre, or straight at one
-  opposing disc from the middle of its quarter, with wide noise.
+* **Easy** aims roughly: straight at the centre, or at one opposing disc
+  picked at random, from the placement nearest the middle that touches it,
+  with wide noise.
 * **Normal** plays basic contact shots: it picks the most valuable opposing
   disc it has a clear straight line to, and a placement that gives it one,
-  and shoots to knock it out; on an open board it draws to the 20.
+  and shoots to knock it out (a cut when no line is clear); on an open
+  board it draws to the 20.
 * **Hard** compares thousands of candidate shots through the batch
-  simulator and the referee and plays the best margin (small noise).
-* **Expert** takes Hard's best candidates, plays each many times under its
-  own noise, and picks the best expected utility, which knows the round and
-  game situation (see :mod:`crokinole.ai.evaluate`).
+  simulator and the referee, each with near misses of its own noise, and
+  plays the best average margin (small noise).
+* **Expert** takes the best candidates of the same search judged at its own
+  noise, plays each many times under that noise, re-tests the best few with
+  many more draws, and picks the best expected utility, which knows the
+  round and game situation (see :mod:`crokinole.ai.evaluate`).
+
+No level *means* a foul when it has a valid shot (R4): an easy player is
+inaccurate, not ignorant of the rules.  Easy and Normal check their aims as
+aimed (a line that drops into the hole or stops on a peg first is not
+taken); Hard and Expert rank every foul-as-aimed below every valid shot.
 
 >>> import numpy as np
 >>> from crokinole.rules import Game, Rules
