@@ -74,8 +74,10 @@ class Level(Enum):
         return self.value.title()
 
 
-#: Execution noise per level, calibrated on the open 20 from the middle of the
-#: line (``crokinole calibrate``): Easy ≈ 25%, Normal ≈ 45%, Hard ≈ 60%, Expert ≥ 75%.
+#: Execution noise per level, calibrated on the open 20 as each level really
+#: plays it (``crokinole calibrate``: fresh ``choose_shot`` decisions on an empty
+#: board): Easy ≈ 25%, Normal ≈ 45%, Hard ≈ 60%, Expert ≥ 75% (78% measured, at the
+#: top of the best humans' 66-76%).
 NOISE = {
     Level.EASY: Noise(position=0.5, direction=4.7, power=0.26),
     Level.NORMAL: Noise(position=0.3, direction=2.85, power=0.16),
