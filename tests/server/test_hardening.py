@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 import time
@@ -9,12 +10,18 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
+from crokinole.server import create_app
+from crokinole.server.limits import ServerSettings
 from tests.server.helpers import Client, StuckSocket, local_game, shoot_msg
 from tests.server_process import running_server
 
@@ -159,3 +166,34 @@ def test_one_client_cannot_cost_the_server_much(tmp_path: Path) -> None:
             pytest.fail("a closed connection still counts against its address")
         for each in (c, other, extra[1]):
             each.close()
+
+
+def test_even_an_internal_error_page_carries_the_security_headers(tmp_path: Path) -> None:
+    # Starlette's own 500 page comes from outside the app's middleware list:
+    # the headers must wrap the whole stack. A route that fails is added, and
+    # the app is called as a server calls it (ASGI).
+    app = create_app(str(tmp_path / "boom.db"), ServerSettings(warm_up=False))
+
+    async def boom(_: Request) -> Response:
+        raise RuntimeError("a bug")
+
+    app.router.routes.append(Route("/boom", boom))
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(msg: dict[str, Any]) -> None:
+        sent.append(msg)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+             "scheme": "http", "path": "/boom", "raw_path": b"/boom", "query_string": b"",
+             "root_path": "", "headers": [(b"host", b"testserver")],
+             "client": ("127.0.0.1", 1), "server": ("testserver", 80)}  # fmt: skip
+    with pytest.raises(RuntimeError, match="a bug"):  # re-raised for the server's log
+        asyncio.run(app(scope, receive, send))  # type: ignore[arg-type]
+    start = sent[0]
+    headers = {k.decode(): v.decode() for k, v in start["headers"]}
+    assert start["status"] == 500
+    assert headers["content-security-policy"] == CSP
+    assert headers["x-frame-options"] == "DENY"

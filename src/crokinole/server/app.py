@@ -155,11 +155,11 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
         WebSocketRoute("/ws", play),
         Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
     ]
-    middleware = [
-        Middleware(SecurityHeaders),
-        # Text compresses ~4×: the game page is about 27 KB on the wire instead of 94 KB.
-        Middleware(GZipMiddleware, minimum_size=1024),
-    ]
+    # Text compresses ~4×: the game page is about 27 KB on the wire instead of 94 KB.
+    middleware = [Middleware(GZipMiddleware, minimum_size=1024)]
     app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
+    # The security headers wrap the whole stack, Starlette's own error pages included.
+    build = app.build_middleware_stack
+    app.build_middleware_stack = lambda: SecurityHeaders(build())  # type: ignore[method-assign]
     app.state.rooms = rooms
     return app
