@@ -10,7 +10,15 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from crokinole.board import TOURNAMENT_BOARD, Launch, Point
-from crokinole.physics import ContactKind, DiscStatus, EventKind, simulate_motion, simulate_shot
+from crokinole.physics import (
+    MAX_LAUNCH_SPEED,
+    ContactKind,
+    DiscStatus,
+    EventKind,
+    simulate_motion,
+    simulate_shot,
+)
+from tests.physics.test_properties import _assert_no_overlap, _on_board_at, positions
 
 B = TOURNAMENT_BOARD
 A = B.deceleration
@@ -138,3 +146,25 @@ def test_discs_placed_touching_do_not_trigger_endless_contacts() -> None:
         assert positions[i].distance_to(peg) >= PEG_CONTACT - 1e-9
         for j in range(i):
             assert positions[i].distance_to(positions[j]) >= 2 * R - 1e-9
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    positions(),
+    st.floats(-5.0, 5.0),
+    st.floats(-math.pi / 3, math.pi / 3),
+    # A hair under the maximum: sin and cos round, and the speed with them.
+    st.floats(1_000.0, MAX_LAUNCH_SPEED * (1 - 1e-12)),
+)
+def test_shots_up_to_the_maximum_speed_never_tunnel_or_overlap(
+    discs: np.ndarray, x: float, angle: float, speed: float
+) -> None:
+    # The fastest accepted launches keep every invariant: at every event and
+    # at the end, no disc overlaps another or a peg (nothing passed through).
+    start = (x, -math.sqrt(12.0**2 - x * x))
+    if discs.size:
+        assume(np.hypot(discs[:, 0] - start[0], discs[:, 1] - start[1]).min() >= 2 * R)
+    launch = Launch(start[0], start[1], speed * math.sin(angle), speed * math.cos(angle))
+    result = simulate_shot(B, discs, launch)
+    for t in {ev.time for ev in result.events} | {result.duration + 1.0}:
+        _assert_no_overlap(_on_board_at(result, t))

@@ -31,6 +31,11 @@ one shot, their next contact is perfectly inelastic and they leave it with
 their common (centre-of-mass) velocity, so they slide on together; a disc
 that bounces off the same peg that often loses its normal speed there
 (restitution 0).  Both conserve momentum (disc–disc) and never add energy.
+Contacts that happen at the same instant (to within ``SIMULTANEOUS_GAP``) are
+resolved together: contacts that share a disc form one impulse system, solved
+jointly (see :func:`_solve_joint`), so a shot at the seam of two touching
+discs pushes both alike, symmetric positions give symmetric outcomes and the
+discs' indices never matter.  A contact alone keeps the two-body formulas.
 A speed under ``v_rest`` after a collision counts as rest (the disc would
 travel less than ``v_rest² / 2a``, far below a nanometre).  The number of
 events per shot is capped and reaching the cap is reported, never hidden.
@@ -98,6 +103,8 @@ E_OTHER = 2
 E_BEYOND = 3
 
 INF = math.inf
+#: Scratch arrays of one simulation (see ``_workspace``).
+Workspace = tuple[np.ndarray, ...]
 # Approach thresholds: a touching pair counts as approaching only when its
 # normal approach is above rounding noise.  Below them a disc could sink into
 # another by under 1e-11 inch over the whole board, far inside the 1e-9 inch
@@ -775,6 +782,35 @@ def _resolve_contacts(
     return n_ev
 
 
+@njit(cache=True)
+def _workspace(n: int, n_pegs: int) -> Workspace:
+    """Scratch arrays for simulating n discs among n_pegs pegs.
+
+    A batch makes them once and reuses them for every shot; a single shot
+    makes them in four allocations (views of one buffer per type): for an
+    empty board, allocating costs as much as simulating.
+    """
+    # Each disc–peg and disc–disc pair is found at most once per search, so
+    # ``cap`` bounds the contacts that one instant can hold.
+    cap = n * (n + n_pegs) + 1
+    floats = np.empty(18 * n + 5 * cap)
+    ints = np.empty(4 * n + 7 * cap, dtype=np.int64)
+    flags = np.empty(2 * n + 2 * cap, dtype=np.bool_)
+    return (
+        floats[: 10 * n].reshape((10, n)),  # sx sy ux uy w t0 enter_t qx qy rem
+        flags[: 2 * n].reshape((2, n)),  # beyond over
+        # Bounces per disc pair (columns < n) and per disc–peg pair (columns >= n).
+        np.empty((n, n + n_pegs), dtype=np.int32),
+        floats[10 * n : 10 * n + cap],  # time of each contact found in a search
+        ints[: 4 * cap].reshape((4, cap)),  # c_i c_o g_i g_o
+        flags[2 * n :].reshape((2, cap)),  # c_peg g_peg
+        floats[10 * n + cap : 18 * n + cap].reshape((8, n)),  # per disc, for _resolve_contacts
+        ints[4 * cap : 4 * cap + 4 * n].reshape((4, n)),
+        floats[18 * n + cap :].reshape((4, cap)),  # per contact, for _resolve_contacts
+        ints[4 * cap + 4 * n :].reshape((3, cap)),
+    )
+
+
 @njit(cache=True, nogil=True)
 def run_shot(
     pos: np.ndarray,
@@ -801,6 +837,31 @@ def run_shot(
         (number of events, time of the last event); the count is -1 when the
         event cap was reached.
     """
+    return _run(
+        pos, vel, pegs, params, max_events, record, evf, evi,
+        out_pos, out_status, out_flags, out_adj, _workspace(pos.shape[0], pegs.shape[0]),
+    )  # fmt: skip
+
+
+# Inlined into run_shot and run_batch: a call with this many arrays (each
+# reference-counted on the way in and out) costs more than an open shot.
+@njit(cache=True, nogil=True, inline="always")
+def _run(
+    pos: np.ndarray,
+    vel: np.ndarray,
+    pegs: np.ndarray,
+    params: np.ndarray,
+    max_events: int,
+    record: bool,
+    evf: np.ndarray,
+    evi: np.ndarray,
+    out_pos: np.ndarray,
+    out_status: np.ndarray,
+    out_flags: np.ndarray,
+    out_adj: np.ndarray,
+    ws: Workspace,
+) -> tuple[int, float]:
+    """:func:`run_shot` in the scratch arrays ``ws`` (from :func:`_workspace`)."""
     n = pos.shape[0]
     n_pegs = pegs.shape[0]
     r = params[P_DISC_R]
@@ -810,39 +871,45 @@ def run_shot(
     hole2 = params[P_HOLE_R] ** 2
     drop_t = params[P_DROP_T]
     v_rest = params[P_V_REST]
+    e_disc = params[P_E_DISC]
+    e_peg = params[P_E_PEG]
+    stick_after = params[P_STICK_AFTER]
     dd2 = (2.0 * r) ** 2
     pd2 = (r + params[P_PEG_R]) ** 2
 
-    sx = np.empty(n)
-    sy = np.empty(n)
-    ux = np.zeros(n)
-    uy = np.zeros(n)
-    w = np.zeros(n)
-    t0 = np.zeros(n)
-    beyond = np.zeros(n, dtype=np.bool_)
-    over = np.zeros(n, dtype=np.bool_)
-    enter_t = np.zeros(n)
-    qx = np.empty(n)
-    qy = np.empty(n)
-    rem = np.zeros(n)
-    # Bounces per disc pair (columns < n) and per disc–peg pair (columns >= n).
-    bounces = np.zeros((n, n + n_pegs), dtype=np.int32)
-    # Contacts found in one search that may be simultaneous (each disc–peg
-    # and disc–disc pair is found at most once per search), and the work
-    # space of their joint resolution.
-    cap = n * (n + n_pegs) + 1
-    c_tau = np.empty(cap)
-    c_i = np.empty(cap, dtype=np.int64)
-    c_o = np.empty(cap, dtype=np.int64)
-    c_peg = np.empty(cap, dtype=np.bool_)
-    g_i = np.empty(cap, dtype=np.int64)
-    g_o = np.empty(cap, dtype=np.int64)
-    g_peg = np.empty(cap, dtype=np.bool_)
-    work = np.zeros((8, n))
-    iwork = np.full((4, n), -1, dtype=np.int64)
-    iwork[3, :] = 0
-    gwork = np.zeros((4, cap))
-    gint = np.zeros((3, cap), dtype=np.int64)
+    fw, bw, bounces, c_tau, cw, pw, work, iwork, gwork, gint = ws
+    sx = fw[0]
+    sy = fw[1]
+    ux = fw[2]
+    uy = fw[3]
+    w = fw[4]
+    t0 = fw[5]
+    enter_t = fw[6]
+    qx = fw[7]
+    qy = fw[8]
+    rem = fw[9]
+    beyond = bw[0]
+    over = bw[1]
+    c_i = cw[0]
+    c_o = cw[1]
+    g_i = cw[2]
+    g_o = cw[3]
+    c_peg = pw[0]
+    g_peg = pw[1]
+    # A workspace may come from the previous shot of a batch: reset what is
+    # read before it is written.
+    for i in range(n):
+        ux[i] = 0.0
+        uy[i] = 0.0
+        w[i] = 0.0
+        t0[i] = 0.0
+        enter_t[i] = 0.0
+        iwork[0, i] = -1
+        iwork[1, i] = -1
+        iwork[2, i] = -1
+        iwork[3, i] = 0
+        for j in range(bounces.shape[1]):
+            bounces[i, j] = 0
 
     n_ev = 0
     for i in range(n):
@@ -1066,11 +1133,86 @@ def run_shot(
                 g_o[m] = co
                 g_peg[m] = c_peg[c]
                 m += 1
-            n_ev = _resolve_contacts(
-                m, g_i, g_o, g_peg, steps, now, params, pegs, bounces, beyond,
-                sx, sy, ux, uy, w, t0, work, iwork, gwork, gint,
-                out_flags, out_adj, n_ev, record, evf, evi,
-            )  # fmt: skip
+            if m == 1:
+                # A contact alone (nearly always): the two-body formulas, inline
+                # here because calling _resolve_contacts costs as much as them.
+                if kind == PEG:
+                    nx = xi - pegs[bj, 0]
+                    ny = yi - pegs[bj, 1]
+                    norm = math.hypot(nx, ny)
+                    nx /= norm
+                    ny /= norm
+                    vn = vxi * nx + vyi * ny
+                    if vn < 0.0:
+                        bounces[i, n + bj] += 1
+                        e = e_peg if bounces[i, n + bj] <= stick_after else 0.0
+                        vxi -= (1.0 + e) * vn * nx
+                        vyi -= (1.0 + e) * vn * ny
+                    out_flags[i, 3] = True
+                    if beyond[i]:
+                        out_flags[i, 2] = True
+                    vxi, vyi = _start_motion(
+                        i, xi, yi, vxi, vyi, now, v_rest, sx, sy, ux, uy, w, t0
+                    )
+                    n_ev = _log(
+                        n_ev, record, evf, evi, now, i, PEG, bj, beyond[i], xi, yi, vxi, vyi
+                    )
+                else:
+                    j = bj
+                    xj, yj, leftj = _advance(sx[j], sy[j], ux[j], uy[j], w[j], t0[j], now, a)
+                    vxj = ux[j] * leftj
+                    vyj = uy[j] * leftj
+                    nx = xj - xi
+                    ny = yj - yi
+                    norm = math.hypot(nx, ny)
+                    nx /= norm
+                    ny /= norm
+                    vn = (vxi - vxj) * nx + (vyi - vyj) * ny
+                    if vn > 0.0:
+                        lo_ij = min(i, j)
+                        hi_ij = max(i, j)
+                        bounces[lo_ij, hi_ij] += 1
+                        if bounces[lo_ij, hi_ij] <= stick_after:
+                            impulse = 0.5 * (1.0 + e_disc) * vn
+                            vxi -= impulse * nx
+                            vyi -= impulse * ny
+                            vxj += impulse * nx
+                            vyj += impulse * ny
+                        else:
+                            # Inelastic collapse: the pair slides on together.
+                            cmx = 0.5 * (vxi + vxj)
+                            cmy = 0.5 * (vyi + vyj)
+                            vxi = cmx
+                            vyi = cmy
+                            vxj = cmx
+                            vyj = cmy
+                    out_adj[i, j] = True
+                    out_adj[j, i] = True
+                    if beyond[i] or beyond[j]:
+                        if beyond[i]:
+                            out_flags[i, 2] = True
+                        if beyond[j]:
+                            out_flags[j, 2] = True
+                    vxi, vyi = _start_motion(
+                        i, xi, yi, vxi, vyi, now, v_rest, sx, sy, ux, uy, w, t0
+                    )
+                    vxj, vyj = _start_motion(
+                        j, xj, yj, vxj, vyj, now, v_rest, sx, sy, ux, uy, w, t0
+                    )
+                    if w[j] > 0.0:
+                        out_flags[j, 0] = True
+                    n_ev = _log(
+                        n_ev, record, evf, evi, now, i, DISC, j, beyond[i], xi, yi, vxi, vyi
+                    )
+                    n_ev = _log(
+                        n_ev, record, evf, evi, now, j, DISC, i, beyond[j], xj, yj, vxj, vyj
+                    )
+            else:
+                n_ev = _resolve_contacts(
+                    m, g_i, g_o, g_peg, steps, now, params, pegs, bounces, beyond,
+                    sx, sy, ux, uy, w, t0, work, iwork, gwork, gint,
+                    out_flags, out_adj, n_ev, record, evf, evi,
+                )  # fmt: skip
         elif kind == LINE_OUT or kind == LINE_IN:
             beyond[i] = kind == LINE_OUT
             if beyond[i]:
@@ -1122,12 +1264,13 @@ def run_batch(
         all_pos[i, 1] = pos[i, 1]
     evf = np.empty((0, 5))
     evi = np.empty((0, 4), dtype=np.int64)
+    ws = _workspace(n + 1, pegs.shape[0])
     for k in range(k_shots):
         all_pos[n, 0] = launches[k, 0]
         all_pos[n, 1] = launches[k, 1]
         all_vel[n, 0] = launches[k, 2]
         all_vel[n, 1] = launches[k, 3]
-        count, _ = run_shot(
+        count, _ = _run(
             all_pos,
             all_vel,
             pegs,
@@ -1140,6 +1283,7 @@ def run_batch(
             out_status[k],
             out_flags[k],
             out_adj[k],
+            ws,
         )
         out_events[k] = count
 

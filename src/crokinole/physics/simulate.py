@@ -43,6 +43,17 @@ OVERLAP_TOLERANCE = 1e-9
 #: overflow (from about 1e154 in/s) and event detection fails.
 MAX_LAUNCH_SPEED = 100_000.0
 
+
+def _is_number(value: object) -> bool:
+    """:func:`~crokinole.board.is_real_number`, quick for plain floats and ints.
+
+    The abstract-class check costs more than simulating an open shot, and
+    nearly every number here is a plain float.
+    """
+    kind = type(value)
+    return kind is float or kind is int or is_real_number(value)
+
+
 DiscsLike = Sequence[Point] | Sequence[tuple[float, float]] | npt.NDArray[np.float64]
 
 _WHY = {
@@ -111,7 +122,7 @@ def discs_array(discs: DiscsLike) -> npt.NDArray[np.float64]:
             if len(pair) != 2:
                 raise InvalidPositionError(f"discs must be (x, y) pairs, disc {k} is {pair!r}")
             for value in pair:
-                if not is_real_number(value):
+                if not _is_number(value):
                     raise InvalidPositionError(
                         f"discs must be (x, y) pairs of numbers, disc {k} has {value!r}"
                     )
@@ -152,7 +163,7 @@ def _real_rows(what: str, values: npt.ArrayLike) -> npt.NDArray[np.generic]:
         raise InvalidShotError(f"{what} must be rows of numbers, got {values!r}") from exc
     if isinstance(values, np.ndarray) and given.dtype.kind in "iuf":
         return given  # the common case, the CPU players' batches: no per-item check
-    real = given.dtype.kind in "iufO" and all(is_real_number(v) for v in items.ravel())
+    real = given.dtype.kind in "iufO" and all(_is_number(v) for v in items.ravel())
     if not real:
         raise InvalidShotError(f"{what} must be real numbers, got {values!r}")
     return given
@@ -227,7 +238,7 @@ def simulate_shot(board: Board, discs: DiscsLike, launch: Launch) -> ShotResult:
     pos = discs_array(discs)
     for name in ("x", "y", "vx", "vy"):
         value = getattr(launch, name)
-        if not is_real_number(value):
+        if not _is_number(value):
             raise InvalidShotError(f"launch {name} must be a number, got {value!r}")
         if not math.isfinite(value):
             raise InvalidShotError(f"launch {name} must be a finite number, got {value}")
