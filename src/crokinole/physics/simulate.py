@@ -236,13 +236,17 @@ def simulate_shot(board: Board, discs: DiscsLike, launch: Launch) -> ShotResult:
             f"a shot is played from a Launch (see Board.launch), got {type(launch).__name__}"
         )
     pos = discs_array(discs)
-    for name in ("x", "y", "vx", "vy"):
-        value = getattr(launch, name)
-        if not _is_number(value):
-            raise InvalidShotError(f"launch {name} must be a number, got {value!r}")
-        if not math.isfinite(value):
-            raise InvalidShotError(f"launch {name} must be a finite number, got {value}")
-    x, y, vx, vy = float(launch.x), float(launch.y), float(launch.vx), float(launch.vy)
+    x, y, vx, vy = launch.x, launch.y, launch.vx, launch.vy
+    plain = type(x) is float and type(y) is float and type(vx) is float and type(vy) is float
+    if not (plain and math.isfinite(x + y + vx + vy)):
+        # Rarely needed, so only now: name the first value that is wrong.
+        for name in ("x", "y", "vx", "vy"):
+            value = getattr(launch, name)
+            if not _is_number(value):
+                raise InvalidShotError(f"launch {name} must be a number, got {value!r}")
+            if not math.isfinite(value):
+                raise InvalidShotError(f"launch {name} must be a finite number, got {value}")
+        x, y, vx, vy = float(x), float(y), float(vx), float(vy)
     if not math.hypot(vx, vy) <= MAX_LAUNCH_SPEED:
         raise InvalidShotError(
             f"launch velocity ({quote_number(launch.vx)}, {quote_number(launch.vy)}) in/s "
