@@ -10,10 +10,16 @@ import numpy as np
 import pytest
 
 from crokinole.board import TOURNAMENT_BOARD, Launch, Point
-from crokinole.errors import CrokinoleError, InvalidPositionError, InvalidShotError
+from crokinole.errors import (
+    CrokinoleError,
+    InvalidPositionError,
+    InvalidShotError,
+    SimulationError,
+)
 from crokinole.physics import (
     MAX_LAUNCH_SPEED,
     DiscStatus,
+    simulate,
     simulate_batch,
     simulate_motion,
     simulate_shot,
@@ -225,3 +231,19 @@ def test_messages_quote_the_value_as_given() -> None:
         simulate_shot(B, [], Launch(0.0, -12.0, np.float32(0.1), 2e5))  # type: ignore[arg-type]
     with pytest.raises(InvalidShotError, match="launch vx must be a finite number, got nan"):
         simulate_shot(B, [], Launch(0.0, -12.0, np.float32("nan"), 2.0))  # type: ignore[arg-type]
+
+
+def test_reaching_the_event_cap_raises_and_names_the_shot(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The seam shot needs a launch, two simultaneous contacts and stops: more
+    # than 3 events.  With the cap at 3 it is refused, never cut short.
+    r = B.disc_radius
+    discs = [(-r, -6.0), (r, -6.0)]
+    launch = Launch(0.0, -12.0, 0.0, 60.0)
+    full = simulate_shot(B, discs, launch)
+    assert len(full.events) > 3
+    monkeypatch.setattr(simulate, "MAX_EVENTS", 3)
+    with pytest.raises(SimulationError, match="more than 3 events; nothing was changed"):
+        simulate_shot(B, discs, launch)
+    rows = np.array([[0.0, -12.0, 0.0, 0.0], [0.0, -12.0, 0.0, 60.0]])
+    with pytest.raises(SimulationError, match=r"launch 1 .* more than 3 events"):
+        simulate_batch(B, discs, rows)
