@@ -57,8 +57,7 @@ from rich.table import Table
 from crokinole.board import TOURNAMENT_BOARD, Board, Launch, Seat
 from crokinole.cli.main import count_argument
 from crokinole.errors import InvalidPositionError
-from crokinole.physics import check_position, simulate_batch, simulate_shot
-from crokinole.physics.kernel import IN_DITCH, IN_HOLE, ON_BOARD
+from crokinole.physics import DiscStatus, check_position, simulate_batch, simulate_shot
 
 FloatArray = npt.NDArray[np.float64]
 StatusArray = npt.NDArray[np.int8]
@@ -384,7 +383,7 @@ class PymunkSimulator:
         self._grow(n)
         start = np.vstack([discs, launch[None, :2]])
         final = start.copy()
-        status = np.full(n, ON_BOARD, dtype=np.int8)
+        status = np.full(n, int(DiscStatus.ON_BOARD), dtype=np.int8)
         for i in range(n, len(bodies)):
             if in_space[i]:
                 space.remove(bodies[i], shapes[i])
@@ -419,7 +418,7 @@ class PymunkSimulator:
             elif moving[0] == 0:
                 break
         for i in range(n):
-            if status[i] == ON_BOARD:
+            if status[i] == DiscStatus.ON_BOARD:
                 x, y = bodies[i].position
                 final[i] = (x, y)
         return final, status
@@ -451,12 +450,12 @@ class PymunkSimulator:
             x, y = body.position
             d2 = x * x + y * y
             if d2 > surface2:
-                leaving.append((index, IN_DITCH, x, y))
+                leaving.append((index, DiscStatus.IN_DITCH, x, y))
                 return
             if d2 < hole2:
                 over_hole[index] += dt
                 if over_hole[index] > drop_time or left == 0.0:
-                    leaving.append((index, IN_HOLE, x, y))
+                    leaving.append((index, DiscStatus.IN_HOLE, x, y))
                     return
             else:
                 over_hole[index] = 0.0
@@ -481,7 +480,7 @@ def outcomes_differ(
     """
     if not np.array_equal(status_a, status_b):
         return True
-    on_board = status_a == ON_BOARD
+    on_board = status_a == DiscStatus.ON_BOARD
     gap = np.hypot(*(pos_a[on_board] - pos_b[on_board]).T)
     return bool((gap > POSITION_TOLERANCE).any())
 
