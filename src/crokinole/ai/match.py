@@ -19,7 +19,7 @@ import numpy as np
 
 from crokinole.ai.players import CpuPlayer, Level, make_player
 from crokinole.board import Seat
-from crokinole.physics import simulate_batch
+from crokinole.physics import DiscStatus, simulate_batch
 from crokinole.rules import Game, Phase, Rules
 
 
@@ -244,7 +244,8 @@ def open_twenty(
             np.array([s.direction for s in shots]),
             np.array([s.power for s in shots]),
         )
-        made += int((simulate_batch(board, [], launches).statuses[:, 0] == 1).sum())
+        statuses = simulate_batch(board, [], launches).statuses
+        made += int((statuses[:, 0] == DiscStatus.IN_HOLE).sum())
         middle += int((np.abs(positions) <= 1.0).sum())
         done += n
         if progress is not None:
