@@ -23,7 +23,10 @@ from crokinole.cli import ai_commands, serve
 Handler = Callable[[argparse.Namespace], int]
 
 #: Benchmarks that ``crokinole bench NAME`` runs: ``benchmarks/NAME.py`` of the checkout.
-BENCHMARKS = {"physics": "simulator throughput against pymunk, and pymunk's accuracy"}
+BENCHMARKS = {
+    "physics": "simulator throughput against pymunk, and pymunk's accuracy",
+    "cpu_fouls": "how often each CPU level means (and plays) a foul where a valid hit exists",
+}
 
 
 def count_argument(least: int) -> Callable[[str], int]:
