@@ -9,7 +9,7 @@ import {
 import { Connection } from "./net.js";
 import { play, setSoundEnabled } from "./sound.js";
 import { deviceToken, loadGame, loadPrefs, saveGame, savePrefs } from "./store.js";
-import { describeShot, viewerOf, whose } from "./words.js";
+import { cap, describeShot, viewerOf, whose } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -714,7 +714,7 @@ function renderDiscList() {
     const who = whose(viewer, d.owner);
     const z = zoneOf(g.board, d.x, d.y);
     const dist = Math.hypot(d.x, d.y);
-    return `<li>${escapeHtml(who.charAt(0).toUpperCase() + who.slice(1))} disc ${zoneWords(z)}, ${fmt(dist)} inches ${compass(d.x, d.y)} of the centre</li>`;
+    return `<li>${escapeHtml(cap(who))} disc ${zoneWords(z)}, ${fmt(dist)} inches ${compass(d.x, d.y)} of the centre</li>`;
   });
   list.innerHTML = items.join("") || "<li>No discs on the board.</li>";
   const canvas = $("board");
@@ -732,7 +732,7 @@ function renderRecord() {
   const rec = S.record;
   if (!rec) return;
   let any = false;
-  const rows = S.levels.map((l) => l.id).map((lvl) => {
+  const rows = S.levels.map(({ id: lvl }) => {
     const cells = ["four_rounds", "to_100"].map((f) => {
       const r = (rec[lvl] && rec[lvl][f]) || { wins: 0, draws: 0, losses: 0 };
       if (r.wins + r.draws + r.losses > 0) any = true;
@@ -1448,11 +1448,7 @@ function resetStartConfirm() {
 function applyScheme() {
   setScheme(S.prefs.scheme || "classic");
   view.invalidate();
-  refresh();
-  if (S.game) {
-    renderScoreboard();
-    renderLog();
-  }
+  refresh(); // redraws the board and the scoreboard's marks in the new colours
 }
 
 function resetConfirm() {

@@ -39,12 +39,13 @@ export function whose(v, seat) {
   return name.endsWith("s") ? `${name}'` : `${name}'s`;
 }
 
-function cap(s) {
+/** "Your disc" from "your disc": a phrase made the start of a sentence. */
+export function cap(s) {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 function zoneWords(zone) {
-  return zone === 20 ? "the 20" : `the ${zone}`;
+  return `the ${zone}`;
 }
 
 /** "your disc", "CPU Easy's disc in the 10", "your other disc in the 5" (the shooter's own). */
