@@ -49,8 +49,8 @@ _SIDES: dict[Layout, tuple[tuple[Seat, ...], ...]] = {
     Layout.THREE_SINGLES: ((Seat.SOUTH,), (Seat.WEST,), (Seat.NORTH,)),
 }
 
-#: Discs per side allowed by R2 for each layout.
-_DISCS_PER_SIDE: dict[Layout, tuple[int, ...]] = {
+#: Discs per side allowed by R2 for each layout; the first is the default.
+DISCS_PER_SIDE: dict[Layout, tuple[int, ...]] = {
     Layout.SINGLES: (8, 12),
     Layout.DOUBLES: (12,),
     Layout.TWO_VS_ONE: (12,),
@@ -138,7 +138,7 @@ class Rules:
             value = getattr(self, name)
             if _is_int(value):
                 object.__setattr__(self, name, int(value))
-        allowed_discs = _DISCS_PER_SIDE[self.layout]
+        allowed_discs = DISCS_PER_SIDE[self.layout]
         if not _is_int(self.discs_per_side) or self.discs_per_side not in allowed_discs:
             options = " or ".join(str(d) for d in allowed_discs)
             raise InvalidRulesError(
@@ -218,7 +218,7 @@ class Rules:
         layout = Layout(layout)
         if layout not in _PLAYERS_TO_LAYOUTS[players]:
             raise InvalidRulesError(f"{layout.value} is not a layout for {players} players")
-        discs = options.pop("discs_per_side", _DISCS_PER_SIDE[layout][0])
+        discs = options.pop("discs_per_side", DISCS_PER_SIDE[layout][0])
         return cls(layout=layout, discs_per_side=discs, **options)
 
     def with_options(self, **changes: Any) -> Rules:

@@ -29,7 +29,7 @@ from typing import Any
 
 from crokinole.board import Seat
 from crokinole.errors import InvalidRulesError
-from crokinole.rules.options import Layout, Rules, Scoring, TieSetting
+from crokinole.rules.options import DISCS_PER_SIDE, Layout, Rules, Scoring, TieSetting
 from crokinole.rules.scoring import GameOutcome, SideCount, game_outcome, round_points
 
 MAX_NAME = 40
@@ -37,14 +37,6 @@ MAX_NAME = 40
 
 MAX_GAMES = 9
 """Most games a match on one sheet can have."""
-
-DISCS_PER_SIDE: dict[Layout, tuple[int, ...]] = {
-    Layout.SINGLES: (8, 12),
-    Layout.DOUBLES: (12,),
-    Layout.TWO_VS_ONE: (12,),
-    Layout.THREE_SINGLES: (8,),
-}
-"""Discs per side the sheet offers for each layout (R2); the first is the default."""
 
 # Characters that draw nothing although Unicode classes them as letters or
 # symbols (fillers and the blank braille pattern): a name of these alone
@@ -264,15 +256,8 @@ class ScoreSheet:
         except ValueError:
             allowed = ", ".join(repr(k.value) for k in Layout)
             raise SheetError(f"layout must be one of {allowed}, got {layout!r}") from None
-        allowed_discs = DISCS_PER_SIDE[layout]
         if discs is None:
-            discs = allowed_discs[0]
-        if isinstance(discs, bool) or not isinstance(discs, int) or discs not in allowed_discs:
-            options = " or ".join(str(d) for d in allowed_discs)
-            raise SheetError(
-                f"{layout.value.replace('_', ' ')} is played with {options} discs per side, "
-                f"not {discs!r}"
-            )
+            discs = DISCS_PER_SIDE[layout][0]
         try:
             rules = Rules(layout=layout, discs_per_side=discs, scoring=scoring, tie=tie)  # type: ignore[arg-type]
         except InvalidRulesError as exc:
