@@ -1,6 +1,8 @@
 // Board geometry seen from the client: placements, aims, zones (docs/protocol.md, BOARD.md).
 // Lengths in inches from the centre, y north; angles in degrees counter-clockwise from east.
 
+import { viewerOf, whose } from "./words.js";
+
 export const SEAT_ANGLE = { south: 270, west: 180, north: 90, east: 0 };
 const RAD = Math.PI / 180;
 
@@ -31,9 +33,7 @@ export function placementProblem(game, seat, position) {
 /** Whose disc is in the way, told to the player placing (`seat`). */
 function describeOwner(game, disc, seat) {
   if (disc.owner === seat) return "one of your discs";
-  const info = game.seats.find((s) => s.seat === disc.owner);
-  const name = (info && info.name) || disc.owner;
-  return `${name}'s disc`;
+  return `${whose(viewerOf(game, [seat], false), disc.owner)} disc`; // "CPU Easy's disc"
 }
 
 /** Unit vector of the launch for a direction (0 = at the centre, positive = shooter's right). */
