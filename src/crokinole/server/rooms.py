@@ -154,7 +154,6 @@ class Room:
         unplayed: bool = False,
     ) -> dict[str, Any]:
         """The ``shot`` message of event ``number``: ``report`` took ``before`` to ``after``."""
-        shot = report.shot
         ids = [d.id for d in before.discs] + [before.next_disc_id]
         owners = [d.owner.name.lower() for d in before.discs] + [report.seat.name.lower()]
         return message(
@@ -162,13 +161,7 @@ class Room:
             self.id,
             number,
             seat=report.seat.name.lower(),
-            shot=None
-            if shot is None
-            else {
-                "position": float(shot.position),
-                "direction": float(shot.direction),
-                "power": float(shot.power),
-            },
+            shot=_shot_payload(report.shot),
             report=report_payload(report, before, unplayed=unplayed),
             trajectory=trajectory_payload(report.physics, ids, owners),
             game=self.snapshot(after),
@@ -204,18 +197,22 @@ def _play(game: Game, seat: Seat, shot: Shot) -> tuple[Game, ShotReport]:
     return after, report
 
 
+def _shot_payload(shot: Shot | None) -> dict[str, float] | None:
+    """A shot as messages and events carry it (None: no shot, a timeout)."""
+    if shot is None:
+        return None
+    return {
+        "position": float(shot.position),
+        "direction": float(shot.direction),
+        "power": float(shot.power),
+    }
+
+
 def _shot_event(report: ShotReport, *, cpu: bool) -> dict[str, Any]:
-    shot = report.shot
     return {
         "type": "shot",
         "seat": report.seat.name.lower(),
-        "shot": None
-        if shot is None
-        else {
-            "position": float(shot.position),
-            "direction": float(shot.direction),
-            "power": float(shot.power),
-        },
+        "shot": _shot_payload(report.shot),
         "cpu": cpu,
     }
 
