@@ -197,7 +197,7 @@ class Board:
         for name in self.__dataclass_fields__:
             value = getattr(self, name)
             if name == "peg_count":
-                if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+                if not is_whole_number(value):
                     raise InvalidBoardError(
                         f"board peg_count must be a whole number, got {value!r}"
                     )
@@ -466,6 +466,15 @@ def is_real_number(value: object) -> bool:
     return not isinstance(value, bool | np.bool_) and isinstance(value, numbers.Real)
 
 
+def is_whole_number(value: object) -> bool:
+    """Whether ``value`` is a whole number of any integer type (numpy's included), not a bool.
+
+    >>> is_whole_number(np.int64(3)), is_whole_number(3.0), is_whole_number(np.True_)
+    (True, False, False)
+    """
+    return not isinstance(value, bool | np.bool_) and isinstance(value, numbers.Integral)
+
+
 def quote_number(value: object) -> str:
     """A number as the caller wrote it, for error messages.
 
@@ -518,5 +527,6 @@ __all__ = [
     "Shot",
     "Zone",
     "is_real_number",
+    "is_whole_number",
     "quote_number",
 ]

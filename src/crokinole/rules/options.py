@@ -12,14 +12,11 @@ crokinole.errors.InvalidRulesError: a game to 100 has no round count (rounds=4 g
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-import numpy as np
-
-from crokinole.board import Seat
+from crokinole.board import Seat, is_whole_number
 from crokinole.errors import InvalidRulesError
 
 
@@ -136,10 +133,10 @@ class Rules:
         # so the rules stay a plain value that JSON can write.
         for name in ("discs_per_side", "rounds", "target", "turn_time"):
             value = getattr(self, name)
-            if _is_int(value):
+            if is_whole_number(value):
                 object.__setattr__(self, name, int(value))
         allowed_discs = DISCS_PER_SIDE[self.layout]
-        if not _is_int(self.discs_per_side) or self.discs_per_side not in allowed_discs:
+        if not is_whole_number(self.discs_per_side) or self.discs_per_side not in allowed_discs:
             options = " or ".join(str(d) for d in allowed_discs)
             raise InvalidRulesError(
                 f"{self.layout.value.replace('_', ' ')} is played with {options} discs per side, "
@@ -152,7 +149,7 @@ class Rules:
                     "use scoring='to_100'"
                 )
             rounds = 4 if self.rounds is None else self.rounds
-            if not _is_int(rounds) or not 1 <= rounds <= 20:
+            if not is_whole_number(rounds) or not 1 <= rounds <= 20:
                 raise InvalidRulesError(
                     f"rounds must be a whole number from 1 to 20, got {rounds!r}"
                 )
@@ -164,12 +161,12 @@ class Rules:
                     "use scoring='four_rounds' for a fixed number of rounds"
                 )
             target = 100 if self.target is None else self.target
-            if not _is_int(target) or not 5 <= target <= 1000 or target % 5:
+            if not is_whole_number(target) or not 5 <= target <= 1000 or target % 5:
                 raise InvalidRulesError(
                     f"target must be a multiple of 5 from 5 to 1000, got {target!r}"
                 )
             object.__setattr__(self, "target", target)
-        if (self.turn_time is not None and not _is_int(self.turn_time)) or (
+        if (self.turn_time is not None and not is_whole_number(self.turn_time)) or (
             self.turn_time not in TURN_TIMES
         ):
             raise InvalidRulesError(
@@ -284,8 +281,3 @@ class Rules:
         if unknown:
             raise InvalidRulesError(f"unknown rules option(s): {', '.join(sorted(unknown))}")
         return cls(**data)
-
-
-def _is_int(value: object) -> bool:
-    """A whole number of any integer type (numpy's included), not a bool."""
-    return not isinstance(value, bool | np.bool_) and isinstance(value, numbers.Integral)
