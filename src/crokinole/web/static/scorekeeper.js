@@ -155,11 +155,10 @@ function renderFirst() {
   first.value = chosen.dataset.seat;
 }
 
-function renderGames() {
-  const games = $("games");
-  if (games.options.length) return;
+/** The choice of games is the same for every format: filled once, at start. */
+function fillGames() {
   for (let n = 1; n <= MAX_GAMES; n += 1) {
-    games.append(new Option(n === 1 ? "One game" : `A match of ${n} games`, String(n)));
+    $("games").append(new Option(n === 1 ? "One game" : `A match of ${n} games`, String(n)));
   }
 }
 
@@ -167,7 +166,6 @@ function renderSetup() {
   renderDiscs();
   renderNames();
   renderFirst();
-  renderGames();
   renderTie();
 }
 
@@ -351,8 +349,7 @@ function show(view) {
   head.append(el("th", "Round"), el("th", "First"));
   view.names.forEach((n) => head.append(el("th", n)));
   head.append(el("th", view.scoring === "four_rounds" ? "Game score" : "Score"));
-  if (!readOnly) head.append(el("th", "", {}));
-  head.lastChild.className = readOnly ? "" : "tools-col";
+  if (!readOnly) head.append(Object.assign(el("th"), { className: "tools-col" }));
   $("rounds").tHead.replaceChildren(head);
 
   const points = view.scoring === "four_rounds" ? "points" : "added";
@@ -403,8 +400,7 @@ function show(view) {
   foot.append(label);
   scores.forEach((s) => foot.append(el("td", String(s))));
   foot.append(el("td", ""));
-  if (!readOnly) foot.append(el("td", ""));
-  if (!readOnly) foot.lastChild.className = "row-tools";
+  if (!readOnly) foot.append(Object.assign(el("td"), { className: "row-tools" }));
   $("rounds").tFoot.replaceChildren(foot);
 
   $("entry").hidden = readOnly || over;
@@ -671,6 +667,7 @@ function share() {
 // ------------------------------------------------------------------ start
 
 async function start() {
+  fillGames();
   $("layout").addEventListener("change", renderSetup); // typed names are kept
   $("scoring").addEventListener("change", renderTie); // names and first shooter stay
   $("first-seat").addEventListener("change", () => {
