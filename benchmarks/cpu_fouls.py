@@ -37,6 +37,7 @@ from rich.table import Table
 from crokinole.ai import Level, make_player
 from crokinole.ai.fouls import intended_fouls, positions_from_play, valid_hit_exists
 from crokinole.ai.match import wilson
+from crokinole.cli.main import count_argument
 from crokinole.rules import Game
 
 #: The issue's targets for intended fouls where a valid hit exists.
@@ -65,13 +66,17 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--positions",
-        type=int,
+        type=count_argument(1),
         default=2000,
         metavar="N",
         help="positions facing an opposing disc (default: %(default)s)",
     )
     parser.add_argument(
-        "--seed", type=int, default=1, metavar="N", help="random seed (default: %(default)s)"
+        "--seed",
+        type=count_argument(0),
+        default=1,
+        metavar="N",
+        help="random seed (default: %(default)s)",
     )
     return parser
 
@@ -84,9 +89,6 @@ def _fmt(count: int, total: int) -> tuple[str, str]:
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     """Run the benchmark, print its table and return 0 (argparse exits 2 on bad options)."""
     args = build_parser(prog).parse_args(sys.argv[1:] if argv is None else list(argv))
-    if args.positions < 1 or args.seed < 0:
-        print("--positions must be at least 1 and --seed at least 0", file=sys.stderr)
-        return 2
     console = Console()
     start = time.perf_counter()
     columns = (

@@ -116,6 +116,24 @@ def test_bad_flags_exit_2_with_a_message(args: list[str], flag: str, why: str) -
     assert "Physics throughput" not in result.stdout
 
 
+@pytest.mark.parametrize(
+    ("args", "flag", "why"),
+    [
+        (["--positions", "0"], "--positions", "positive integer"),
+        (["--positions", "many"], "--positions", "positive integer"),
+        (["--seed", "-1"], "--seed", "non-negative integer"),
+    ],
+)
+def test_cpu_fouls_bad_flags_exit_2_naming_the_flag(args: list[str], flag: str, why: str) -> None:
+    # The same plain argparse errors as the physics benchmark, before any play.
+    result = _run("bench", "cpu_fouls", *args)
+    assert result.returncode == 2
+    assert "error:" in result.stderr
+    assert flag in result.stderr
+    assert why in result.stderr
+    assert "Fouls where" not in result.stdout
+
+
 def test_unknown_command_exits_2() -> None:
     result = _run("frobnicate")
     assert result.returncode == 2
