@@ -368,7 +368,10 @@ class Rooms:
         )
         if [n for n, _ in events] != list(range(last_event + 1, upto + 1)):
             return [room.state_message()]
-        record = await self.device_record(room.token)
+        # The device record goes only in a ``finished`` message: most catch-ups
+        # have none, and skip the query.
+        ends = any(event.get("type") == "finished" for _, event in events)
+        record = await self.device_record(room.token) if ends else {}
         rebuilt = await anyio.to_thread.run_sync(
             lambda: self._rebuild(room, game, dict(events), record)
         )
