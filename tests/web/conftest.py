@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,36 @@ CHROMIUM_ARGS = [
 ]
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("CROKINOLE_ARTIFACTS") or REPO / "artifacts" / "screenshots")
+STATIC = REPO / "src" / "crokinole" / "web" / "static"
+
+# Contract 4's policy, written out here so that the browser tests add it to the pages
+# themselves rather than trust the server's headers.
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+
+
+class _InlineFinder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        names = {k for k, _ in attrs}
+        if tag == "script" and "src" not in names:
+            self.found.append("inline <script>")
+        if tag == "style":
+            self.found.append("<style> element")
+        self.found += [f"{tag} {k}=" for k in names if k == "style" or k.startswith("on")]
+
+
+def inline_for_csp(page: str) -> list[str]:
+    """What in a static page the CSP would refuse: inline scripts, styles and handlers."""
+    finder = _InlineFinder()
+    finder.feed((STATIC / page).read_text(encoding="utf-8"))
+    return finder.found
 
 
 def need_chromium() -> None:

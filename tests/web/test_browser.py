@@ -12,17 +12,13 @@ import json
 import math
 import re
 from collections.abc import Iterator
-from html.parser import HTMLParser
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from crokinole import TOURNAMENT_BOARD, DiscStatus, Seat, Shot, simulate_shot
 from crokinole.server.protocol import levels_payload
-from tests.web.conftest import ARTIFACTS
-
-STATIC = Path(__file__).resolve().parents[2] / "src" / "crokinole" / "web" / "static"
+from tests.web.conftest import ARTIFACTS, CSP, inline_for_csp
 
 pytestmark = pytest.mark.browser
 
@@ -999,32 +995,9 @@ def test_levels_come_from_the_server_and_the_record_from_a_header(
     assert not any(token in r.url for r in requests)
 
 
-class _InlineFinder(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        names = {k for k, _ in attrs}
-        if tag == "script" and "src" not in names:
-            self.found.append("inline <script>")
-        if tag == "style":
-            self.found.append("<style> element")
-        self.found += [f"{tag} {k}=" for k in names if k == "style" or k.startswith("on")]
-
-
 @pytest.mark.parametrize("name", ["index.html", "how-to-play.html"])
 def test_pages_have_nothing_inline_for_the_csp(name: str) -> None:
-    finder = _InlineFinder()
-    finder.feed((STATIC / name).read_text(encoding="utf-8"))
-    assert finder.found == []
-
-
-CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
-    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
-    "form-action 'self'; frame-ancestors 'none'"
-)
+    assert inline_for_csp(name) == []
 
 
 def test_the_game_runs_under_the_content_security_policy(server_url: str, new_page: Any) -> None:
