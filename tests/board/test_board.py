@@ -169,6 +169,12 @@ def test_bad_vectorised_shot_names_its_index() -> None:
     for bad in ([True], ["50"], [None]):
         with pytest.raises(InvalidShotError, match="powers must be real numbers"):
             B.launches(Seat.SOUTH, [0.0], [0.0], bad)
+    # A bool among numbers is refused too (numpy alone would read it as 1.0),
+    # and so is a ragged list.
+    with pytest.raises(InvalidShotError, match=r"^powers must be real numbers, got \[True, 50.0\]"):
+        B.launches(Seat.SOUTH, [0.0, 0.0], [0.0, 0.0], [True, 50.0])
+    with pytest.raises(InvalidShotError, match="directions must be real numbers"):
+        B.launches(Seat.SOUTH, 0.0, [[0.0], [0.0, 1.0]], 50.0)
 
 
 def test_a_board_accepts_numpy_numbers_and_stays_a_plain_value() -> None:

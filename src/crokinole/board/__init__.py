@@ -499,10 +499,15 @@ def _finite(name: str, unit: str, value: object) -> float:
 
 def _real_array(name: str, values: npt.ArrayLike) -> npt.NDArray[np.generic]:
     """``values`` as an array of real numbers (bools, text and objects refused)."""
-    array = np.asarray(values)
-    if array.dtype.kind in "iuf":
-        return array
-    if array.dtype.kind == "O" and all(is_real_number(v) for v in array.ravel()):
+    try:
+        array = np.asarray(values)
+        if isinstance(values, np.ndarray) and array.dtype.kind in "iuf":
+            return array  # the CPU players' candidate arrays: no per-item check
+        # Anything else item by item: numpy would turn a bool among floats into 1.0.
+        items = np.asarray(values, dtype=object).ravel()
+    except ValueError:  # ragged lists
+        raise InvalidShotError(f"{name}s must be real numbers, got {values!r}") from None
+    if array.dtype.kind in "iufO" and all(is_real_number(v) for v in items):
         return array
     raise InvalidShotError(f"{name}s must be real numbers, got {values!r}")
 
