@@ -494,8 +494,7 @@ class ScoreSheet:
                 outcome = game_outcome(self.rules, scores, number)
                 if outcome is not None:
                     break
-            games.append(GameLine(game + 1, len(lines) - sum(g.rounds for g in games),
-                                  tuple(scores), outcome))  # fmt: skip
+            games.append(GameLine(game + 1, number, tuple(scores), outcome))
             if outcome is None:
                 break
         wins = tuple(
