@@ -25,14 +25,8 @@ ROOM_PATTERN = r"^[a-f0-9]{32}$"
 
 SeatName = Literal["south", "west", "north", "east"]
 
-#: The CPU levels, in order of strength: ``crokinole.ai.Level`` is the one list.
-LEVELS: tuple[Level, ...] = tuple(Level)
+#: The CPU levels' ids, in order of strength: ``crokinole.ai.Level`` is the one list.
 LEVEL_IDS: tuple[str, ...] = tuple(level.value for level in Level)
-
-
-def level_name(level: Level) -> str:
-    """The level's name for players, e.g. ``Easy``."""
-    return level.label
 
 
 def levels_payload() -> list[dict[str, str]]:
@@ -41,7 +35,7 @@ def levels_payload() -> list[dict[str, str]]:
     >>> levels_payload()[0]
     {'id': 'easy', 'name': 'Easy'}
     """
-    return [{"id": level.value, "name": level_name(level)} for level in LEVELS]
+    return [{"id": level.value, "name": level.label} for level in Level]
 
 
 def _opponent(value: str) -> str:

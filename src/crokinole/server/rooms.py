@@ -42,7 +42,6 @@ from crokinole.server.protocol import (
     NewGame,
     ProtocolError,
     game_payload,
-    level_name,
     message,
     report_payload,
     trajectory_payload,
@@ -102,7 +101,7 @@ class Room:
         given: dict[str, str] = dict(self.settings.get("names") or {})
         if self.cpu_seat:
             given.setdefault("south", "You")
-            given["north"] = f"CPU {level_name(Level(self.opponent))}"
+            given["north"] = f"CPU {Level(self.opponent).label}"
         else:
             given.setdefault("south", "South")
             given.setdefault("north", "North")
