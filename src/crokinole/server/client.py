@@ -84,6 +84,10 @@ class Client:
             return
         self.dropped = (code, reason)
         log.info("dropping a client (%s)", reason)
+        self._end()
+
+    def _end(self) -> None:
+        """Leave the room and stop the connection's tasks."""
         self.detach()
         self.done.set()
 
@@ -99,8 +103,7 @@ class Client:
                     self.drop(CLOSE_TOO_SLOW, "too slow: reconnect to catch up")
                     return
         except (WebSocketDisconnect, OSError, RuntimeError):
-            self.detach()
-            self.done.set()
+            self._end()
 
     async def reader(self) -> None:
         """Read and handle messages until the client leaves."""
@@ -126,8 +129,7 @@ class Client:
         except WebSocketDisconnect:
             pass
         finally:
-            self.detach()
-            self.done.set()
+            self._end()
 
     async def hello_deadline(self) -> None:
         """A socket that never says hello is closed after the hello timeout."""
