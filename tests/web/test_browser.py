@@ -807,6 +807,9 @@ def test_cards_say_this_round(server_url: str, new_page: Any) -> None:
     card = page.locator("#side-card-0").inner_text()
     assert "This round" in card
     assert not re.search(r"(?<!This )Round \d", card), card
+    # The name may be cut short on a phone; its tooltip is the whole name, never seat words.
+    name = page.locator("#side-card-0 .name span")
+    assert name.get_attribute("title") == name.inner_text(), name.get_attribute("title")
 
 
 def _luminance(hex_colour: str) -> float:

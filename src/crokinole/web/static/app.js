@@ -612,8 +612,9 @@ function renderScoreboard() {
     const inHand = seats.reduce((n, s) => n + (s.in_hand || 0), 0);
     const toMove = g.phase === "playing" && seats.some((s) => s.seat === moving);
     card.classList.toggle("to-move", toMove);
-    const seatWords = seats.map((s) => s.seat).join(", ");
-    card.innerHTML = `<div class="name">${markSvg(g, i)}<span title="${escapeHtml(seatWords)}">${escapeHtml(sideName(g, i))}</span></div>
+    // The name may be cut short (style.css ellipsis): the tooltip holds all of it, not seat words.
+    const name = escapeHtml(sideName(g, i));
+    card.innerHTML = `<div class="name">${markSvg(g, i)}<span title="${name}">${name}</span></div>
       <div class="stats"><span>Score <b class="score" data-testid="score-${i}">${side.score}</b></span>
       <span>This round <b data-testid="round-total-${i}">${side.round_total}</b></span>
       <span>In hand <b data-testid="in-hand-${i}">${inHand}</b></span>
