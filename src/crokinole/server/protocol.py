@@ -245,7 +245,7 @@ def _zone(board: Board, disc: Disc) -> int | None:
     return None if zone is Zone.OUT else zone.value
 
 
-def report_payload(report: ShotReport, before: Game, *, unplayed: bool = False) -> dict[str, Any]:
+def report_payload(report: ShotReport, before: Game) -> dict[str, Any]:
     """The structured ``report`` of a shot (docs/protocol.md): what happened, not words.
 
     The client words it for its viewer.  Every disc the shot affected is
@@ -255,8 +255,9 @@ def report_payload(report: ShotReport, before: Game, *, unplayed: bool = False) 
     Args:
         report: the referee's report of the shot.
         before: the game just before the shot (zones the discs lay in, sides).
-        unplayed: the shooter had no room on the line (R3): the disc went to
-            the ditch without being played.
+
+    ``unplayed`` is true for a timeout (no room on the line, R3): the report
+    has no shot, and the disc went to the ditch without being played.
     """
     board = before.board
     shooter_side = before.side_of(report.seat)
@@ -306,7 +307,7 @@ def report_payload(report: ShotReport, before: Game, *, unplayed: bool = False) 
         "seat": report.seat.name.lower(),
         "valid": report.valid,
         "foul": None if report.foul is None else report.foul.name.lower(),
-        "unplayed": unplayed,
+        "unplayed": report.shot is None,
         "discs": discs,
         "hit": sorted(hit),
     }

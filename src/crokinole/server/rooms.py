@@ -150,7 +150,6 @@ class Room:
         report: ShotReport,
         *,
         cpu: bool,
-        unplayed: bool = False,
     ) -> dict[str, Any]:
         """The ``shot`` message of event ``number``: ``report`` took ``before`` to ``after``."""
         ids = [d.id for d in before.discs] + [before.next_disc_id]
@@ -161,7 +160,7 @@ class Room:
             number,
             seat=report.seat.name.lower(),
             shot=_shot_payload(report.shot),
-            report=report_payload(report, before, unplayed=unplayed),
+            report=report_payload(report, before),
             trajectory=trajectory_payload(report.physics, ids, owners),
             game=self.snapshot(after),
             cpu=cpu,
@@ -429,7 +428,6 @@ class Rooms:
                         game,
                         report,
                         cpu=bool(event.get("cpu")),
-                        unplayed=report.shot is None,
                     )
                 )
         return out
@@ -508,11 +506,7 @@ class Rooms:
         for number, item in enumerate(items, start=first):
             if item[0] == "shot":
                 _, before, after, report, cpu = item
-                payloads.append(
-                    room.shot_message(
-                        number, before, after, report, cpu=cpu, unplayed=report.shot is None
-                    )
-                )
+                payloads.append(room.shot_message(number, before, after, report, cpu=cpu))
             else:
                 payloads.append(message("round", room.id, number, game=room.snapshot(item[1])))
         if game.is_over:
