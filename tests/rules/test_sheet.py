@@ -315,6 +315,19 @@ def test_a_sheet_saved_before_discs_and_matches_still_reads() -> None:
     assert sheet.summary().rounds[0].first is Seat.NORTH
 
 
+def test_a_saved_round_filed_under_another_game_is_refused() -> None:
+    # R6: a four-round game ends after round 4, so a match's fifth round opens game 2.
+    sheet = _sheet(match_games=2)
+    for _ in range(5):
+        sheet = sheet.add_round(totals=(20, 0))
+    data = sheet.to_dict()
+    assert [r["game"] for r in data["rounds"]] == [0, 0, 0, 0, 1]
+    assert ScoreSheet.from_dict(data) == sheet
+    data["rounds"][3]["game"] = 1  # the fourth round still belongs to game 1
+    with pytest.raises(SheetError, match="a round is filed under the wrong game"):
+        ScoreSheet.from_dict(data)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

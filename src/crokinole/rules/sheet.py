@@ -575,13 +575,15 @@ class ScoreSheet:
         for entry in rounds:
             if not isinstance(entry, dict):
                 raise SheetError("a round is an object")
-            before = sheet.summary().game - 1
             counts = entry.get("counts")
             if counts is not None:
                 sheet = sheet.add_round(counts=counts)
             else:
                 sheet = sheet.add_round(totals=entry.get("totals"))
-            if entry.get("game", before) != sheet.rounds[-1].game:
+            # add_round files the round under the game being played; a saved
+            # game number (older sheets have none) must agree.
+            filed = sheet.rounds[-1].game
+            if entry.get("game", filed) != filed:
                 raise SheetError("a round is filed under the wrong game")
         return sheet
 
