@@ -195,6 +195,23 @@ def _play(game: Game, seat: Seat, shot: Shot) -> tuple[Game, ShotReport]:
     return after, report
 
 
+@dataclass(frozen=True, slots=True)
+class _ShotItem:
+    """A shot (or a timeout) to publish: it took ``before`` to ``after``."""
+
+    before: Game
+    after: Game
+    report: ShotReport
+    cpu: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _RoundItem:
+    """A new round to publish, and the game as it starts."""
+
+    after: Game
+
+
 def _shot_payload(shot: Shot | None) -> dict[str, float] | None:
     """A shot as messages and events carry it (None: no shot, a timeout)."""
     if shot is None:
@@ -486,29 +503,29 @@ class Rooms:
         if status is not None:
             room.status = status
 
-    async def _publish(self, room: Room, game: Game, items: list[Any]) -> None:
-        """Commit and send shots (``(before, after, report, cpu, unplayed)``), rounds and the end.
+    async def _publish(self, room: Room, game: Game, items: list[_ShotItem | _RoundItem]) -> None:
+        """Commit and send shots, rounds and the end (``game`` is the room's game after them).
 
-        ``items`` are ``("shot", before, after, report, cpu)`` or ``("round", after)``;
-        a ``finished`` event is added when ``game`` is over.
+        A ``finished`` event is added when ``game`` is over.
         """
-        events: list[dict[str, Any]] = []
-        for item in items:
-            if item[0] == "shot":
-                events.append(_shot_event(item[3], cpu=item[4]))
-            else:
-                events.append({"type": "round"})
+        events = [
+            _shot_event(item.report, cpu=item.cpu)
+            if isinstance(item, _ShotItem)
+            else {"type": "round"}
+            for item in items
+        ]
         if game.is_over:
             events.append({"type": "finished"})
         first = room.event + 1
         await self._commit(room, game, events)
         payloads = []
         for number, item in enumerate(items, start=first):
-            if item[0] == "shot":
-                _, before, after, report, cpu = item
-                payloads.append(room.shot_message(number, before, after, report, cpu=cpu))
+            if isinstance(item, _ShotItem):
+                payloads.append(
+                    room.shot_message(number, item.before, item.after, item.report, cpu=item.cpu)
+                )
             else:
-                payloads.append(message("round", room.id, number, game=room.snapshot(item[1])))
+                payloads.append(message("round", room.id, number, game=room.snapshot(item.after)))
         if game.is_over:
             record = await self.device_record(room.token)
             payloads.append(message("finished", room.id, room.event, game=room.snapshot(game),
@@ -517,19 +534,19 @@ class Rooms:
             room.broadcast(payload)
 
     @staticmethod
-    def _timeouts(game: Game, cpu_seat: Seat | None) -> list[Any]:
+    def _timeouts(game: Game, cpu_seat: Seat | None) -> list[_ShotItem | _RoundItem]:
         """Shooters with no room on the line lose the disc at once (R3, a timeout).
 
         Applies them to ``game`` and returns the shot items for them.
         """
-        items: list[Any] = []
+        items: list[_ShotItem | _RoundItem] = []
         while game.phase is Phase.PLAYING:
             seat = game.current_seat
             if seat is None or game.can_place(seat):
                 break
             before = game.copy()
             report = game.timeout(seat)
-            items.append(("shot", before, game.copy(), report, seat is cpu_seat))
+            items.append(_ShotItem(before, game.copy(), report, seat is cpu_seat))
         return items
 
     async def shoot(self, room: Room, seat: Seat, shot: Shot, *, cpu: bool = False) -> None:
@@ -538,7 +555,7 @@ class Rooms:
             self._check_open(room)
             before = room.game
             after, report = await anyio.to_thread.run_sync(_play, before, seat, shot)
-            items: list[Any] = [("shot", before, after.copy(), report, cpu)]
+            items: list[_ShotItem | _RoundItem] = [_ShotItem(before, after.copy(), report, cpu)]
             items += self._timeouts(after, room.cpu_seat)
             await self._publish(room, after, items)
         if not cpu:
@@ -553,7 +570,7 @@ class Rooms:
                 game.next_round()
             except IllegalActionError as exc:
                 raise ProtocolError("illegal_action", str(exc)) from None
-            items: list[Any] = [("round", game.copy())]
+            items: list[_ShotItem | _RoundItem] = [_RoundItem(game.copy())]
             items += self._timeouts(game, room.cpu_seat)
             await self._publish(room, game, items)
         self.schedule_cpu(room)
