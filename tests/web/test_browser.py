@@ -361,6 +361,40 @@ def test_reload_mid_game_continues(server_url: str, new_page: Any) -> None:
     assert state(page) == after_reload
 
 
+def test_a_reconnect_keeps_the_start_form_as_the_player_left_it(
+    server_url: str, new_page: Any
+) -> None:
+    page = new_page()
+    sockets: list[Any] = []
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+        sockets.append(ws)
+        again = len(sockets) > 1
+
+        def from_server(message: str | bytes) -> None:
+            # The second connection's welcome renames a level, so the test can tell that
+            # the page has handled it.
+            msg = json.loads(message)
+            if again and msg.get("type") == "welcome":
+                msg["levels"][0]["name"] += " (again)"
+            ws.send(json.dumps(msg))
+
+        server.on_message(from_server)
+
+    page.route_web_socket("**/ws", route)
+    open_client(page, server_url)
+    page.get_by_test_id("opponent-select").select_option("hard")
+    page.locator("input[name=name_south]").fill("Ada")
+    sockets[-1].close()
+    page.wait_for_function(
+        "() => window.crokinole.levels.some((l) => l.name.endsWith('(again)'))", timeout=20_000
+    )
+    # A new connection's welcome must not put back the saved choices over the player's own.
+    assert page.get_by_test_id("opponent-select").input_value() == "hard"
+    assert page.locator("input[name=name_south]").input_value() == "Ada"
+
+
 def test_reconnects_after_the_connection_drops(server_url: str, new_page: Any) -> None:
     page = new_page()
     sockets: list[Any] = []

@@ -308,13 +308,14 @@ function setLevels(levels) {
   S.levels = levels.filter((l) => l && typeof l.id === "string" && typeof l.name === "string");
   for (const form of [$("start-form"), $("settings-form")]) {
     const select = form.elements.opponent;
-    const keep = select.value;
+    // The choice on screen stays (a reconnect's welcome comes again); before the first
+    // list there is none, and the saved one applies.
+    const keep = select.value || S.prefs.opponent;
     const local = select.querySelector("option[value=local]");
     for (const o of Array.from(select.options)) if (o.value !== "local") o.remove();
     for (const l of S.levels) select.insertBefore(new Option(`CPU ${l.name}`, l.id), local);
     select.value = keep;
   }
-  fillOptions($("start-form"), S.prefs);
   toggleNameField();
 }
 
@@ -754,13 +755,15 @@ function renderRecord() {
 // ------------------------------------------------------------------ screens and dialogs
 
 function showStart() {
+  // The form shows the saved choices when the screen is entered; a welcome while it is on
+  // screen (a reconnect) keeps what the player has chosen since. init() fills it first.
+  if (S.screen !== "start") fillOptions($("start-form"), S.prefs);
   S.screen = "start";
   $("start-screen").hidden = false;
   $("game-screen").hidden = true;
   closeDialog($("round-dialog"));
   closeDialog($("game-dialog"));
   stopRoundTimer();
-  fillOptions($("start-form"), S.prefs);
   toggleNameField();
   resetStartConfirm();
   layout();
