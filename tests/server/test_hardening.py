@@ -9,6 +9,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,9 @@ from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
 from crokinole.server import create_app
+from crokinole.server.app import purge_cutoff
 from crokinole.server.limits import ServerSettings
+from crokinole.store import Store
 from tests.server.helpers import Client, StuckSocket, local_game, shoot_msg
 from tests.server_process import running_server
 
@@ -197,3 +200,19 @@ def test_even_an_internal_error_page_carries_the_security_headers(tmp_path: Path
     assert start["status"] == 500
     assert headers["content-security-policy"] == CSP
     assert headers["x-frame-options"] == "DENY"
+
+
+@pytest.mark.parametrize("days", [1e6, 1e9, 1e12])
+def test_a_retention_beyond_the_calendar_keeps_every_game(tmp_path: Path, days: float) -> None:
+    # `now - timedelta(days=days)` overflows here: the hourly purge then failed
+    # with "date value out of range" instead of keeping everything.
+    store = Store.open(str(tmp_path / "keep.db"))
+    store.create_room("r", "tok", "easy", settings={}, record_json="{}", scoring="to_100",
+                      now=datetime(1, 1, 2))  # fmt: skip
+    assert store.abandon("r", "loss", now=datetime(1, 1, 2))
+    cutoff = purge_cutoff(datetime(2026, 11, 30), days)
+    assert cutoff == datetime.min
+    assert store.purge_abandoned(cutoff) == 0
+    room = store.room("r")
+    assert room is not None and room.record_json == "{}"
+    store.close()

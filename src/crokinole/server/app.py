@@ -43,6 +43,23 @@ log = logging.getLogger("crokinole.server")
 PURGE_EVERY_S = 3600.0
 
 
+def purge_cutoff(now: datetime, retention_days: float) -> datetime:
+    """Abandoned games last changed before this time are compacted.
+
+    A retention longer than the calendar reaches back (``--retention-days
+    1e9``: keep them all) means the beginning of time, not an error every hour.
+
+    >>> purge_cutoff(datetime(2026, 3, 31), 30)
+    datetime.datetime(2026, 3, 1, 0, 0)
+    >>> purge_cutoff(datetime(2026, 3, 31), 1e9)
+    datetime.datetime(1, 1, 1, 0, 0)
+    """
+    try:
+        return now - timedelta(days=retention_days)
+    except OverflowError:
+        return datetime.min
+
+
 def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
     """The game server on the database ``db`` (a path for SQLite, or a SQLAlchemy URL)."""
     settings = settings or ServerSettings()
@@ -120,9 +137,7 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
 
     async def purge() -> None:
         while True:
-            before = datetime.now(UTC).replace(tzinfo=None) - timedelta(
-                days=settings.retention_days
-            )
+            before = purge_cutoff(datetime.now(UTC).replace(tzinfo=None), settings.retention_days)
             try:
                 count = await anyio.to_thread.run_sync(store.purge_abandoned, before)
                 if count:
