@@ -42,6 +42,12 @@ CSP = (
 )
 
 
+def with_csp(route: Any) -> None:
+    """A Playwright route handler: the server's answer, with contract 4's policy added."""
+    answer = route.fetch()
+    route.fulfill(response=answer, headers={**answer.headers, "content-security-policy": CSP})
+
+
 class _InlineFinder(HTMLParser):
     def __init__(self) -> None:
         super().__init__()

@@ -18,7 +18,7 @@ import pytest
 
 from crokinole import TOURNAMENT_BOARD, DiscStatus, Seat, Shot, simulate_shot
 from crokinole.server.protocol import levels_payload
-from tests.web.conftest import ARTIFACTS, CSP, inline_for_csp
+from tests.web.conftest import ARTIFACTS, inline_for_csp, with_csp
 
 pytestmark = pytest.mark.browser
 
@@ -1045,12 +1045,7 @@ def test_the_game_runs_under_the_content_security_policy(server_url: str, new_pa
     """
     page = new_page()
 
-    def with_policy(route: Any) -> None:
-        response = route.fetch()
-        headers = {**response.headers, "content-security-policy": CSP}
-        route.fulfill(response=response, headers=headers)
-
-    page.route("**/*", with_policy)
+    page.route("**/*", with_csp)
     violations: list[str] = []
     page.on(
         "console", lambda m: violations.append(m.text) if "Content Security" in m.text else None

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import ARTIFACTS, CSP, inline_for_csp
+from tests.web.conftest import ARTIFACTS, inline_for_csp, with_csp
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -43,11 +43,6 @@ class Phone:
             dialog.accept()
 
         self.page.on("dialog", accept)
-
-        def with_csp(route: Any) -> None:
-            answer = route.fetch()
-            headers = {**answer.headers, "content-security-policy": CSP}
-            route.fulfill(response=answer, headers=headers)
 
         self.page.route(re.compile(r".*/keep-score(\?.*)?$"), with_csp)
         self.server_url = server_url
