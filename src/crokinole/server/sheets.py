@@ -266,13 +266,13 @@ def routes(store: Store) -> list[Route]:
         data = await anyio.to_thread.run_sync(store.shared_sheet, share_id)
         if data is None:
             raise ApiError(404, "there is no sheet behind that link")
-        view = sheet_view(data)
         if as_csv:
             return Response(
                 ScoreSheet.from_dict(data.data).to_csv(),
                 media_type="text/csv; charset=utf-8",
                 headers={"Content-Disposition": 'attachment; filename="crokinole-score.csv"'},
             )
+        view = sheet_view(data)
         view.pop("id")  # the owner's id stays private
         return JSONResponse(view)
 
