@@ -98,6 +98,19 @@ function sentence(text) {
 
 // ------------------------------------------------------------------ setup
 
+/** A labelled box for a person's name (the server takes up to 40 characters). */
+function nameField(text, value, data) {
+  const input = document.createElement("input");
+  input.type = "text";
+  input.maxLength = 40;
+  input.autocomplete = "off";
+  input.value = value;
+  Object.assign(input.dataset, data);
+  const label = el("label", text);
+  label.append(input);
+  return label;
+}
+
 function nameBoxes() {
   return [...$("name-inputs").querySelectorAll("input")];
 }
@@ -106,21 +119,14 @@ function renderNames() {
   const layout = LAYOUTS[$("layout").value];
   const seats = layout.sides.flat();
   const boxes = seats.map((seat, k) => {
-    const label = el("label", layout.labels[k]);
-    const input = document.createElement("input");
-    input.type = "text";
-    input.maxLength = 40;
-    input.required = true;
-    input.autocomplete = "off";
-    input.value = typed[k] ?? "";
-    input.placeholder = `Player ${k + 1}`; // left empty, the player is called this
-    input.dataset.testid = `sheet-name-${k}`;
-    input.dataset.seat = seat;
+    const label = nameField(layout.labels[k], typed[k] ?? "", { testid: `sheet-name-${k}`, seat });
+    const input = label.querySelector("input");
+    // Not required: left empty, the player is called by the placeholder.
+    input.placeholder = `Player ${k + 1}`;
     input.addEventListener("input", () => {
       typed[k] = input.value;
       renderFirst();
     });
-    label.append(input);
     return label;
   });
   $("name-inputs").replaceChildren(...boxes);
@@ -603,16 +609,8 @@ function openRename() {
   sheet.sides.forEach((side, i) => {
     const names = teams ? side.players : [side.name];
     names.forEach((name, j) => {
-      const label = el("label", teams ? `${side.name}, player ${j + 1}` : `Side ${i + 1}`);
-      const input = document.createElement("input");
-      input.type = "text";
-      input.maxLength = 40;
-      input.value = name;
-      input.autocomplete = "off";
-      input.dataset.side = String(i);
-      input.dataset.testid = `rename-${i}-${j}`;
-      label.append(input);
-      inputs.push(label);
+      const text = teams ? `${side.name}, player ${j + 1}` : `Side ${i + 1}`;
+      inputs.push(nameField(text, name, { side: String(i), testid: `rename-${i}-${j}` }));
     });
   });
   $("rename-inputs").replaceChildren(...inputs);
