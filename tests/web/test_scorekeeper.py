@@ -354,3 +354,14 @@ def test_doubles_by_name_a_match_of_two_games_rename_and_delete(phone: Any) -> N
     assert any("cannot be brought back" in d for d in ph.dialogs)
     assert "was deleted" in p.get_by_test_id("status").inner_text()
     assert "Dinah" not in p.get_by_test_id("sheet-list").inner_text()
+
+
+def test_a_name_left_empty_is_the_placeholder_and_the_box_is_not_required(phone: Any) -> None:
+    page = phone().open()
+    box = page.get_by_test_id("sheet-name-1")
+    # Assistive technology would announce "required" for a box that may be left empty.
+    assert box.get_attribute("required") is None
+    assert box.get_attribute("placeholder") == "Player 2"
+    page.get_by_test_id("sheet-name-0").fill("Ann")
+    page.get_by_test_id("sheet-create").click()
+    expect(page.get_by_test_id("sheet-title")).to_have_text("Ann – Player 2")
