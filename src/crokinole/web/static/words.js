@@ -55,23 +55,25 @@ function discWords(v, d, shooter) {
   return d.from_zone ? `${base} in ${zoneWords(d.from_zone)}` : base;
 }
 
-// Why a disc went to the ditch, for the shot disc and for a disc it moved.
+// Why a disc went to the ditch. Only the shooting line words the shot disc and a disc it
+// moved differently: the one stopped there, the other was knocked there.
 const REASON = {
-  off_board: ["went into the ditch", "went into the ditch"],
-  on_line: ["stopped on the shooting line and is out", "was knocked onto the shooting line and is out"],
-  touched_beyond_line: [
-    "touched a disc beyond the shooting line and is out", "touched a disc beyond the shooting line and is out",
-  ],
-  timeout: ["went to the ditch: time ran out", "went to the ditch: time ran out"],
-  foul: ["goes to the ditch", "goes to the ditch"],
+  off_board: "went into the ditch",
+  on_line: "stopped on the shooting line and is out",
+  touched_beyond_line: "touched a disc beyond the shooting line and is out",
+  timeout: "went to the ditch: time ran out",
+  foul: "goes to the ditch",
 };
+const KNOCKED_ONTO_LINE = "was knocked onto the shooting line and is out";
 
 /** What happened to one disc, as a clause after its name. */
 function fate(d) {
   if (d.result === "hole") {
     return d.cancelled_twenty ? "dropped into the 20, but the foul cancels it: it goes to the ditch" : "went into the 20";
   }
-  if (d.result === "ditch") return (REASON[d.reason] || REASON.off_board)[d.shot ? 0 : 1];
+  if (d.result === "ditch") {
+    return d.reason === "on_line" && !d.shot ? KNOCKED_ONTO_LINE : REASON[d.reason] || REASON.off_board;
+  }
   if (d.zone === null || d.zone === undefined) return "stopped on the board";
   if (d.shot) return `stopped in ${zoneWords(d.zone)}`;
   if (d.from_zone && d.from_zone !== d.zone) return `was knocked into ${zoneWords(d.zone)}`;
