@@ -1,9 +1,8 @@
 """The websocket protocol (docs/protocol.md): typed client messages and server payloads.
 
 Client messages are pydantic models, one per ``type``; anything that does not
-parse is answered with an ``error`` naming the problem.  Server payloads are
-built here from the rules engine's values, so the rest of the server never
-formats game data by hand.
+parse is answered with an ``error`` naming the problem.  The game payloads
+the messages carry are built in :mod:`crokinole.server.payloads`.
 """
 
 from __future__ import annotations
@@ -13,9 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from crokinole.ai import Level
-from crokinole.board import Board, Seat, Shot, Zone
-from crokinole.physics import ContactKind, EventKind, ShotResult
-from crokinole.rules import Disc, Game, ShotReport
+from crokinole.board import Seat, Shot
 from crokinole.server.json_input import JsonInputError, read_json
 
 PROTOCOL_VERSION = 1
@@ -150,215 +147,6 @@ def seat_of(name: str) -> Seat:
 def shot_of(message: ShootMessage) -> Shot:
     """The rules engine's shot for a ``shoot`` message."""
     return Shot(message.position, message.direction, message.power)
-
-
-# ----------------------------------------------------------------- payloads
-
-SIDE_LOOK = (("light", "circle"), ("dark", "triangle"), ("red", "square"), ("blue", "diamond"))
-
-
-def board_payload(board: Board) -> dict[str, Any]:
-    """What the client needs to draw the board."""
-    return {
-        "surface_radius": board.surface_radius,
-        "shooting_line_radius": board.shooting_line_radius,
-        "ten_radius": board.ten_radius,
-        "fifteen_radius": board.fifteen_radius,
-        "hole_radius": board.hole_radius,
-        "line_width": board.line_width,
-        "peg_radius": board.peg_radius,
-        "pegs": [[p.x, p.y] for p in board.pegs],
-        "disc_radius": board.disc_radius,
-        "ditch_width": board.ditch_width,
-    }
-
-
-def game_payload(game: Game, names: dict[str, str], cpu: dict[str, str]) -> dict[str, Any]:
-    """The ``game`` snapshot of docs/protocol.md."""
-    rules = game.rules
-    counts = game.round_counts()
-    current = game.current_seat
-    sides = []
-    for index, seats in enumerate(rules.sides):
-        colour, mark = SIDE_LOOK[index]
-        sides.append(
-            {
-                "side": index,
-                "seats": [s.name.lower() for s in seats],
-                "colour": colour,
-                "mark": mark,
-                "twenties": game.twenties[index],
-                "ditch": game.ditch[index],
-                "round_total": counts[index].total,
-                "score": game.scores[index],
-            }
-        )
-    outcome = game.outcome
-    return {
-        "rules": rules.to_dict(),
-        "phase": game.phase.value,
-        "round": game.round_number,
-        "round_first": game.round_first_seat.name.lower(),
-        "current_seat": None if current is None else current.name.lower(),
-        "seats": [
-            {
-                "seat": s.name.lower(),
-                "side": game.side_of(s),
-                "name": names.get(s.name.lower(), s.name.title()),
-                "cpu": cpu.get(s.name.lower()),
-                "in_hand": game.in_hand(s),
-            }
-            for s in rules.seats
-        ],
-        "sides": sides,
-        "discs": [
-            {
-                "id": d.id,
-                "owner": d.owner.name.lower(),
-                "side": game.side_of(d.owner),
-                "x": d.x,
-                "y": d.y,
-            }
-            for d in game.discs
-        ],
-        "history": [
-            {
-                "number": r.number,
-                "totals": list(r.totals),
-                "points": list(r.points),
-                "scores_after": list(r.scores_after),
-                "counts": [[c.twenties, c.fifteens, c.tens, c.fives] for c in r.counts],
-            }
-            for r in game.history
-        ],
-        "outcome": None
-        if outcome is None
-        else {"winner": outcome.winner, "drawn": list(outcome.drawn)},
-        "placement_limit": game.board.placement_limit,
-        "board": board_payload(game.board),
-    }
-
-
-def _zone(board: Board, disc: Disc) -> int | None:
-    """Zone value (15, 10, 5) of a disc at rest, or None when it lies out (R6)."""
-    zone = board.zone_of(disc.centre)
-    return None if zone is Zone.OUT else zone.value
-
-
-def report_payload(report: ShotReport, before: Game) -> dict[str, Any]:
-    """The structured ``report`` of a shot (docs/protocol.md): what happened, not words.
-
-    The client words it for its viewer.  Every disc the shot affected is
-    listed (the shot disc first): the shot disc, every disc that moved, every
-    disc removed and every 20.
-
-    Args:
-        report: the referee's report of the shot.
-        before: the game just before the shot (zones the discs lay in, sides).
-
-    ``unplayed`` is true for a timeout (no room on the line, R3): the report
-    has no shot, and the disc went to the ditch without being played.
-    """
-    board = before.board
-    shooter_side = before.side_of(report.seat)
-    shot_id = before.next_disc_id
-    lay = {d.id: d for d in before.discs}
-    entries: dict[int, dict[str, Any]] = {}
-
-    def entry(disc: Disc, result: str, zone: int | None, reason: str | None) -> None:
-        was = lay.get(disc.id)
-        entries[disc.id] = {
-            "id": disc.id,
-            "owner": disc.owner.name.lower(),
-            "side": before.side_of(disc.owner),
-            "shot": disc.id == shot_id,
-            "from_zone": None if was is None else _zone(board, was),
-            "result": result,
-            "zone": zone,
-            "reason": reason,
-            "cancelled_twenty": False,
-        }
-
-    cancelled = {d.id for d in report.cancelled_twenties}
-    for disc in report.twenties:
-        entry(disc, "hole", 20, None)
-    for gone in report.removed:
-        entry(gone.disc, "ditch", None, gone.reason.name.lower())
-        entries[gone.disc.id]["cancelled_twenty"] = gone.disc.id in cancelled
-    moved = set(report.moved)
-    for disc in report.board_after:
-        if disc.id in moved:
-            entry(disc, "board", _zone(board, disc), None)
-    hit: set[int] = set()
-    if report.physics is not None:
-        # Simulator indices: the discs before the shot in order, the shot disc last.
-        order = [d.id for d in before.discs] + [shot_id]
-        owners = [d.owner for d in before.discs] + [report.seat]
-        for contact in report.physics.contacts:
-            if contact.kind is not ContactKind.DISC:
-                continue
-            a, b = contact.disc, contact.other
-            own_a = before.side_of(owners[a]) == shooter_side
-            own_b = before.side_of(owners[b]) == shooter_side
-            if own_a != own_b:
-                hit.add(order[b] if own_a else order[a])
-    discs = sorted(entries.values(), key=lambda e: (not e["shot"], e["id"]))
-    return {
-        "seat": report.seat.name.lower(),
-        "valid": report.valid,
-        "foul": None if report.foul is None else report.foul.name.lower(),
-        "unplayed": report.shot is None,
-        "discs": discs,
-        "hit": sorted(hit),
-    }
-
-
-_SOUNDS = {
-    EventKind.DISC_CONTACT: "disc",
-    EventKind.PEG_CONTACT: "peg",
-    EventKind.DROP: "hole",
-}
-
-
-def trajectory_payload(
-    result: ShotResult | None, ids: list[int], owners: list[str]
-) -> dict[str, Any]:
-    """The closed-form trajectory of a shot for the client to animate (moving discs only).
-
-    Args:
-        result: the simulator's result (None for a timeout).
-        ids: the game's disc id of each simulator disc (the shot disc last).
-        owners: the owner seat name of each simulator disc.
-    """
-    if result is None:
-        return {"deceleration": 0.0, "duration": 0.0, "discs": [], "sounds": []}
-    per_disc: dict[int, dict[str, Any]] = {}
-    sounds: list[list[Any]] = []
-    seen_contacts: set[tuple[float, int, int]] = set()
-    for ev in result.events:
-        entry = per_disc.setdefault(
-            ev.disc, {"id": ids[ev.disc], "owner": owners[ev.disc], "segments": [], "leaves": None}
-        )
-        if ev.kind.changes_motion:
-            entry["segments"].append([ev.time, ev.x, ev.y, ev.vx, ev.vy])
-        if ev.kind is EventKind.DROP:
-            entry["leaves"] = {"t": ev.time, "how": "hole"}
-        elif ev.kind is EventKind.DITCH:
-            entry["leaves"] = {"t": ev.time, "how": "ditch"}
-        sound = _SOUNDS.get(ev.kind)
-        if sound == "disc":
-            key = (ev.time, min(ev.disc, ev.other), max(ev.disc, ev.other))
-            if key in seen_contacts:
-                continue
-            seen_contacts.add(key)
-        if sound is not None:
-            sounds.append([ev.time, sound])
-    return {
-        "deceleration": result.deceleration,
-        "duration": result.duration,
-        "discs": [per_disc[k] for k in sorted(per_disc)],
-        "sounds": sounds,
-    }
 
 
 def message(kind: str, room: str | None, event: int, **fields: Any) -> dict[str, Any]:

@@ -37,15 +37,8 @@ from crokinole.errors import (
     NotYourTurn,
 )
 from crokinole.rules import Game, Phase, Rules, Scoring, ShotReport
-from crokinole.server.protocol import (
-    LEVEL_IDS,
-    NewGame,
-    ProtocolError,
-    game_payload,
-    message,
-    report_payload,
-    trajectory_payload,
-)
+from crokinole.server.payloads import game_payload, report_payload, trajectory_payload
+from crokinole.server.protocol import LEVEL_IDS, NewGame, ProtocolError, message
 from crokinole.store import Store, StoreConflictError
 
 log = logging.getLogger("crokinole.server")
