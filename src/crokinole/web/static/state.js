@@ -1,0 +1,487 @@
+// The client's state as a pure function of the server's messages (docs/protocol.md, v2).
+//
+//   state = reduce(state, message, localNow)
+//
+// No DOM, no timers, no clock reads: `localNow` (seconds, the page's own clock when the message
+// arrived) is passed in and is used for one thing only, the offset between the server's clock
+// and this page's, so that a deadline the server set can be counted down on screen. The rule
+// itself (a turn ran out) is always the server's; the count on screen is only a display.
+// The selectors below (shooter, clock, placementProblem, …) are pure too; tests run them in node.
+
+export const SEATS = ["south", "west", "north", "east"];
+
+/** Seats of each layout (R2), and the discs per side R2 allows (first = default). */
+export const LAYOUTS = {
+  singles: { seats: ["south", "north"], sides: [["south"], ["north"]], discs: [8, 12], name: "Singles (2 players)" },
+  doubles: {
+    seats: ["south", "west", "north", "east"], sides: [["south", "north"], ["west", "east"]], discs: [12],
+    name: "Doubles (4 players, partners opposite)",
+  },
+  two_vs_one: {
+    seats: ["south", "west", "north"], sides: [["south", "north"], ["west"]], discs: [12],
+    name: "2 against 1 (3 players)",
+  },
+  three_singles: {
+    seats: ["south", "west", "north"], sides: [["south"], ["west"], ["north"]], discs: [8],
+    name: "Three singles (3 players)",
+  },
+};
+
+/** The fixed set of quick reactions (the server sends its list in welcome.reactions). */
+export const REACTION_WORDS = {
+  nice_shot: "Nice shot!",
+  good_game: "Good game",
+  well_played: "Well played",
+  oops: "Oops!",
+  thanks: "Thanks",
+  good_luck: "Good luck!",
+};
+
+const LOG_MAX = 80;
+const REACTIONS_KEPT = 6;
+const SEAT_WORD = { south: "South", west: "West", north: "North", east: "East" };
+
+export function initialState() {
+  return {
+    connection: "connecting",
+    token: null,
+    protocol: null,
+    levels: [], // [{id, name}] weakest first
+    reactionIds: Object.keys(REACTION_WORDS),
+    record: null,
+    myTables: [], // welcome.tables: [{table, kind, stage}]
+    offset: 0, // server clock minus this page's clock, seconds
+    table: null, // the table on screen (32-hex id) or null
+    kind: null, // "solo" | "party"
+    code: null,
+    invite: null,
+    stage: null, // "lobby" | "playing" | "finished" | "closed"
+    host: null, // mid
+    you: { member: null, seats: [], spectator: false, host: false },
+    members: [],
+    spectators: 0,
+    seats: [], // [{seat, side, occupant}]
+    settings: null,
+    deadline: null, // {kind, at} in server seconds
+    placement: {}, // {seat: [[lo, hi], ...]}
+    nextPressed: [],
+    rematchVotes: [],
+    game: null,
+    event: null, // the table's version of the last message applied
+    log: [], // this round's shots: [{seat, report, by, event}]
+    reactions: [], // recent reactions: [{member, reaction, event}]
+    closed: null, // reason
+    abandoned: false,
+    error: null, // the last refusal {code, message}
+  };
+}
+
+// ------------------------------------------------------------------ the reducer
+
+const LOBBY_KEYS = [
+  "kind", "code", "invite", "stage", "host", "you", "members", "spectators", "seats", "settings",
+  "deadline", "placement", "next_pressed", "rematch_votes",
+];
+
+const RENAME = { next_pressed: "nextPressed", rematch_votes: "rematchVotes" };
+
+/** Copy the parts of a (possibly partial) view onto the state. */
+function applyParts(s, part) {
+  const out = { ...s };
+  for (const key of LOBBY_KEYS) {
+    if (part[key] === undefined) continue;
+    let value = part[key];
+    if (key === "you") value = { member: null, seats: [], spectator: false, host: false, ...value };
+    if (key === "placement" && value === null) value = {};
+    out[RENAME[key] || key] = value;
+  }
+  if (part.game !== undefined) out.game = part.game;
+  return out;
+}
+
+function withOffset(s, serverTime, localNow) {
+  if (typeof serverTime !== "number" || typeof localNow !== "number") return s;
+  return { ...s, offset: serverTime - localNow };
+}
+
+/** A snapshot of a whole table (a `table` message, or game_started's view). */
+function applyView(s, view, event, localNow) {
+  const same = view.table === s.table;
+  let out = { ...s, table: view.table, closed: null, abandoned: false, error: null };
+  out = applyParts(out, view);
+  if (!same) {
+    out.log = [];
+    out.reactions = [];
+  }
+  if (view.game === undefined || view.game === null) out.game = view.game ?? null;
+  // A snapshot of another round than the log's: the log is of the round on screen.
+  if (same && s.game && out.game && out.game.round !== s.game.round) out.log = [];
+  out.event = Number.isInteger(event) ? event : out.event;
+  return withOffset(out, view.server_time, localNow);
+}
+
+/**
+ * The next state after one server message.
+ * @param {object} s the current state (never changed)
+ * @param {object} msg a server message (docs/protocol.md)
+ * @param {number} [localNow] this page's clock in seconds when the message arrived
+ */
+export function reduce(s, msg, localNow) {
+  if (!msg || typeof msg !== "object") return s;
+  switch (msg.type) {
+    case "welcome": {
+      const out = {
+        ...s,
+        token: msg.token ?? s.token,
+        protocol: msg.protocol ?? s.protocol,
+        levels: Array.isArray(msg.levels) ? msg.levels.filter((l) => l && typeof l.id === "string") : s.levels,
+        reactionIds: Array.isArray(msg.reactions) ? msg.reactions.slice() : s.reactionIds,
+        record: msg.record ?? s.record,
+        myTables: Array.isArray(msg.tables) ? msg.tables.slice() : s.myTables,
+        error: null,
+      };
+      return withOffset(out, msg.server_time, localNow);
+    }
+    case "pong":
+      return withOffset(s, msg.server_time, localNow);
+    case "error":
+      return { ...s, error: { code: msg.code, message: msg.message || msg.code } };
+    case "table":
+      if (!msg.view) return s;
+      return applyView(s, msg.view, msg.event, localNow);
+    case "game_started": {
+      if (!msg.view) return s;
+      const out = applyView(s, msg.view, msg.event, localNow);
+      return { ...out, log: [] };
+    }
+    default:
+  }
+  // Every other message is one event of a table: it must be the table on screen, and newer
+  // than what is shown (a resent copy after a reconnect changes nothing).
+  if (!s.table || msg.table !== s.table) return s;
+  if (Number.isInteger(msg.event) && Number.isInteger(s.event) && msg.event <= s.event) return s;
+  let out = { ...s, error: null };
+  if (Number.isInteger(msg.event)) out.event = msg.event;
+  if (msg.view) out = applyParts(out, msg.view);
+  if (msg.lobby) out = applyParts(out, msg.lobby);
+  out = applyParts(out, pick(msg, ["deadline", "placement", "next_pressed", "rematch_votes", "stage", "host", "you"]));
+  if (typeof msg.server_time === "number") out = withOffset(out, msg.server_time, localNow);
+  switch (msg.type) {
+    case "shot":
+    case "timeout": {
+      if (msg.game) out.game = msg.game;
+      const entry = { seat: msg.seat, report: msg.report || null, by: msg.by || null, event: msg.event ?? null };
+      if (msg.type === "timeout") entry.reason = msg.reason || "clock";
+      out.log = [...s.log, entry].slice(-LOG_MAX);
+      if (out.game && out.game.phase === "game_over") out.stage = "finished";
+      return out;
+    }
+    case "round":
+      if (msg.game) out.game = msg.game;
+      out.log = [];
+      out.nextPressed = msg.next_pressed ?? [];
+      return out;
+    case "finished":
+      if (msg.game) out.game = msg.game;
+      out.stage = msg.stage ?? (msg.abandoned && s.kind === "solo" ? "closed" : "finished");
+      out.abandoned = Boolean(msg.abandoned);
+      if (msg.record) out.record = msg.record;
+      return out;
+    case "next_pressed":
+      if (msg.member && !out.nextPressed.includes(msg.member) && msg.next_pressed === undefined) {
+        out.nextPressed = [...out.nextPressed, msg.member];
+      }
+      return out;
+    case "rematch_vote":
+      if (msg.member && !out.rematchVotes.includes(msg.member) && msg.rematch_votes === undefined) {
+        out.rematchVotes = [...out.rematchVotes, msg.member];
+      }
+      return out;
+    case "reaction":
+      out.reactions = [...s.reactions, { member: msg.member, reaction: msg.reaction, event: msg.event ?? null }]
+        .slice(-REACTIONS_KEPT);
+      return out;
+    case "presence":
+      if (msg.member && typeof msg.connected === "boolean" && !msg.lobby && !msg.view) {
+        out.members = out.members.map((m) => (m.member === msg.member ? { ...m, connected: msg.connected } : m));
+        out.seats = out.seats.map((x) => (x.occupant && x.occupant.member === msg.member
+          ? { ...x, occupant: { ...x.occupant, connected: msg.connected } } : x));
+      }
+      return out;
+    case "stand_in":
+      if (msg.seat && !msg.lobby && !msg.view) {
+        out.seats = out.seats.map((x) => (x.seat === msg.seat && x.occupant
+          ? { ...x, occupant: { ...x.occupant, stand_in: Boolean(msg.on) } } : x));
+      }
+      return out;
+    case "closed":
+      out.stage = "closed";
+      out.closed = msg.reason || "closed";
+      out.deadline = null;
+      return out;
+    default:
+      // member, seat, settings and anything newer: the lobby/view parts were applied above.
+      return out;
+  }
+}
+
+function pick(o, keys) {
+  const out = {};
+  for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
+  return out;
+}
+
+/** Forget the table on screen (left it, or the server no longer knows it). */
+export function leaveTable(s) {
+  const fresh = initialState();
+  return {
+    ...fresh,
+    connection: s.connection, token: s.token, protocol: s.protocol, levels: s.levels,
+    reactionIds: s.reactionIds, record: s.record, offset: s.offset,
+    myTables: s.myTables.filter((t) => t.table !== s.table),
+  };
+}
+
+export function withConnection(s, connection) {
+  return { ...s, connection };
+}
+
+// ------------------------------------------------------------------ selectors
+
+/** Who is who on this screen: one device with several seats names everyone (nobody is "you"). */
+export function isHotSeat(s) {
+  return s.you.seats.length > 1;
+}
+
+export function isSpectator(s) {
+  return Boolean(s.you.spectator);
+}
+
+/** The seat this screen may shoot for now, or null. */
+export function shooter(s) {
+  const g = s.game;
+  if (!g || g.phase !== "playing" || !g.current_seat || s.stage !== "playing") return null;
+  if (isSpectator(s) || !s.you.seats.includes(g.current_seat)) return null;
+  const seat = seatOf(s, g.current_seat);
+  if (seat && seat.occupant && seat.occupant.stand_in) return null; // the CPU plays it now
+  return g.current_seat;
+}
+
+export function seatOf(s, seat) {
+  return s.seats.find((x) => x.seat === seat) || null;
+}
+
+export function memberOf(s, mid) {
+  return s.members.find((m) => m.member === mid) || null;
+}
+
+/**
+ * The seat drawn at the bottom of the board for this viewer: their own seat; on one device
+ * with several seats, the seat to move when `turnBoard` is on (else the first of theirs);
+ * a spectator sees the board from south.
+ */
+export function bottomSeat(s, turnBoard = false) {
+  const mine = s.you.seats;
+  if (!mine.length || isSpectator(s)) return "south";
+  if (mine.length > 1) {
+    const g = s.game;
+    if (turnBoard && g && g.phase === "playing" && mine.includes(g.current_seat)) return g.current_seat;
+    return mine.includes("south") ? "south" : mine[0];
+  }
+  return mine[0];
+}
+
+/** The layout's seats (from the settings, or the view's seat list). */
+export function layoutSeats(s) {
+  if (s.seats.length) return s.seats.map((x) => x.seat);
+  const l = s.settings && LAYOUTS[s.settings.layout];
+  return l ? l.seats.slice() : [];
+}
+
+/** "CPU Normal" for a level id. */
+export function levelName(s, id) {
+  const l = s.levels.find((x) => x.id === id);
+  return `CPU ${l ? l.name : id}`;
+}
+
+/** The name of a seat's occupant, as people read it ("Ann", "CPU Hard", "Empty seat"). */
+export function occupantName(s, seat) {
+  const x = seatOf(s, seat);
+  const o = x && x.occupant;
+  if (!o) return "Empty seat";
+  if (o.kind === "cpu") return o.name || levelName(s, o.level);
+  return o.name || (memberOf(s, o.member) || {}).name || SEAT_WORD[seat] || seat;
+}
+
+/** "CPU playing for Ann" when a stand-in plays a seat, else null. */
+export function standInText(s, seat) {
+  const x = seatOf(s, seat);
+  if (!x || !x.occupant || !x.occupant.stand_in) return null;
+  return `CPU playing for ${occupantName(s, seat)}`;
+}
+
+/** Every seat of the layout holds someone: the host may start. */
+export function allSeatsFilled(s) {
+  return s.seats.length > 0 && s.seats.every((x) => x.occupant);
+}
+
+export function canStart(s) {
+  return s.stage === "lobby" && Boolean(s.you.host) && allSeatsFilled(s);
+}
+
+/** The server's clock now, from this page's clock and the offset measured on messages. */
+export function serverNow(s, localNow) {
+  return localNow + s.offset;
+}
+
+/**
+ * The deadline on screen: {kind, left} (seconds left, never below 0), or null.
+ * The count is for display; the server alone decides when a turn ran out.
+ */
+export function clock(s, localNow) {
+  const d = s.deadline;
+  if (!d || typeof d.at !== "number") return null;
+  return { kind: d.kind, left: Math.max(0, d.at - serverNow(s, localNow)) };
+}
+
+/** The free stretches of `seat`'s quarter of the line, from the server ([] when none known). */
+export function freeStretches(s, seat) {
+  const p = s.placement && s.placement[seat];
+  return Array.isArray(p) ? p : [];
+}
+
+const EDGE = 1e-6;
+
+/** Is `position` (degrees) inside one of the server's free stretches for `seat`? */
+export function placementFree(s, seat, position) {
+  if (!Number.isFinite(position)) return false;
+  return freeStretches(s, seat).some(([lo, hi]) => position >= lo - EDGE && position <= hi + EDGE);
+}
+
+/** The free position nearest to `position`, or null when the line is full. */
+export function nearestFree(s, seat, position) {
+  let best = null;
+  for (const [lo, hi] of freeStretches(s, seat)) {
+    const p = Math.min(hi, Math.max(lo, position));
+    if (best === null || Math.abs(p - position) < Math.abs(best - position)) best = p;
+  }
+  return best;
+}
+
+/**
+ * Why a disc may not be placed at `position`, or null. The stretches are the server's
+ * (R3: inside the quarter, overlapping no disc); `inTheWay` (optional) names what blocks it.
+ */
+export function placementProblem(s, seat, position, inTheWay = null) {
+  const g = s.game;
+  const limit = g ? g.placement_limit : 45;
+  if (!Number.isFinite(position) || Math.abs(position) > limit + EDGE) {
+    return `the disc would cross the quadrant line (allowed −${limit.toFixed(1)}° to ${limit.toFixed(1)}°)`;
+  }
+  if (placementFree(s, seat, position)) return null;
+  if (!freeStretches(s, seat).length && s.placement && s.placement[seat]) {
+    return "there is no room on your part of the shooting line";
+  }
+  return `the disc would overlap ${inTheWay || "a disc"}`;
+}
+
+/** Name of a side, e.g. "Ann & Bob". */
+export function sideName(game, side) {
+  const names = game.seats.filter((x) => x.side === side).map((x) => x.name);
+  return names.join(" & ") || `Side ${side + 1}`;
+}
+
+/** The side a viewer plays for (null for hot-seat screens and spectators). */
+export function mySide(s) {
+  if (isHotSeat(s) || isSpectator(s) || !s.game || !s.you.seats.length) return null;
+  const x = s.game.seats.find((y) => y.seat === s.you.seats[0]);
+  return x ? x.side : null;
+}
+
+/** What the turn line says. */
+export function turnText(s) {
+  const g = s.game;
+  if (!g) return "";
+  if (g.phase === "round_over") return "Round over";
+  if (g.phase === "game_over") return "Game over";
+  const seat = g.current_seat;
+  if (!seat) return "";
+  const info = g.seats.find((x) => x.seat === seat);
+  const name = info ? info.name : SEAT_WORD[seat];
+  const standIn = standInText(s, seat);
+  if (standIn) return `${standIn}…`;
+  if (s.you.seats.includes(seat) && !isSpectator(s)) return isHotSeat(s) ? `${name} to shoot` : "Your turn";
+  if (info && info.cpu) return `${name} is thinking…`;
+  return `${name} to shoot`;
+}
+
+/** The words of a reaction id. */
+export function reactionText(id) {
+  return REACTION_WORDS[id] || String(id);
+}
+
+/** Who reacted, for the viewer. */
+export function reactionLine(s, r) {
+  const m = memberOf(s, r.member);
+  const who = r.member === s.you.member ? "You" : m ? m.name : "Someone";
+  return `${who}: ${reactionText(r.reaction)}`;
+}
+
+// ------------------------------------------------------------------ what the client sends
+
+/**
+ * The settings of a new table from the start screen's choices (TableSettings fields).
+ * `opts`: {layout, discs, scoring, rounds, tie, required_contact, turn_time, hand, standin_level}.
+ */
+export function tableSettings(opts) {
+  const layout = LAYOUTS[opts.layout] ? opts.layout : "singles";
+  const allowed = LAYOUTS[layout].discs;
+  const discs = allowed.includes(Number(opts.discs)) ? Number(opts.discs) : allowed[0];
+  const scoring = opts.scoring === "to_100" ? "to_100" : "four_rounds";
+  const settings = {
+    layout,
+    discs,
+    scoring,
+    rounds: scoring === "four_rounds" ? clampRounds(opts.rounds) : null,
+    tie: opts.tie === "extra_rounds" ? "extra_rounds" : "draw",
+    required_contact: opts.required_contact !== false,
+    turn_time: [30, 60].includes(Number(opts.turn_time)) ? Number(opts.turn_time) : null,
+    hand: opts.hand === "human" ? "human" : "steady",
+    standin_level: opts.standin_level || "normal",
+  };
+  if (Number(opts.turn_time) > 0 && opts.allow_short_clock) settings.turn_time = Number(opts.turn_time);
+  return settings;
+}
+
+function clampRounds(r) {
+  const n = Number.parseInt(r, 10);
+  return n >= 1 && n <= 4 ? n : 4;
+}
+
+/**
+ * The `seats` of a solo table: {seat: "me" | level}. `people` seats are played on this
+ * device (the first `people` seats of the layout, south first); the others by `cpu` levels.
+ * `cpuLevels` may give a level per seat ({seat: level}); `level` is the default.
+ */
+export function soloSeats(layout, people, level, cpuLevels = {}) {
+  const seats = (LAYOUTS[layout] || LAYOUTS.singles).seats;
+  const n = Math.max(1, Math.min(seats.length, people));
+  // One person against CPUs in doubles sits south with a CPU partner north; more people fill
+  // south, west, north, east in turn.
+  const order = n === 1 ? ["south"] : seats.slice(0, n);
+  const out = {};
+  for (const seat of seats) out[seat] = order.includes(seat) ? "me" : cpuLevels[seat] || level;
+  return out;
+}
+
+/** A party code as typed: upper case, only the code's alphabet (no 0/O, 1/I/l). */
+export function normalizeCode(text) {
+  return String(text || "").toUpperCase().replace(/[^23456789ABCDEFGHJKMNPQRSTUVWXYZ]/g, "").slice(0, 6);
+}
+
+/** `/join/CODE` or `/watch/CODE` in the address: {code, spectator}, or null. */
+export function codeFromPath(path) {
+  const m = /^\/(join|watch)\/([A-Za-z0-9]{4,12})\/?$/.exec(path || "");
+  if (!m) return null;
+  return { code: normalizeCode(m[2]), spectator: m[1] === "watch" };
+}
