@@ -30,6 +30,15 @@ class ServerSettings:
         send_timeout: seconds one message may take to send before the
             connection is dropped.
         warm_up: compile the simulator and the CPU search at startup.
+        cpu_workers: threads of the CPU players' own pool (CPU decisions
+            computed at once; the others wait their turn).
+        turn_grace: seconds of latency grace added to a table's turn clock.
+        standin_grace: seconds before the CPU takes over the turn of a player
+            who is not connected.
+        round_countdown: seconds after a round's end before the next round
+            starts in a party (unless everyone pressed Next).
+        reaction_gap: least seconds between two reactions of one member.
+        short_clocks: allow turn clocks under 30 seconds (tests only).
     """
 
     allowed_origins: tuple[str, ...] = ()
@@ -41,6 +50,12 @@ class ServerSettings:
     queue_bytes: int = 4 * 1024 * 1024
     send_timeout: float = 30.0
     warm_up: bool = True
+    cpu_workers: int = 2
+    turn_grace: float = 2.0
+    standin_grace: float = 10.0
+    round_countdown: float = 10.0
+    reaction_gap: float = 2.0
+    short_clocks: bool = False
 
 
 class RateLimiter:

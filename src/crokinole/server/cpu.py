@@ -1,0 +1,85 @@
+"""The CPU players' thinking: off the event loop, on a bounded pool of their own.
+
+A CPU decision is a search over simulated shots (tens to hundreds of
+milliseconds).  It runs on :class:`CpuPool`'s own threads, not on the
+default thread pool that the store's queries and the tables' shots use, so
+sixty CPUs thinking at once queue behind each other and never behind (or in
+front of) a database write or another game's shot.  The simulator's numba
+kernels release the GIL, so the event loop keeps answering while they run.
+
+Each decision gets its random source from a seed the caller passes (the
+owner derives it from the table's seed and version), so a game against the
+CPU is reproducible in tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from crokinole.ai import Level, make_player
+from crokinole.board import Seat, Shot
+from crokinole.rules import Game, Rules
+
+#: The seed of one decision: an int or a sequence of ints (numpy's ``SeedSequence`` entropy).
+Seed = int | Sequence[int]
+
+
+def think(game: Game, level: Level | str, seed: Seed) -> Shot:
+    """The shot the CPU of ``level`` plays for the seat to move in ``game`` (blocking).
+
+    ``game`` is not changed (the player searches on a copy).
+
+    >>> game = Game(Rules())
+    >>> think(game, "easy", [7, 1]) == think(game, "easy", [7, 1])
+    True
+    """
+    return make_player(level).choose_shot(game.copy(), np.random.default_rng(seed))
+
+
+def warm_up() -> None:
+    """Compile the simulator and every level's search before the first game (blocking).
+
+    The kernels compile on first use (seconds); done at startup off the
+    event loop, the first shot of the first game is as quick as any other.
+    """
+    game = Game(Rules())
+    game.shoot(Seat.SOUTH, Shot(0.0, 4.0, 28.0))  # leaves a disc on the board
+    for level in Level:
+        think(game, level, 0)
+
+
+class CpuPool:
+    """A bounded pool of threads where the CPU players think.
+
+    Args:
+        workers: threads, i.e. CPU decisions computed at once; more wait
+            their turn in the pool's queue.
+    """
+
+    def __init__(self, workers: int = 2) -> None:
+        if workers < 1:
+            raise ValueError(f"the CPU needs at least one worker thread, not {workers}")
+        self.workers = workers
+        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="crokinole-cpu")
+
+    async def choose_shot(self, game: Game, level: Level | str, seed: Seed) -> Shot:
+        """The CPU's shot for the seat to move, computed on the pool.
+
+        ``game`` must not change while the CPU thinks (a table's game never
+        does).  Cancelling the caller abandons the result; the thread
+        finishes its search and the pool moves on.
+        """
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, think, game, level, seed)
+
+    async def warm_up(self) -> None:
+        """Compile the kernels on the pool (see :func:`warm_up`)."""
+        await asyncio.get_running_loop().run_in_executor(self._executor, warm_up)
+
+    def close(self) -> None:
+        """Stop the threads once their current decisions end; queued ones are dropped."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
