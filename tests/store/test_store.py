@@ -1,4 +1,4 @@
-"""The store on real SQLite: events, conflicts, device records, retention, migrations."""
+"""The store's rooms on real SQLite and PostgreSQL: events, conflicts, records, retention."""
 
 from __future__ import annotations
 
@@ -10,16 +10,13 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from alembic.script import ScriptDirectory
 
 from crokinole.store import Store, StoreConflictError
+from crokinole.store.store import MIGRATIONS
 
 LEVELS = ("easy", "normal", "hard", "expert")
 T0 = datetime(2026, 1, 1, 12, 0, 0)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    return Store.open(str(tmp_path / "store.db"))
 
 
 def _room(store: Store, room: str, token: str = "tok", opponent: str = "easy", **kw: Any) -> None:
@@ -175,5 +172,5 @@ def test_migration_0003_turns_stored_messages_into_events(tmp_path: Path) -> Non
         columns = [row[1] for row in connection.execute(sa.text("PRAGMA table_info(events)"))]
         assert columns == ["room_id", "number", "event_json"]
         version = connection.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
-        assert version == "0003"
+        assert version == ScriptDirectory(str(MIGRATIONS)).get_current_head()
     store.close()

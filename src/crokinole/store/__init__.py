@@ -1,10 +1,35 @@
 """Persistence behind a small interface: SQLite by default, through SQLAlchemy 2.
 
-No SQL leaves this package: the server asks for rooms, events and device
-records in domain terms.  The schema is managed by Alembic migrations that
-run when a store is opened.
+No SQL leaves this package: the server asks for tables and their events,
+rooms, sheets and device records in domain terms, and hands over JSON dicts
+(the store knows no Table class).  The schema is managed by Alembic
+migrations that run when a store is opened (or by ``crokinole db upgrade``).
 """
 
-from crokinole.store.store import DeviceRecord, RoomData, SheetData, Store, StoreConflictError
+from crokinole.store.store import (
+    DeadlineLike,
+    DeviceRecord,
+    RoomData,
+    SheetData,
+    Store,
+    StoreConflictError,
+    StoreDataError,
+    TableData,
+    TableDeadline,
+    TableMember,
+    TableResult,
+)
 
-__all__ = ["DeviceRecord", "RoomData", "SheetData", "Store", "StoreConflictError"]
+__all__ = [
+    "DeadlineLike",
+    "DeviceRecord",
+    "RoomData",
+    "SheetData",
+    "Store",
+    "StoreConflictError",
+    "StoreDataError",
+    "TableData",
+    "TableDeadline",
+    "TableMember",
+    "TableResult",
+]

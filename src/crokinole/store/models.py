@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import DateTime, ForeignKey, Integer, String, Text
+from sqlalchemy import Boolean, DateTime, Double, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -62,3 +62,90 @@ class SheetRow(Base):
     data_json: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime)
     updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+# ------------------------------------------------------------------ tables (0004)
+#
+# A table (a party or a solo game) is an append-only log of domain events
+# numbered from 1, with the latest snapshot beside it so a table loads in one
+# read.  The store keeps JSON given by the server and knows no Table class.
+
+#: What a stored table's ``status`` may be.
+TABLE_STATUSES = ("lobby", "playing", "finished", "closed")
+
+
+class TableRow(Base):
+    """A table: its kind, its party code, the version and snapshot after its last event."""
+
+    __tablename__ = "tables"
+    __table_args__ = (
+        # A code is unique among the tables that are not closed: a closed
+        # party's code may be handed out again.
+        Index(
+            "ix_tables_open_code",
+            "code",
+            unique=True,
+            sqlite_where=text("status != 'closed'"),
+            postgresql_where=text("status != 'closed'"),
+        ),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))  # party/solo
+    code: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    version: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), index=True)  # TABLE_STATUSES
+    snapshot_json: Mapped[str] = mapped_column(Text)
+    deadline: Mapped[float | None] = mapped_column(Double, nullable=True, index=True)
+    deadline_kind: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class TableEventRow(Base):
+    """A domain event of a table; the (table, version) key admits one writer per version."""
+
+    __tablename__ = "table_events"
+
+    table_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    version: Mapped[int] = mapped_column(Integer, primary_key=True)
+    event_json: Mapped[str] = mapped_column(Text)
+
+
+class TableMemberRow(Base):
+    """A member of a table: public id (``m1``...), device token (a secret), name, seats.
+
+    ``seats`` holds the member's seats joined by commas ("" when none): in a
+    party a member has at most one, in a solo game the one member has all its
+    person seats.
+    """
+
+    __tablename__ = "table_members"
+
+    table_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    mid: Mapped[str] = mapped_column(String(16), primary_key=True)
+    device_token: Mapped[str] = mapped_column(String(64), index=True)
+    name: Mapped[str] = mapped_column(String(64))
+    spectator: Mapped[bool] = mapped_column(Boolean)
+    seats: Mapped[str] = mapped_column(String(64))
+
+
+class TableResultRow(Base):
+    """A device's result in a finished game of a table, for its record (``/api/record``).
+
+    No foreign key to ``tables``: a device's record outlives the game's log.
+    """
+
+    __tablename__ = "table_results"
+
+    table_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    game_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    device_token: Mapped[str] = mapped_column(String(64), primary_key=True, index=True)
+    opponent: Mapped[str] = mapped_column(String(16))  # a CPU level or "people"
+    scoring: Mapped[str] = mapped_column(String(16))
+    result: Mapped[str] = mapped_column(String(8))  # win/draw/loss
+    finished_at: Mapped[datetime] = mapped_column(DateTime)

@@ -1,4 +1,7 @@
-"""The store: rooms, their events and devices' records, in SQLite (or any SQLAlchemy URL)."""
+"""The store: tables and their event logs, rooms, score sheets and devices' records.
+
+SQLite by default, PostgreSQL (or any SQLAlchemy URL) when configured.
+"""
 
 from __future__ import annotations
 
@@ -7,29 +10,132 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import create_engine, delete, event, select, update
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from crokinole.errors import CrokinoleError
-from crokinole.store.models import EventRow, RoomRow, SheetRow
+from crokinole.store.models import (
+    TABLE_STATUSES,
+    EventRow,
+    RoomRow,
+    SheetRow,
+    TableEventRow,
+    TableMemberRow,
+    TableResultRow,
+    TableRow,
+)
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 FORMATS = ("four_rounds", "to_100")
+TABLE_KINDS = ("party", "solo")
+RESULTS = ("win", "draw", "loss")
 
 #: A device's results against the CPU: level → format → wins/draws/losses.
 DeviceRecord = dict[str, dict[str, dict[str, int]]]
 
 
 class StoreConflictError(CrokinoleError):
-    """A write that lost a race: the room is no longer at the expected event, or not playing.
+    """A write that lost a race: the table (or room) is not at the expected version any more,
+    is closed, or the id or code of a new table is taken.
 
-    Nothing was written; the caller's view of the room is stale.
+    Nothing was written; the caller's view is stale.
     """
+
+
+class StoreDataError(CrokinoleError, ValueError):
+    """Data the store will not keep: an unknown status, an event out of sequence, bad JSON.
+
+    Nothing was written; the caller has a bug.
+    """
+
+
+class DeadlineLike(Protocol):
+    """Anything with an absolute server time ``at`` and a ``kind`` (the table's ``Deadline``)."""
+
+    @property
+    def at(self) -> float: ...
+
+    @property
+    def kind(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TableDeadline:
+    """A table's next deadline as stored: server time ``at`` (seconds) and its ``kind``."""
+
+    at: float
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class TableMember:
+    """A member of a table as stored (what finds a device's tables).
+
+    Attributes:
+        mid: the public member id (``m1``, ``m2``...).
+        device_token: the device's token (a secret).
+        name: the display name.
+        spectator: whether the member only watches.
+        seats: the seats the member holds (none, one in a party, several in solo).
+    """
+
+    mid: str
+    device_token: str
+    name: str
+    spectator: bool = False
+    seats: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TableResult:
+    """A device's result in a finished game of a table, counted in its record.
+
+    Attributes:
+        game_number: the game of the table (1, 2 ... with rematches).
+        device_token: the device whose result it is.
+        opponent: the CPU level played against, or ``people``.
+        scoring: the format (``four_rounds`` or ``to_100``).
+        result: ``win``, ``draw`` or ``loss``.
+    """
+
+    game_number: int
+    device_token: str
+    opponent: str
+    scoring: str
+    result: str
+
+
+@dataclass(frozen=True, slots=True)
+class TableData:
+    """A table as stored.
+
+    Attributes:
+        id: the table id.
+        kind: ``party`` or ``solo``.
+        code: the party code, or None.
+        version: the version of its last event (the number of events).
+        status: ``lobby``, ``playing``, ``finished`` or ``closed``.
+        snapshot: the table after its last event, as the server gave it.
+        deadline: its next deadline, or None.
+        created_at: when it was created (UTC, naive).
+        updated_at: when it last changed (UTC, naive).
+    """
+
+    id: str
+    kind: str
+    code: str | None
+    version: int
+    status: str
+    snapshot: dict[str, Any]
+    deadline: TableDeadline | None
+    created_at: datetime
+    updated_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +221,238 @@ class Store:
 
     def _session(self) -> Session:
         return self._sessions()
+
+    # ---------------------------------------------------------------- tables
+
+    def create_table(
+        self,
+        table_id: str,
+        *,
+        kind: str,
+        code: str | None,
+        events: Sequence[dict[str, Any]],
+        snapshot: dict[str, Any],
+        members: Sequence[TableMember],
+        deadline: DeadlineLike | None,
+        status: str,
+        now: datetime | None = None,
+    ) -> None:
+        """Store a new table with its first events (versions 1, 2 ...), all or nothing.
+
+        Each event is a JSON-safe dict whose ``"version"`` is its place in the
+        log; ``snapshot`` is the table after the last one.
+
+        >>> store = Store.open("sqlite://")
+        >>> store.create_table(
+        ...     "t1", kind="party", code="ABC234", events=[{"type": "created", "version": 1}],
+        ...     snapshot={"stage": "lobby"}, members=[TableMember("m1", "tok", "Ann")],
+        ...     deadline=None, status="lobby")
+        >>> store.table_by_code("ABC234"), store.open_tables_of_device("tok")
+        ('t1', ['t1'])
+        >>> store.create_table(
+        ...     "t2", kind="party", code="ABC234", events=[], snapshot={}, members=[],
+        ...     deadline=None, status="lobby")
+        Traceback (most recent call last):
+        ...
+        crokinole.store.store.StoreConflictError: an open table has the code ABC234 already
+
+        Raises:
+            StoreConflictError: the id is taken, or an open table holds the
+                code (pick another and try again); nothing was written.
+            StoreDataError: an unknown kind or status, an event whose version
+                is not its place, a member listed twice, data that is not JSON.
+        """
+        if kind not in TABLE_KINDS:
+            raise StoreDataError(f"table {table_id}: unknown kind {kind!r} (not {TABLE_KINDS})")
+        _check_status(table_id, status)
+        now = now or _now()
+        row = TableRow(
+            id=table_id,
+            kind=kind,
+            code=code,
+            version=len(events),
+            status=status,
+            snapshot_json=_dumps(snapshot, f"the snapshot of table {table_id}"),
+            deadline=None if deadline is None else deadline.at,
+            deadline_kind=None if deadline is None else deadline.kind,
+            created_at=now,
+            updated_at=now,
+        )
+        event_rows = _event_rows(table_id, 0, events)
+        member_rows = _member_rows(table_id, members)
+        try:
+            with self._session() as session, session.begin():
+                session.add(row)
+                session.flush()  # the table first: events and members refer to it
+                session.add_all([*event_rows, *member_rows])
+        except IntegrityError:
+            raise StoreConflictError(self._why_not_created(table_id, code)) from None
+
+    def _why_not_created(self, table_id: str, code: str | None) -> str:
+        with self._session() as session:
+            if session.get(TableRow, table_id) is not None:
+                return f"table {table_id} exists already"
+        if code is not None and self.table_by_code(code) is not None:
+            return f"an open table has the code {code} already"
+        return f"table {table_id} could not be created: its id or code was taken meanwhile"
+
+    def append_table_events(
+        self,
+        table_id: str,
+        expected_version: int,
+        events: Sequence[dict[str, Any]],
+        snapshot: dict[str, Any],
+        *,
+        members: Sequence[TableMember] | None = None,
+        deadline: DeadlineLike | None,
+        status: str,
+        results: Sequence[TableResult] = (),
+        now: datetime | None = None,
+    ) -> None:
+        """Commit events ``expected_version + 1, ...`` with the table's new state, all or nothing.
+
+        The snapshot, status and deadline replace the stored ones; ``members``
+        (when given) become the table's members (None: unchanged); ``results``
+        are added to the devices' records.
+
+        >>> store = Store.open("sqlite://")
+        >>> store.create_table(
+        ...     "t1", kind="solo", code=None, events=[{"type": "created", "version": 1}],
+        ...     snapshot={}, members=[], deadline=None, status="playing")
+        >>> store.append_table_events(
+        ...     "t1", 1, [{"type": "shot", "version": 2}], {"shots": 1},
+        ...     deadline=TableDeadline(1e9, "turn"), status="playing")
+        >>> store.table_events("t1", after=1), store.armed_tables()
+        ([{'type': 'shot', 'version': 2}], [('t1', 1000000000.0)])
+        >>> store.append_table_events(
+        ...     "t1", 1, [{"type": "shot", "version": 2}], {"shots": 1},
+        ...     deadline=None, status="playing")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        crokinole.store.store.StoreConflictError: table t1 is not at version 1 (it is playing ...
+
+        Raises:
+            StoreConflictError: the table is not at ``expected_version`` (another
+                writer came first), is closed or missing; nothing was written.
+            StoreDataError: no events, an event whose version is not its place,
+                an unknown status or result, a member listed twice, data that
+                is not JSON; nothing was written.
+        """
+        if not events:
+            raise StoreDataError(f"table {table_id}: no events to append")
+        _check_status(table_id, status)
+        now = now or _now()
+        version = expected_version + len(events)
+        values: dict[str, Any] = {
+            "version": version,
+            "status": status,
+            "snapshot_json": _dumps(snapshot, f"the snapshot of table {table_id}"),
+            "deadline": None if deadline is None else deadline.at,
+            "deadline_kind": None if deadline is None else deadline.kind,
+            "updated_at": now,
+        }
+        event_rows = _event_rows(table_id, expected_version, events)
+        member_rows = None if members is None else _member_rows(table_id, members)
+        result_rows = [_result_row(table_id, result, now) for result in results]
+        try:
+            with self._session() as session, session.begin():
+                # The guarded update takes the table's row lock: a second writer
+                # of the same version waits, then finds the version moved on.
+                changed = session.execute(
+                    update(TableRow)
+                    .where(
+                        TableRow.id == table_id,
+                        TableRow.version == expected_version,
+                        TableRow.status != "closed",
+                    )
+                    .values(**values)
+                )
+                if changed.rowcount != 1:  # type: ignore[attr-defined]
+                    row = session.get(TableRow, table_id)
+                    where = "missing" if row is None else f"{row.status} at version {row.version}"
+                    raise StoreConflictError(
+                        f"table {table_id} is not at version {expected_version} (it is {where})"
+                    )
+                session.add_all([*event_rows, *result_rows])
+                if member_rows is not None:
+                    _replace_members(session, table_id, member_rows)
+                session.flush()
+        except IntegrityError as error:
+            # The (table, version) key: a writer that got past the version check
+            # anyway (it cannot, unless the log and the table disagree) still
+            # cannot write an event that exists.
+            what = (
+                "a result of this game is stored already"
+                if "table_results" in str(error.statement)
+                else f"an event of versions {expected_version + 1}–{version} exists already"
+            )
+            raise StoreConflictError(f"table {table_id}: {what}") from None
+
+    def table(self, table_id: str) -> TableData | None:
+        """The table as stored, or None."""
+        with self._session() as session:
+            row = session.get(TableRow, table_id)
+            return None if row is None else _table_data(row)
+
+    def table_events(
+        self, table_id: str, after: int = 0, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The table's events after version ``after``, in order (at most ``limit``; None: all)."""
+        with self._session() as session:
+            rows = session.scalars(
+                select(TableEventRow.event_json)
+                .where(TableEventRow.table_id == table_id, TableEventRow.version > after)
+                .order_by(TableEventRow.version)
+                .limit(limit)
+            ).all()
+            return [json.loads(text) for text in rows]
+
+    def table_members(self, table_id: str) -> list[TableMember]:
+        """The table's members, in join order (``m1``, ``m2`` ... ``m10``)."""
+        with self._session() as session:
+            rows = session.scalars(
+                select(TableMemberRow).where(TableMemberRow.table_id == table_id)
+            ).all()
+            members = [
+                TableMember(r.mid, r.device_token, r.name, r.spectator, _split_seats(r.seats))
+                for r in rows
+            ]
+        return sorted(members, key=lambda m: (len(m.mid), m.mid))
+
+    def table_by_code(self, code: str) -> str | None:
+        """The id of the open (not closed) table with the party code ``code``, or None.
+
+        Codes are matched exactly: the caller normalises what a player typed.
+        """
+        with self._session() as session:
+            return session.scalars(
+                select(TableRow.id).where(TableRow.code == code, TableRow.status != "closed")
+            ).first()
+
+    def open_tables_of_device(self, device_token: str) -> list[str]:
+        """The ids of the tables, not closed, that the device is a member of; latest first."""
+        with self._session() as session:
+            return list(
+                session.scalars(
+                    select(TableRow.id)
+                    .join(TableMemberRow, TableMemberRow.table_id == TableRow.id)
+                    .where(TableMemberRow.device_token == device_token, TableRow.status != "closed")
+                    .order_by(TableRow.updated_at.desc(), TableRow.id)
+                ).all()
+            )
+
+    def armed_tables(self) -> list[tuple[str, float]]:
+        """Every table, not closed, with a deadline: ``(id, deadline)``, the earliest first.
+
+        A server that starts (or takes tables over) re-arms their timers from these.
+        """
+        with self._session() as session:
+            rows = session.execute(
+                select(TableRow.id, TableRow.deadline)
+                .where(TableRow.deadline.is_not(None), TableRow.status != "closed")
+                .order_by(TableRow.deadline, TableRow.id)
+            ).all()
+            return [(table_id, float(at)) for table_id, at in rows if at is not None]
 
     # ----------------------------------------------------------------- rooms
 
@@ -263,17 +601,24 @@ class Store:
             return [(r.number, json.loads(r.event_json)) for r in rows]
 
     def device_record(self, device_token: str, levels: Sequence[str]) -> DeviceRecord:
-        """Wins, draws and losses of the device per CPU level (``levels``) and format."""
+        """Wins, draws and losses of the device per CPU level (``levels``) and format.
+
+        Both the old rooms' results and the tables' (``table_results``) count;
+        a caller that lists ``people`` among the levels gets the device's
+        results against other people too.
+        """
         record: DeviceRecord = {
             level: {fmt: {"wins": 0, "draws": 0, "losses": 0} for fmt in FORMATS}
             for level in levels
         }
+        rooms = select(RoomRow.opponent, RoomRow.scoring, RoomRow.result).where(
+            RoomRow.device_token == device_token, RoomRow.result.is_not(None)
+        )
+        tables = select(
+            TableResultRow.opponent, TableResultRow.scoring, TableResultRow.result
+        ).where(TableResultRow.device_token == device_token)
         with self._session() as session:
-            rows = session.execute(
-                select(RoomRow.opponent, RoomRow.scoring, RoomRow.result).where(
-                    RoomRow.device_token == device_token, RoomRow.result.is_not(None)
-                )
-            ).all()
+            rows = session.execute(rooms.union_all(tables)).all()
         key = {"win": "wins", "draw": "draws", "loss": "losses"}
         for opponent, scoring, result in rows:
             if opponent in record and scoring in record[opponent] and result in key:
@@ -398,6 +743,101 @@ def _room_data(row: RoomRow) -> RoomData:
         event_number=row.event_number,
         status=row.status,
         result=row.result,
+        updated_at=row.updated_at,
+    )
+
+
+def _dumps(value: Any, what: str) -> str:
+    try:
+        return json.dumps(value, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise StoreDataError(f"{what} is not JSON: {error}") from None
+
+
+def _check_status(table_id: str, status: str) -> None:
+    if status not in TABLE_STATUSES:
+        raise StoreDataError(f"table {table_id}: unknown status {status!r} (not {TABLE_STATUSES})")
+
+
+def _event_rows(
+    table_id: str, expected_version: int, events: Sequence[dict[str, Any]]
+) -> list[TableEventRow]:
+    rows = []
+    for version, item in enumerate(events, start=expected_version + 1):
+        if item.get("version") != version:
+            raise StoreDataError(
+                f"table {table_id}: the event {item.get('type')!r} has version "
+                f"{item.get('version')!r} where version {version} comes"
+            )
+        event_json = _dumps(item, f"event {version} of table {table_id}")
+        rows.append(TableEventRow(table_id=table_id, version=version, event_json=event_json))
+    return rows
+
+
+def _member_rows(table_id: str, members: Sequence[TableMember]) -> list[TableMemberRow]:
+    mids = [m.mid for m in members]
+    if len(set(mids)) != len(mids):
+        raise StoreDataError(f"table {table_id}: a member is listed twice in {mids}")
+    return [
+        TableMemberRow(
+            table_id=table_id,
+            mid=m.mid,
+            device_token=m.device_token,
+            name=m.name,
+            spectator=m.spectator,
+            seats=",".join(m.seats),
+        )
+        for m in members
+    ]
+
+
+def _split_seats(seats: str) -> tuple[str, ...]:
+    return tuple(seats.split(",")) if seats else ()
+
+
+def _replace_members(session: Session, table_id: str, rows: list[TableMemberRow]) -> None:
+    stored = {
+        r.mid: r
+        for r in session.scalars(select(TableMemberRow).where(TableMemberRow.table_id == table_id))
+    }
+    for row in rows:
+        old = stored.pop(row.mid, None)
+        if old is None:
+            session.add(row)
+        else:  # the ORM writes only what changed
+            old.device_token, old.name = row.device_token, row.name
+            old.spectator, old.seats = row.spectator, row.seats
+    for gone in stored.values():
+        session.delete(gone)
+
+
+def _result_row(table_id: str, result: TableResult, now: datetime) -> TableResultRow:
+    if result.result not in RESULTS:
+        raise StoreDataError(f"table {table_id}: unknown result {result.result!r} (not {RESULTS})")
+    return TableResultRow(
+        table_id=table_id,
+        game_number=result.game_number,
+        device_token=result.device_token,
+        opponent=result.opponent,
+        scoring=result.scoring,
+        result=result.result,
+        finished_at=now,
+    )
+
+
+def _table_data(row: TableRow) -> TableData:
+    deadline = None
+    if row.deadline is not None:
+        deadline = TableDeadline(float(row.deadline), row.deadline_kind or "")
+    return TableData(
+        id=row.id,
+        kind=row.kind,
+        code=row.code,
+        version=row.version,
+        status=row.status,
+        snapshot=json.loads(row.snapshot_json),
+        deadline=deadline,
+        created_at=row.created_at,
         updated_at=row.updated_at,
     )
 
