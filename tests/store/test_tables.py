@@ -182,6 +182,46 @@ def test_a_solo_member_holds_every_person_seat(store: Store) -> None:
     assert sorted(store.open_tables_of_device("tok-ann")) == ["s1", "s2"]
 
 
+def test_members_results_and_deadlines_may_come_as_plain_data(store: Store) -> None:
+    # The server may hand over JSON dicts and (at, kind) pairs instead of the store's values.
+    members = [
+        {
+            "mid": "m1",
+            "device_token": "tok-ann",
+            "name": "Ann",
+            "spectator": False,
+            "seat": "south",
+        },
+        {"mid": "m3", "device_token": "tok-eve", "name": "Eve", "spectator": True, "seat": None},
+    ]
+    _party(store, members=members, deadline=(12.5, "turn"))
+    table = store.table("t1")
+    assert table is not None and table.deadline == TableDeadline(12.5, "turn")
+    assert store.table_members("t1") == [ANN, EVE]
+    before = _state(store)
+    with pytest.raises(StoreDataError, match="a member without 'device_token'"):
+        store.append_table_events(
+            "t1", 2, [_event(3)], {}, members=[{"mid": "m1", "name": "Ann"}], deadline=None,
+            status="playing",
+        )  # fmt: skip
+    with pytest.raises(StoreDataError, match="a deadline at nan is not a time"):
+        store.append_table_events(
+            "t1", 2, [_event(3)], {}, deadline=(float("nan"), "turn"), status="playing"
+        )
+    assert _state(store) == before
+    hot_seat = {"mid": "m1", "device_token": "tok-ann", "name": "Ann", "seats": ["south", "east"]}
+    win = {"game_number": 1, "device_token": "tok-ann", "opponent": "easy", "scoring": "to_100",
+           "result": "win"}  # fmt: skip
+    store.append_table_events(
+        "t1", 2, [_event(3)], {}, members=[hot_seat], deadline=None, status="finished",
+        results=[win],
+    )  # fmt: skip
+    assert store.table_members("t1") == [
+        TableMember("m1", "tok-ann", "Ann", False, ("south", "east"))
+    ]
+    assert store.device_record("tok-ann", LEVELS)["easy"]["to_100"]["wins"] == 1
+
+
 def test_a_stale_append_is_refused_loudly_and_writes_nothing(store: Store) -> None:
     _party(store, deadline=TableDeadline(50.0, "round"))
     before = _state(store)

@@ -7,8 +7,11 @@ migrations that run when a store is opened (or by ``crokinole db upgrade``).
 """
 
 from crokinole.store.store import (
+    DeadlineIn,
     DeadlineLike,
     DeviceRecord,
+    MemberIn,
+    ResultIn,
     RoomData,
     SheetData,
     Store,
@@ -21,8 +24,11 @@ from crokinole.store.store import (
 )
 
 __all__ = [
+    "DeadlineIn",
     "DeadlineLike",
     "DeviceRecord",
+    "MemberIn",
+    "ResultIn",
     "RoomData",
     "SheetData",
     "Store",

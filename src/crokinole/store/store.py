@@ -6,7 +6,8 @@ SQLite by default, PostgreSQL (or any SQLAlchemy URL) when configured.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -165,6 +166,16 @@ class RoomData:
     updated_at: datetime | None = None
 
 
+#: A member as the server hands it over: a :class:`TableMember`, or a dict with
+#: ``mid``, ``device_token``, ``name``, ``spectator`` and ``seats`` (a list) or
+#: ``seat`` (one seat or None).
+MemberIn = TableMember | Mapping[str, Any]
+#: A result: a :class:`TableResult`, or a dict with the same keys.
+ResultIn = TableResult | Mapping[str, Any]
+#: A deadline: anything with ``at`` and ``kind`` (the table's ``Deadline``), or ``(at, kind)``.
+DeadlineIn = DeadlineLike | tuple[float, str]
+
+
 def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
@@ -232,15 +243,17 @@ class Store:
         code: str | None,
         events: Sequence[dict[str, Any]],
         snapshot: dict[str, Any],
-        members: Sequence[TableMember],
-        deadline: DeadlineLike | None,
+        members: Sequence[MemberIn],
+        deadline: DeadlineIn | None,
         status: str,
         now: datetime | None = None,
     ) -> None:
         """Store a new table with its first events (versions 1, 2 ...), all or nothing.
 
         Each event is a JSON-safe dict whose ``"version"`` is its place in the
-        log; ``snapshot`` is the table after the last one.
+        log; ``snapshot`` is the table after the last one.  Members are
+        :class:`TableMember` values or dicts (:data:`MemberIn`), the deadline
+        anything with ``at`` and ``kind`` or an ``(at, kind)`` pair.
 
         >>> store = Store.open("sqlite://")
         >>> store.create_table(
@@ -266,6 +279,7 @@ class Store:
             raise StoreDataError(f"table {table_id}: unknown kind {kind!r} (not {TABLE_KINDS})")
         _check_status(table_id, status)
         now = now or _now()
+        at, deadline_kind = _deadline(table_id, deadline)
         row = TableRow(
             id=table_id,
             kind=kind,
@@ -273,8 +287,8 @@ class Store:
             version=len(events),
             status=status,
             snapshot_json=_dumps(snapshot, f"the snapshot of table {table_id}"),
-            deadline=None if deadline is None else deadline.at,
-            deadline_kind=None if deadline is None else deadline.kind,
+            deadline=at,
+            deadline_kind=deadline_kind,
             created_at=now,
             updated_at=now,
         )
@@ -303,17 +317,18 @@ class Store:
         events: Sequence[dict[str, Any]],
         snapshot: dict[str, Any],
         *,
-        members: Sequence[TableMember] | None = None,
-        deadline: DeadlineLike | None,
+        members: Sequence[MemberIn] | None = None,
+        deadline: DeadlineIn | None,
         status: str,
-        results: Sequence[TableResult] = (),
+        results: Sequence[ResultIn] = (),
         now: datetime | None = None,
     ) -> None:
         """Commit events ``expected_version + 1, ...`` with the table's new state, all or nothing.
 
         The snapshot, status and deadline replace the stored ones; ``members``
         (when given) become the table's members (None: unchanged); ``results``
-        are added to the devices' records.
+        are added to the devices' records (:class:`TableResult` values or dicts
+        with the same keys).
 
         >>> store = Store.open("sqlite://")
         >>> store.create_table(
@@ -343,12 +358,13 @@ class Store:
         _check_status(table_id, status)
         now = now or _now()
         version = expected_version + len(events)
+        at, deadline_kind = _deadline(table_id, deadline)
         values: dict[str, Any] = {
             "version": version,
             "status": status,
             "snapshot_json": _dumps(snapshot, f"the snapshot of table {table_id}"),
-            "deadline": None if deadline is None else deadline.at,
-            "deadline_kind": None if deadline is None else deadline.kind,
+            "deadline": at,
+            "deadline_kind": deadline_kind,
             "updated_at": now,
         }
         event_rows = _event_rows(table_id, expected_version, events)
@@ -774,8 +790,9 @@ def _event_rows(
     return rows
 
 
-def _member_rows(table_id: str, members: Sequence[TableMember]) -> list[TableMemberRow]:
-    mids = [m.mid for m in members]
+def _member_rows(table_id: str, members: Sequence[MemberIn]) -> list[TableMemberRow]:
+    given = [_member(table_id, m) for m in members]
+    mids = [m.mid for m in given]
     if len(set(mids)) != len(mids):
         raise StoreDataError(f"table {table_id}: a member is listed twice in {mids}")
     return [
@@ -787,8 +804,36 @@ def _member_rows(table_id: str, members: Sequence[TableMember]) -> list[TableMem
             spectator=m.spectator,
             seats=",".join(m.seats),
         )
-        for m in members
+        for m in given
     ]
+
+
+def _member(table_id: str, member: MemberIn) -> TableMember:
+    if isinstance(member, TableMember):
+        return member
+    seats = member.get("seats")
+    if seats is None:
+        seat = member.get("seat")
+        seats = () if seat is None else (seat,)
+    try:
+        return TableMember(
+            mid=str(member["mid"]),
+            device_token=str(member["device_token"]),
+            name=str(member["name"]),
+            spectator=bool(member.get("spectator", False)),
+            seats=tuple(str(seat) for seat in seats),
+        )
+    except KeyError as missing:
+        raise StoreDataError(f"table {table_id}: a member without {missing}: {member}") from None
+
+
+def _deadline(table_id: str, deadline: DeadlineIn | None) -> tuple[float | None, str | None]:
+    if deadline is None:
+        return None, None
+    at, kind = deadline if isinstance(deadline, tuple) else (deadline.at, deadline.kind)
+    if not math.isfinite(at):
+        raise StoreDataError(f"table {table_id}: a deadline at {at} is not a time")
+    return float(at), str(kind)
 
 
 def _split_seats(seats: str) -> tuple[str, ...]:
@@ -811,7 +856,20 @@ def _replace_members(session: Session, table_id: str, rows: list[TableMemberRow]
         session.delete(gone)
 
 
-def _result_row(table_id: str, result: TableResult, now: datetime) -> TableResultRow:
+def _result_row(table_id: str, result: ResultIn, now: datetime) -> TableResultRow:
+    if not isinstance(result, TableResult):
+        try:
+            result = TableResult(
+                game_number=int(result["game_number"]),
+                device_token=str(result["device_token"]),
+                opponent=str(result["opponent"]),
+                scoring=str(result["scoring"]),
+                result=str(result["result"]),
+            )
+        except KeyError as missing:
+            raise StoreDataError(
+                f"table {table_id}: a result without {missing}: {result}"
+            ) from None
     if result.result not in RESULTS:
         raise StoreDataError(f"table {table_id}: unknown result {result.result!r} (not {RESULTS})")
     return TableResultRow(
