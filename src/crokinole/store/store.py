@@ -15,6 +15,8 @@ from typing import Any, Protocol
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, delete, event, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
@@ -205,8 +207,9 @@ class Store:
         self._sessions = sessionmaker(engine, expire_on_commit=False)
 
     @classmethod
-    def open(cls, url: str) -> Store:
-        """Open (and migrate) the database at ``url``; a plain path means SQLite."""
+    def open(cls, url: str, *, migrate: bool = True) -> Store:
+        """Open the database at ``url`` (a plain path means SQLite) and migrate it to the newest
+        schema (unless ``migrate`` is false)."""
         if "://" not in url:
             path = Path(url).expanduser()
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -215,8 +218,29 @@ class Store:
         if engine.dialect.name == "sqlite":
             event.listen(engine, "connect", _sqlite_pragmas)
         store = cls(engine)
-        store.migrate()
+        if migrate:
+            store.migrate()
         return store
+
+    def revision(self) -> str | None:
+        """The schema's migration (``"0004"``...), or None for a database never migrated.
+
+        >>> store = Store.open("sqlite://", migrate=False)
+        >>> store.revision() is None
+        True
+        >>> store.migrate()
+        >>> store.revision() == store.newest_revision()
+        True
+        """
+        with self._engine.connect() as connection:
+            return MigrationContext.configure(connection).get_current_revision()
+
+    @staticmethod
+    def newest_revision() -> str:
+        """The newest migration of this version of the code (what :meth:`migrate` reaches)."""
+        head = ScriptDirectory(str(MIGRATIONS)).get_current_head()
+        assert head is not None  # the package ships its migrations
+        return head
 
     def migrate(self, revision: str = "head") -> None:
         """Bring the schema to ``revision`` (the newest migration by default)."""

@@ -1,0 +1,91 @@
+"""``crokinole db upgrade``: bring a database's schema to the newest migration.
+
+``crokinole serve`` migrates its database when it starts, which suits one
+process on SQLite; where several processes share one PostgreSQL database the
+schema is upgraded once, by this command, before they start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from crokinole.cli.serve import DEFAULT_DB
+
+
+def shown_url(url: str) -> str:
+    """The database as it may be printed: a URL's password is hidden.
+
+    >>> shown_url("postgresql+psycopg://crokinole:secret@db.example.org/crokinole")
+    'postgresql+psycopg://crokinole:***@db.example.org/crokinole'
+    >>> shown_url("/var/lib/crokinole/crokinole.db")
+    '/var/lib/crokinole/crokinole.db'
+    """
+    if "://" not in url:
+        return url
+    from sqlalchemy.engine import make_url  # noqa: PLC0415 - loaded only for this command
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def run_upgrade(args: argparse.Namespace) -> int:
+    """Migrate the database at ``args.db`` and say what changed; 1 if that cannot be done."""
+    from alembic.util import CommandError  # noqa: PLC0415 - loaded only for this command
+    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
+
+    from crokinole.store import Store  # noqa: PLC0415
+
+    shown = shown_url(args.db)
+    before: str | None = None
+    try:
+        store = Store.open(args.db, migrate=False)
+        try:
+            before = store.revision()
+            store.migrate()
+            after = store.revision()
+        finally:
+            store.close()
+    except SQLAlchemyError as error:
+        # The driver's first line says what went wrong (refused, no such database ...).
+        reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+        print(f"crokinole: cannot upgrade the database {shown}: {reason}", file=sys.stderr)
+        return 1
+    except CommandError:
+        print(
+            f"crokinole: cannot upgrade the database {shown}: its schema {before} is not one "
+            f"this version of crokinole knows (the newest it knows is "
+            f"{Store.newest_revision()}); was it made by a newer version?",
+            file=sys.stderr,
+        )
+        return 1
+    if before == after:
+        print(f"crokinole: the database {shown} is up to date (schema {after})")
+    else:
+        print(f"crokinole: upgraded the database {shown} from schema {before or 'none'} to {after}")
+    return 0
+
+
+def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Register ``db upgrade`` on the top-level parser."""
+    db = commands.add_parser(
+        "db",
+        help="manage the database (upgrade its schema)",
+        description="Manage the game server's database.",
+    )
+    db.set_defaults(help_parser=db)
+    actions = db.add_subparsers(title="actions", metavar="ACTION")
+    upgrade = actions.add_parser(
+        "upgrade",
+        help="migrate the database to the newest schema (created if missing)",
+        description="Run the database's pending migrations (Alembic) and print its schema "
+        "before and after. `crokinole serve` does this itself when it starts; run it once "
+        "before starting several servers on one database.",
+    )
+    upgrade.add_argument(
+        "--db",
+        default=str(DEFAULT_DB),
+        metavar="PATH",
+        help="SQLite file (created if missing) or a SQLAlchemy URL "
+        "(default: %(default)s, or $CROKINOLE_DB)",
+    )
+    upgrade.set_defaults(handler=run_upgrade)
