@@ -15,6 +15,7 @@ import os
 import socket
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -41,12 +42,13 @@ def postgres_unavailable() -> str | None:
     return None
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """The URL (or SQLite path) of an empty database."""
-    if request.param == "sqlite":
-        yield str(tmp_path / "store.db")
-        return
+@contextmanager
+def postgres_schema() -> Iterator[str]:
+    """A URL of an empty schema of its own on the test PostgreSQL, dropped afterwards.
+
+    Its connections carry the schema's name as their ``application_name``,
+    so a test can find (and drop) them without touching anyone else's.
+    """
     reason = postgres_unavailable()
     if reason is not None:
         pytest.skip(reason)
@@ -54,13 +56,32 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     admin = sa.create_engine(POSTGRES_URL)
     with admin.begin() as connection:
         connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    url = make_url(POSTGRES_URL).update_query_dict({"options": f"-csearch_path={schema}"})
+    url = make_url(POSTGRES_URL).update_query_dict(
+        {"options": f"-csearch_path={schema}", "application_name": schema}
+    )
     try:
         yield url.render_as_string(hide_password=False)
     finally:
         with admin.begin() as connection:
             connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The URL (or SQLite path) of an empty database."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "store.db")
+        return
+    with postgres_schema() as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_database() -> Iterator[str]:
+    """The URL of an empty PostgreSQL schema (for what only a database server does)."""
+    with postgres_schema() as url:
+        yield url
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
+from sqlalchemy.engine import make_url
 
 from crokinole.store import (
     Store,
@@ -27,6 +28,7 @@ from crokinole.store import (
     TableResult,
 )
 from crokinole.store.store import MIGRATIONS
+from tests.store.conftest import POSTGRES_URL
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
 ANN = TableMember("m1", "tok-ann", "Ann", seats=("south",))
@@ -569,4 +571,26 @@ def test_migration_0004_adds_the_tables_and_keeps_the_rooms(database: str) -> No
     store = Store.open(database)
     assert store.table("t1") is None and store.room("r1") is not None
     _party(store)
+    store.close()
+
+
+@pytest.mark.postgres
+def test_a_dropped_database_connection_is_replaced(postgres_database: str) -> None:
+    # PostgreSQL restarted or a connection cut: the store's next call works.
+    store = Store.open(postgres_database)
+    _party(store)
+    schema = make_url(postgres_database).query["application_name"]
+    admin = _engine(POSTGRES_URL)
+    with admin.begin() as connection:
+        cut = connection.execute(
+            sa.text(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE application_name = :schema"
+            ),
+            {"schema": schema},
+        ).scalar()
+    admin.dispose()
+    assert cut == 1  # the store's idle pooled connection
+    assert store.table_events("t1", after=1) == [_event(2, "joined")]
+    store.append_table_events("t1", 2, [_event(3)], {}, deadline=None, status="playing")
     store.close()

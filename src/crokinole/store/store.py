@@ -214,7 +214,9 @@ class Store:
             path = Path(url).expanduser()
             path.parent.mkdir(parents=True, exist_ok=True)
             url = f"sqlite:///{path}"
-        engine = create_engine(url)
+        # A server's connections may be dropped (a restart, a failover): each is
+        # tested as it leaves the pool, and a dead one replaced.
+        engine = create_engine(url, pool_pre_ping=True)
         if engine.dialect.name == "sqlite":
             event.listen(engine, "connect", _sqlite_pragmas)
         store = cls(engine)
