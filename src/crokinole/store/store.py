@@ -183,7 +183,7 @@ def _now() -> datetime:
 
 
 class Store:
-    """Rooms and events in a SQL database; every write is one transaction.
+    """Tables and their event logs, rooms, sheets, in a SQL database; each write is one transaction.
 
     Events are the room's domain events (``{"type": "shot", "seat": ...,
     "shot": ..., "cpu": ...}``, ``{"type": "round"}``, ``{"type":
