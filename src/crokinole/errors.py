@@ -49,3 +49,21 @@ class IllegalPlacement(IllegalActionError):  # noqa: N818 - the name players see
 
 class InvalidRecordError(CrokinoleError, ValueError):
     """A game record (JSON) that cannot be read or does not replay."""
+
+
+class TableError(CrokinoleError, ValueError):
+    """A command a table refuses (see :mod:`crokinole.table`); nothing changed.
+
+    Attributes:
+        code: a stable id for the reason (``not_host``, ``seat_taken``, ...),
+            which the server sends on as the protocol's error code.
+        message: the reason in plain words for the player.
+
+    >>> str(TableError("seat_taken", "north is taken by Ann"))
+    'north is taken by Ann'
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message

@@ -1,0 +1,364 @@
+"""What happened at a table: one frozen value per domain event.
+
+Every event carries ``version`` (1, 2, 3… with no gaps: the event log's
+key) and ``at`` (server time, seconds).  Events are what the store keeps;
+a table is the fold of its events (:meth:`crokinole.table.Table.replay`).
+``MemberJoined`` and ``TableCreated`` hold device tokens: they are for the
+store, never for a view.
+
+>>> event = ShotPlayed(version=5, at=12.5, seat=Seat.SOUTH, aimed=None,
+...                    played=Shot(0.0, 1.5, 30.0), by="person")
+>>> event.to_dict()["played"]
+{'position': 0.0, 'direction': 1.5, 'power': 30.0}
+>>> event_from_dict(event.to_dict()) == event
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+from crokinole.board import Seat, Shot
+from crokinole.errors import CrokinoleError, InvalidRecordError
+from crokinole.table.members import Occupant, occupant_from_dict, occupant_to_dict
+from crokinole.table.settings import Kind, TableSettings, Timings
+
+__all__ = [
+    "EVENT_TYPES",
+    "Closed",
+    "Event",
+    "GameFinished",
+    "GameStarted",
+    "HostChanged",
+    "MemberJoined",
+    "MemberLeft",
+    "NextPressed",
+    "Presence",
+    "Reacted",
+    "RematchVoted",
+    "Renamed",
+    "RoundStarted",
+    "SeatChanged",
+    "SettingsChanged",
+    "ShotPlayed",
+    "StandInOff",
+    "StandInOn",
+    "TableCreated",
+    "TurnTimedOut",
+    "event_from_dict",
+    "seat_from_name",
+    "shot_from_dict",
+    "shot_to_dict",
+]
+
+
+def shot_to_dict(shot: Shot) -> dict[str, float]:
+    """``{"position", "direction", "power"}`` as floats."""
+    return {
+        "position": float(shot.position),
+        "direction": float(shot.direction),
+        "power": float(shot.power),
+    }
+
+
+def shot_from_dict(data: object) -> Shot:
+    """Inverse of :func:`shot_to_dict`."""
+    if not isinstance(data, dict) or set(data) != {"position", "direction", "power"}:
+        raise InvalidRecordError(f"a shot is {{position, direction, power}}, not {data!r}")
+    return Shot(float(data["position"]), float(data["direction"]), float(data["power"]))
+
+
+def seat_from_name(name: object) -> Seat:
+    """``"south"`` → ``Seat.SOUTH``."""
+    if isinstance(name, str) and name.upper() in Seat.__members__:
+        return Seat[name.upper()]
+    raise InvalidRecordError(f"a seat is south, west, north or east, not {name!r}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    """Base of the events: the version it makes the table, and when."""
+
+    TYPE: ClassVar[str] = ""
+
+    version: int
+    at: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"type", "version", "at", ...fields}``, JSON-safe."""
+        out: dict[str, Any] = {"type": self.TYPE}
+        for f in fields(self):
+            out[f.name] = _encode(f.name, getattr(self, f.name))
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableCreated(Event):
+    """A table was made: the first event of every table."""
+
+    TYPE: ClassVar[str] = "table_created"
+    table_id: str
+    kind: Kind
+    code: str | None
+    settings: TableSettings
+    timings: Timings
+    seed: int
+    host_device: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemberJoined(Event):
+    """A device joined as member ``mid``."""
+
+    TYPE: ClassVar[str] = "member_joined"
+    mid: str
+    device: str
+    name: str
+    spectator: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemberLeft(Event):
+    """A member left (``removed``: the host removed them); their seat, if any, is empty."""
+
+    TYPE: ClassVar[str] = "member_left"
+    mid: str
+    removed: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Renamed(Event):
+    """A member changed their name."""
+
+    TYPE: ClassVar[str] = "renamed"
+    mid: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HostChanged(Event):
+    """The host is now ``mid`` (None: nobody)."""
+
+    TYPE: ClassVar[str] = "host_changed"
+    mid: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatChanged(Event):
+    """``seat`` is now held by ``occupant`` (None: empty)."""
+
+    TYPE: ClassVar[str] = "seat_changed"
+    seat: Seat
+    occupant: Occupant | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SettingsChanged(Event):
+    """New house rules; seats not in the new layout are gone (their people stay, unseated)."""
+
+    TYPE: ClassVar[str] = "settings_changed"
+    settings: TableSettings
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Presence(Event):
+    """A member's device connected or lost its connection."""
+
+    TYPE: ClassVar[str] = "presence"
+    mid: str
+    connected: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameStarted(Event):
+    """Game ``game_number`` (from 1) started; ``first_seat`` shoots first."""
+
+    TYPE: ClassVar[str] = "game_started"
+    game_number: int
+    first_seat: Seat
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShotPlayed(Event):
+    """``seat`` shot ``played``.
+
+    ``aimed`` is the shot the person aimed when the human hand changed it
+    (None: played as aimed).  ``by`` is ``person``, ``cpu`` or ``standin``.
+    """
+
+    TYPE: ClassVar[str] = "shot_played"
+    seat: Seat
+    aimed: Shot | None
+    played: Shot
+    by: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnTimedOut(Event):
+    """``seat``'s disc went to the ditch unplayed (R3): ``clock`` ran out, or
+    ``no_room`` to place it on the line."""
+
+    TYPE: ClassVar[str] = "turn_timed_out"
+    seat: Seat
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StandInOn(Event):
+    """A CPU plays for ``seat``'s missing person."""
+
+    TYPE: ClassVar[str] = "stand_in_on"
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StandInOff(Event):
+    """``seat``'s person plays again."""
+
+    TYPE: ClassVar[str] = "stand_in_off"
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NextPressed(Event):
+    """Member ``mid`` is ready for the next round."""
+
+    TYPE: ClassVar[str] = "next_pressed"
+    mid: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoundStarted(Event):
+    """Round ``round`` (from 2) started."""
+
+    TYPE: ClassVar[str] = "round_started"
+    round: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameFinished(Event):
+    """The game ended: ``winner`` side, or a draw among ``drawn``, or
+    ``abandoned`` (resigned, or everyone left)."""
+
+    TYPE: ClassVar[str] = "game_finished"
+    winner: int | None
+    drawn: tuple[int, ...]
+    abandoned: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RematchVoted(Event):
+    """Member ``mid`` wants another game."""
+
+    TYPE: ClassVar[str] = "rematch_voted"
+    mid: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reacted(Event):
+    """Member ``mid`` sent a quick reaction."""
+
+    TYPE: ClassVar[str] = "reacted"
+    mid: str
+    reaction: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Closed(Event):
+    """The table takes no more commands."""
+
+    TYPE: ClassVar[str] = "closed"
+    reason: str
+
+
+#: Every event class by its ``TYPE``.
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.TYPE: cls
+    for cls in (
+        TableCreated,
+        MemberJoined,
+        MemberLeft,
+        Renamed,
+        HostChanged,
+        SeatChanged,
+        SettingsChanged,
+        Presence,
+        GameStarted,
+        ShotPlayed,
+        TurnTimedOut,
+        StandInOn,
+        StandInOff,
+        NextPressed,
+        RoundStarted,
+        GameFinished,
+        RematchVoted,
+        Reacted,
+        Closed,
+    )
+}
+
+
+def _encode(name: str, value: Any) -> Any:
+    if name == "occupant":
+        return occupant_to_dict(value)
+    if isinstance(value, Seat):
+        return value.name.lower()
+    if isinstance(value, Shot):
+        return shot_to_dict(value)
+    if isinstance(value, TableSettings | Timings):
+        return value.to_dict()
+    if isinstance(value, Kind):
+        return value.value
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def _settings(data: object) -> TableSettings:
+    # Stored settings were checked when they were chosen (a test clock included).
+    return TableSettings.from_dict(data, allow_short_clock=True)
+
+
+_DECODE: dict[str, Callable[[Any], Any]] = {
+    "seat": seat_from_name,
+    "first_seat": seat_from_name,
+    "aimed": lambda d: None if d is None else shot_from_dict(d),
+    "played": shot_from_dict,
+    "settings": _settings,
+    "timings": Timings.from_dict,
+    "occupant": occupant_from_dict,
+    "kind": Kind,
+    "drawn": tuple,
+}
+
+
+def event_from_dict(data: object) -> Event:
+    """The event written by :meth:`Event.to_dict`.
+
+    Raises:
+        InvalidRecordError: not an event of a known type with exactly its fields.
+    """
+    if not isinstance(data, dict):
+        raise InvalidRecordError(f"an event is an object, not {type(data).__name__}")
+    cls = EVENT_TYPES.get(data.get("type"))  # type: ignore[arg-type]
+    if cls is None:
+        raise InvalidRecordError(f"unknown event type {data.get('type')!r}")
+    names = {f.name for f in fields(cls)}
+    given = set(data) - {"type"}
+    if given != names:
+        raise InvalidRecordError(
+            f"a {cls.TYPE} event has the fields {sorted(names)}, not {sorted(given)}"
+        )
+    version, at = data["version"], data["at"]
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise InvalidRecordError(f"an event's version is a whole number from 1, not {version!r}")
+    if isinstance(at, bool) or not isinstance(at, int | float) or not math.isfinite(at):
+        raise InvalidRecordError(f"an event's time is a number of seconds, not {at!r}")
+    try:
+        values = {k: _DECODE[k](v) if k in _DECODE else v for k, v in data.items() if k != "type"}
+        return cls(**values)
+    except (CrokinoleError, TypeError, ValueError) as exc:
+        raise InvalidRecordError(f"a bad {cls.TYPE} event: {exc}") from None
