@@ -1,0 +1,611 @@
+"""The owner of the tables: applies commands one at a time, stores them, publishes them.
+
+:class:`Tables` is the one authority over each table it holds (it *claims*
+the table on the hub first).  A command is applied to the pure
+:class:`~crokinole.table.Table` in a worker thread (a shot is a
+simulation), the events are appended to the store with the version they
+follow, and only then is the new table adopted, its events published on
+the hub, its deadline re-armed and its CPU asked to move: a failed write
+leaves the table as it was, and nothing anyone was sent is ever lost.
+Commands for one table wait for each other (a lock per table); tables never
+wait for each other.
+
+Each table has one timer, armed at ``table.next_deadline()`` (turn clock,
+stand-in, round countdown) and fired as a ``Tick`` command, which the table
+turns into events at most once per deadline.  A table loaded from the store
+(after a restart, or by a new owner) has its timer re-armed at once.  The
+CPU thinks on its own bounded pool (:mod:`crokinole.server.cpu`) and submits
+its shot with the version it thought about: if the table moved meanwhile, it
+thinks again.
+
+Time is read here only, through the injected ``clock`` (server seconds).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from crokinole.ai import Level
+from crokinole.board import Seat
+from crokinole.server.cpu import CpuPool
+from crokinole.server.hub import Hub, MemoryHub, Subscriber
+from crokinole.server.limits import ServerSettings
+from crokinole.store import Store, StoreConflictError, TableMember, TableResult
+from crokinole.table import (
+    Command,
+    Cpu,
+    Deadline,
+    Disconnect,
+    Event,
+    GameFinished,
+    Join,
+    Kind,
+    Shoot,
+    Stage,
+    Table,
+    TableError,
+    TableSettings,
+    Tick,
+    Timings,
+)
+
+log = logging.getLogger("crokinole.server")
+
+#: Seconds before a failed deadline or CPU move (the store was down) is tried again.
+RETRY_S = 1.0
+
+#: Tag of the CPU's random streams, apart from the table's others.
+CPU_STREAM = 1
+
+#: Party codes: easy to read aloud (no 0/O, no 1/I/l).
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+CODE_LENGTH = 6
+
+
+def new_code() -> str:
+    """A fresh party code.
+
+    >>> code = new_code()
+    >>> len(code) == CODE_LENGTH and set(code) <= set(CODE_ALPHABET)
+    True
+    """
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+@dataclass(eq=False)
+class _Held:
+    """A table this owner holds in memory, with its lock, timer and CPU task."""
+
+    table: Table
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    armed: Deadline | None = None
+    timer: asyncio.TimerHandle | None = None
+    cpu_task: asyncio.Task[None] | None = None
+    cpu_retry: asyncio.TimerHandle | None = None
+
+
+class Tables:
+    """Every table this server process owns, loaded from the store on demand.
+
+    Args:
+        store: where the events, snapshots, members and deadlines are kept.
+        hub: where events are published and tables claimed (one process:
+            a :class:`MemoryHub`).
+        cpu: the CPU players' pool (made with 2 workers if not given; then
+            :meth:`close` shuts it down).
+        clock: server time in seconds (``time.time``; tests pass their own).
+        timings: the grace periods and countdowns of new tables.
+        allow_short_clock: accept turn clocks under 30 s (test servers).
+        owner: this owner's name on the hub (random if not given).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        hub: Hub | None = None,
+        cpu: CpuPool | None = None,
+        clock: Callable[[], float] = time.time,
+        timings: Timings | None = None,
+        allow_short_clock: bool = False,
+        owner: str | None = None,
+    ) -> None:
+        self._store = store
+        self._hub: Hub = hub if hub is not None else MemoryHub()
+        self._own_cpu = cpu is None
+        self._cpu = cpu if cpu is not None else CpuPool(2)
+        self._clock = clock
+        self._timings = timings if timings is not None else Timings()
+        self._allow_short_clock = allow_short_clock
+        self.owner = owner or secrets.token_hex(8)
+        self._held: dict[str, _Held] = {}
+        self._loading = asyncio.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._closed = False
+
+    @classmethod
+    def from_settings(
+        cls,
+        store: Store,
+        settings: ServerSettings,
+        *,
+        hub: Hub | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> Tables:
+        """The owner a server with ``settings`` runs (its CPU pool, timings and test options)."""
+        timings = Timings(
+            turn_grace=settings.turn_grace,
+            standin_grace=settings.standin_grace,
+            round_countdown=settings.round_countdown,
+            reaction_gap=settings.reaction_gap,
+        )
+        tables = cls(
+            store,
+            hub=hub,
+            cpu=CpuPool(settings.cpu_workers),
+            clock=clock,
+            timings=timings,
+            allow_short_clock=settings.short_clocks,
+        )
+        tables._own_cpu = True
+        return tables
+
+    @property
+    def store(self) -> Store:
+        """The store behind the tables."""
+        return self._store
+
+    @property
+    def hub(self) -> Hub:
+        """The hub the tables publish on."""
+        return self._hub
+
+    @property
+    def cpu(self) -> CpuPool:
+        """The CPU players' pool."""
+        return self._cpu
+
+    def now(self) -> float:
+        """Server time (seconds), as every deadline is measured."""
+        return self._clock()
+
+    # ------------------------------------------------------------ life cycle
+
+    async def startup(self) -> None:
+        """Take up every table the store has a deadline for, and re-arm its timer.
+
+        The process that held them is gone, and with it every connection:
+        members still marked connected are marked disconnected (they come
+        back with ``Connect``), so a stand-in takes over a turn nobody is
+        there to play.
+        """
+        armed = await anyio.to_thread.run_sync(self._store.armed_tables)
+        for table_id, _at in armed:
+            try:
+                held = await self._load(table_id)
+                if held is None:
+                    continue
+                for member in held.table.members:
+                    if member.connected:
+                        await self.command(table_id, Disconnect(member.device))
+            except Exception:
+                log.exception("could not take up table %s at startup", table_id)
+
+    async def close(self) -> None:
+        """Stop every timer and CPU, give the tables up (the store keeps them)."""
+        self._closed = True
+        held = list(self._held.values())
+        for one in held:
+            self._stop(one)
+        tasks = [t for t in self._tasks if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        for table_id in list(self._held):
+            del self._held[table_id]
+            with contextlib.suppress(Exception):
+                await self._hub.release(table_id, self.owner)
+        if self._own_cpu:
+            self._cpu.close()
+
+    # ------------------------------------------------------------ tables
+
+    async def create(
+        self,
+        *,
+        kind: Kind | str,
+        device: str,
+        name: str,
+        settings: TableSettings | Mapping[str, Any],
+        seats: Mapping[Seat, str] | None = None,
+        subscriber: Subscriber | None = None,
+    ) -> Table:
+        """A new table (``party`` or ``solo``) created by ``device``, stored and held.
+
+        ``settings`` may be a ``TableSettings`` or its dict form (validated
+        here).  ``seats`` (solo) maps seats to ``"me"`` or a CPU level.  A
+        solo table starts its game at once (its CPU moves if it is first).
+        ``subscriber`` is subscribed before anything can happen at the table.
+
+        Raises:
+            TableError: ``bad_settings``, ``bad_name``, ``not_a_seat``,
+                ``seats_empty`` (nothing was stored).
+        """
+        try:
+            kind = Kind(kind)
+        except ValueError:
+            raise TableError("bad_settings", f"a table is a party or solo, not {kind!r}") from None
+        if not isinstance(settings, TableSettings):
+            settings = TableSettings.from_dict(
+                dict(settings), kind=kind, allow_short_clock=self._allow_short_clock
+            )
+        table_id = secrets.token_hex(16)
+        seed = secrets.randbits(63)
+        if not await self._hub.claim(table_id, self.owner):
+            raise TableError("busy", "the new table could not be claimed: try again")
+        for attempt in range(8):
+            table, events = Table.create(
+                id=table_id,
+                kind=kind,
+                code=new_code() if kind is Kind.PARTY else None,
+                host_device=device,
+                host_name=name,
+                settings=settings,
+                timings=self._timings,
+                seed=seed,
+                now=self._clock(),
+                seats=seats,
+            )
+            try:
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(self._store_create, table, events)
+                break
+            except StoreConflictError:
+                if attempt == 7:  # 31**6 codes: a run of taken ones is a bug
+                    await self._hub.release(table_id, self.owner)
+                    raise
+        held = _Held(table)
+        self._held[table.id] = held
+        if subscriber is not None:
+            self._hub.subscribe(table.id, subscriber)
+        self._after(held)
+        return table
+
+    async def get(self, table_id: str, *, subscriber: Subscriber | None = None) -> Table | None:
+        """The table as it stands (loaded from the store if need be), or None if there is none.
+
+        Loading re-arms its deadline and lets its CPU move.  ``subscriber``
+        is subscribed before anything more can happen at the table.
+        """
+        held = await self._load(table_id)
+        if held is None:
+            return None
+        if subscriber is not None:
+            self._hub.subscribe(table_id, subscriber)
+        self._after(held)
+        return held.table
+
+    async def join_by_code(
+        self,
+        code: str,
+        *,
+        device: str,
+        name: str,
+        spectator: bool = False,
+        subscriber: Subscriber | None = None,
+    ) -> tuple[Table, list[Event]]:
+        """Join the party with ``code`` (any case); a member's device just comes back.
+
+        Raises:
+            TableError: ``unknown_code`` if no open party has the code, or
+                the table's refusal (``party_full``, ``solo_table``…).
+        """
+        wanted = code.strip().upper()
+        table_id = await anyio.to_thread.run_sync(self._store.table_by_code, wanted)
+        if table_id is None:
+            raise TableError(
+                "unknown_code",
+                f"no party has the code {wanted}: check it, or ask for a new link",
+            )
+        events = await self.command(table_id, Join(device, name, spectator))
+        table = await self.get(table_id, subscriber=subscriber)
+        if table is None:  # pragma: no cover - a table is never deleted while it has a code
+            raise TableError("unknown_code", f"no party has the code {wanted}")
+        return table, events
+
+    def held(self, table_id: str) -> Table | None:
+        """The table if this owner holds it in memory (no loading)."""
+        held = self._held.get(table_id)
+        return held.table if held is not None else None
+
+    async def command(self, table_id: str, command: Command) -> list[Event]:
+        """Apply ``command`` to the table; stored, then adopted and published.
+
+        Returns the events (none if the command changed nothing).
+
+        Raises:
+            TableError: the table's refusal (nothing changed), ``unknown_table``,
+                or ``stale`` if another writer stored the table meanwhile (it is
+                reloaded; the command may be sent again).
+        """
+        for _attempt in range(3):
+            held = await self._load(table_id)
+            if held is None:
+                raise TableError("unknown_table", f"there is no table {table_id}")
+            async with held.lock:
+                if self._held.get(table_id) is not held:
+                    continue  # given up while this command waited: take the new one
+                return await self._apply(held, command)
+        raise TableError("stale", "the table changed meanwhile: try again")
+
+    # ------------------------------------------------------------ inside
+
+    async def _load(self, table_id: str) -> _Held | None:
+        held = self._held.get(table_id)
+        if held is not None:
+            return held
+        async with self._loading:
+            held = self._held.get(table_id)  # loaded while this one waited
+            if held is not None:
+                return held
+            data = await anyio.to_thread.run_sync(self._store.table, table_id)
+            if data is None:
+                return None
+            if not await self._hub.claim(table_id, self.owner):
+                raise TableError("busy", "another server holds this table: try again")
+            table = await anyio.to_thread.run_sync(Table.from_dict, data.snapshot)
+            held = _Held(table)
+            self._held[table_id] = held
+            self._after(held)
+            return held
+
+    async def _apply(self, held: _Held, command: Command) -> list[Event]:
+        """Apply, store, adopt, publish (the caller holds the table's lock)."""
+        before = held.table
+        now = self._clock()
+        after, events = await anyio.to_thread.run_sync(before.apply, command, now)
+        if not events:
+            return []
+        # Once the store has the events, the table must adopt them: the
+        # write and what follows cannot be cancelled halfway.
+        with anyio.CancelScope(shield=True):
+            try:
+                await anyio.to_thread.run_sync(lambda: self._store_append(before, after, events))
+            except StoreConflictError as exc:
+                log.warning("table %s was written by another owner: %s", before.id, exc)
+                await self._give_up(held)
+                raise TableError("stale", "the table changed meanwhile: try again") from None
+            held.table = after
+            self._after(held)
+            if after.stage is Stage.CLOSED:
+                await self._give_up(held)
+            try:
+                await self._hub.publish(after.id, after, events)
+            except Exception:
+                # Subscribers that miss events catch up from the store by version.
+                log.exception("publishing the events of table %s failed", after.id)
+        return list(events)
+
+    def _store_create(self, table: Table, events: Sequence[Event]) -> None:
+        self._store.create_table(
+            table.id,
+            kind=table.kind,
+            code=table.code,
+            events=[e.to_dict() for e in events],
+            snapshot=table.to_dict(),
+            members=_members(table),
+            deadline=table.next_deadline(),
+            status=table.stage,
+        )
+
+    def _store_append(self, before: Table, after: Table, events: Sequence[Event]) -> None:
+        self._store.append_table_events(
+            after.id,
+            before.version,
+            [e.to_dict() for e in events],
+            after.to_dict(),
+            members=_members(after),
+            deadline=after.next_deadline(),
+            status=after.stage,
+            results=results_of(after, events),
+        )
+
+    async def _give_up(self, held: _Held) -> None:
+        """Forget the table (the store keeps it): its timer and CPU stop."""
+        table_id = held.table.id
+        if self._held.get(table_id) is held:
+            del self._held[table_id]
+        self._stop(held)
+        await self._hub.release(table_id, self.owner)
+
+    def _stop(self, held: _Held) -> None:
+        if held.timer is not None:
+            held.timer.cancel()
+            held.timer = None
+        held.armed = None
+        if held.cpu_retry is not None:
+            held.cpu_retry.cancel()
+            held.cpu_retry = None
+        task = held.cpu_task
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+
+    def _holds(self, held: _Held) -> bool:
+        return not self._closed and self._held.get(held.table.id) is held
+
+    def _after(self, held: _Held) -> None:
+        """After a change: the timer at the table's next deadline, and the CPU if it is to move."""
+        if not self._holds(held):
+            return
+        self._arm(held)
+        self._schedule_cpu(held)
+
+    # ------------------------------------------------------------ the timer
+
+    def _arm(self, held: _Held, *, delay: float | None = None) -> None:
+        """Arm the table's one timer at its next deadline (unchanged: left as it is)."""
+        deadline = held.table.next_deadline()
+        if deadline == held.armed and delay is None:
+            return
+        if held.timer is not None:
+            held.timer.cancel()
+            held.timer = None
+        held.armed = deadline
+        if deadline is None:
+            return
+        wait = max(0.0, deadline.at - self._clock()) if delay is None else delay
+        loop = asyncio.get_running_loop()
+        held.timer = loop.call_later(wait, self._fire, held, deadline)
+
+    def _fire(self, held: _Held, deadline: Deadline) -> None:
+        held.timer = None
+        if self._holds(held):
+            self._spawn(self._tick(held, deadline))
+
+    async def _tick(self, held: _Held, deadline: Deadline) -> None:
+        """Fire the table's due deadlines (``Tick``); a deadline not yet due is re-armed."""
+        table_id = held.table.id
+        try:
+            events = await self.command(table_id, Tick())
+        except TableError as exc:
+            log.info("the deadline of table %s did nothing: %s", table_id, exc.message)
+            events = []
+        except Exception:
+            log.exception("firing the deadline of table %s failed; trying again", table_id)
+            if self._holds(held):
+                self._arm(held, delay=RETRY_S)
+            return
+        if events or not self._holds(held) or held.table.next_deadline() != deadline:
+            return
+        # The timer woke before the clock reached the deadline (two clocks):
+        # wait for what is left.  A due deadline that did nothing is a bug:
+        # tried again later rather than at once in a loop.
+        left = deadline.at - self._clock()
+        if left <= 0:
+            log.warning("table %s: deadline %s is due but fired nothing", table_id, deadline)
+        self._arm(held, delay=left if left > 0 else RETRY_S)
+
+    # ------------------------------------------------------------ the CPU
+
+    def _schedule_cpu(self, held: _Held) -> None:
+        """Start the CPU's turns if a CPU (or a stand-in) is to move and not already thinking."""
+        if held.cpu_task is not None and not held.cpu_task.done():
+            return
+        if held.cpu_retry is not None or held.table.cpu_turn() is None:
+            return
+        held.cpu_task = self._spawn(self._cpu_turns(held))
+
+    async def _cpu_turns(self, held: _Held) -> None:
+        table_id = held.table.id
+        try:
+            while self._holds(held):
+                table = held.table
+                turn = table.cpu_turn()
+                if turn is None or table.game is None:
+                    return
+                seat, level = turn
+                # Its own stream of the table's seed (the human hand draws from
+                # [seed, version]): the same table and version, the same decision.
+                seed = [table.seed, table.version, CPU_STREAM]
+                shot = await self._cpu.choose_shot(table.game, Level(level), seed)
+                if held.table.version != table.version:
+                    continue  # the table moved while the CPU thought: think again
+                command = Shoot(None, seat, shot, cpu=True, expected_version=table.version)
+                try:
+                    await self.command(table_id, command)
+                except TableError as exc:
+                    if exc.code != "stale":
+                        log.info("the CPU of table %s stops: %s", table_id, exc.message)
+                        return
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("the CPU of table %s failed; trying again", table_id)
+            if self._holds(held):
+                held.cpu_retry = asyncio.get_running_loop().call_later(
+                    RETRY_S, self._retry_cpu, held
+                )
+
+    def _retry_cpu(self, held: _Held) -> None:
+        held.cpu_retry = None
+        self._after(held)
+
+    def _spawn(self, coroutine: Any) -> asyncio.Task[None]:
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+
+# ---------------------------------------------------------------- store rows
+
+
+def _members(table: Table) -> list[TableMember]:
+    """The table's members as the store keeps them (what finds a device's tables)."""
+    return [
+        TableMember(
+            m.mid,
+            m.device,
+            m.name,
+            m.spectator,
+            tuple(seat.name.lower() for seat in table.seats_of(m.mid)),
+        )
+        for m in table.members
+    ]
+
+
+def results_of(table: Table, events: Sequence[Event]) -> list[TableResult]:
+    """The device records of a game that ``events`` finish (none otherwise).
+
+    Each device that plays exactly one side gets a win, draw or loss (a
+    device on several sides, hot-seat on one screen, gets none).  The
+    opponent is the CPU level when every opposing seat is a CPU of one
+    level, else ``people``.  An abandoned game is a loss for the devices
+    still playing it (a resigned game on one device).
+    """
+    finished = [e for e in events if isinstance(e, GameFinished)]
+    if not finished or table.game is None:
+        return []
+    end = finished[-1]
+    rules = table.game.rules
+    sides_of: dict[str, set[int]] = {}
+    for member in table.members:
+        for seat in table.seats_of(member.mid):
+            sides_of.setdefault(member.device, set()).add(rules.side_of(seat))
+    rows = []
+    for device, sides in sides_of.items():
+        if len(sides) != 1:
+            continue
+        (side,) = sides
+        opponents = [o for s, o in table.seats.items() if rules.side_of(s) != side]
+        levels = {o.level for o in opponents if isinstance(o, Cpu)}
+        everyone_cpu = all(isinstance(o, Cpu) for o in opponents)
+        opponent = levels.pop() if everyone_cpu and len(levels) == 1 else "people"
+        if end.abandoned:
+            result = "loss"
+        elif end.winner is None:
+            result = "draw" if side in end.drawn else "loss"
+        else:
+            result = "win" if end.winner == side else "loss"
+        rows.append(
+            TableResult(
+                game_number=table.game_number,
+                device_token=device,
+                opponent=opponent,
+                scoring=rules.scoring.value,
+                result=result,
+            )
+        )
+    return rows

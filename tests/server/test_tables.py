@@ -1,0 +1,605 @@
+"""The owner of the tables: real store (SQLite file), real tables, real CPU; no sockets.
+
+Timers run on the event loop with shortened timings (a test setting); what
+is checked is what happened and in which order, and the server times the
+events carry, never how long anything took.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from pathlib import Path
+from types import FrameType
+from typing import Any, TypeVar
+
+import anyio
+import anyio.to_thread
+import numpy as np
+import pytest
+from sqlalchemy.exc import OperationalError
+
+from crokinole.ai import make_player
+from crokinole.board import Seat, Shot
+from crokinole.server.cpu import CpuPool, think
+from crokinole.server.tables import Tables, new_code
+from crokinole.store import Store
+from crokinole.table import (
+    Connect,
+    Disconnect,
+    Event,
+    GameFinished,
+    GameStarted,
+    Join,
+    Presence,
+    Rename,
+    Resign,
+    Shoot,
+    ShotPlayed,
+    StandInOff,
+    StandInOn,
+    Start,
+    Table,
+    TableError,
+    Timings,
+    TurnTimedOut,
+    event_from_dict,
+)
+
+T = TypeVar("T")
+
+#: Upper bound on any wait of these tests (a safety net against a hang, not a measurement).
+PATIENCE = 60.0
+
+#: A short turn clock and grace (the server's test setting).
+QUICK = Timings(turn_grace=0.05, standin_grace=0.1, round_countdown=0.1, reaction_gap=0.0)
+
+
+class Recorder:
+    """A subscriber that keeps every event it is delivered, and the table after them."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.table: Table | None = None
+        self._changed = asyncio.Event()
+
+    def deliver(self, table: Table, events: Sequence[Event]) -> None:
+        self.table = table
+        self.events.extend(events)
+        self._changed.set()
+
+    async def past(self, version: int) -> None:
+        """Wait until the table moved past ``version``."""
+        await self.until(lambda: self.table is not None and self.table.version > version)
+
+    def of(self, kind: type[T]) -> list[T]:
+        return [e for e in self.events if isinstance(e, kind)]
+
+    async def until(self, done: Callable[[], bool]) -> None:
+        """Wait for deliveries until ``done()``."""
+        with anyio.fail_after(PATIENCE):
+            while not done():
+                self._changed.clear()
+                await self._changed.wait()
+
+
+def run(scenario: Callable[[], Awaitable[T]]) -> T:
+    return anyio.run(scenario)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "tables.db"
+
+
+@pytest.fixture
+def store(db: Path) -> Iterator[Store]:
+    opened = Store.open(str(db))
+    yield opened
+    opened.close()
+
+
+def stored_events(store: Store, table_id: str) -> list[Event]:
+    return [event_from_dict(d) for d in store.table_events(table_id)]
+
+
+def assert_log_is_the_table(store: Store, table: Table) -> None:
+    """Versions 1, 2, 3… with no gap, and the log replays to the table."""
+    log = stored_events(store, table.id)
+    assert [e.version for e in log] == list(range(1, table.version + 1))
+    assert Table.replay(log) == table
+    assert store.table(table.id).version == table.version  # type: ignore[union-attr]
+
+
+async def party_of_two(
+    tables: Tables, *, settings: dict[str, Any], recorder: Recorder | None = None
+) -> Table:
+    """Ann's party, joined by Bob with its code, started: Ann (south) to shoot."""
+    table = await tables.create(
+        kind="party", device="dev-ann", name="Ann", settings=settings, subscriber=recorder
+    )
+    assert table.code is not None
+    joined, _ = await tables.join_by_code(table.code.lower(), device="dev-bob", name="Bob")
+    assert joined.seats[Seat.NORTH] is not None
+    await tables.command(table.id, Start("dev-ann"))
+    started = tables.held(table.id)
+    assert started is not None and started.game is not None
+    assert started.game.current_seat is Seat.SOUTH
+    return started
+
+
+def easy_shot(table: Table, seed: int) -> Shot:
+    """A person's shot: what CPU Easy would play (chosen here, not on the CPU's pool)."""
+    assert table.game is not None
+    return make_player("easy").choose_shot(table.game.copy(), np.random.default_rng(seed))
+
+
+# ---------------------------------------------------------------- a whole game
+
+
+def test_a_solo_game_against_the_cpu_plays_itself_to_the_end_with_the_cpu_on_its_pool(
+    store: Store,
+) -> None:
+    thinkers: set[str] = set()
+
+    def profile(frame: FrameType, event: str, _: Any) -> None:
+        if event == "call" and frame.f_code is think.__code__:
+            thinkers.add(threading.current_thread().name)
+
+    async def scenario() -> tuple[Table, Recorder]:
+        recorder = Recorder()
+        tables = Tables(store, cpu=CpuPool(1))
+        table = await tables.create(
+            kind="solo",
+            device="dev-me",
+            name="Me",
+            settings={"rounds": 1, "discs": 8},
+            seats={Seat.SOUTH: "me", Seat.NORTH: "easy"},
+            subscriber=recorder,
+        )
+        shots = 0
+        while True:
+            now = tables.held(table.id)
+            assert now is not None
+            if now.game is not None and now.game.current_seat is Seat.SOUTH:
+                shot = await anyio.to_thread.run_sync(easy_shot, now, shots)
+                await tables.command(table.id, Shoot("dev-me", Seat.SOUTH, shot))
+                shots += 1
+                continue
+            if recorder.of(GameFinished):
+                break
+            await recorder.past(now.version)
+        final = tables.held(table.id) or await tables.get(table.id)
+        await tables.close()
+        assert final is not None
+        return final, recorder
+
+    threading.setprofile(profile)  # threads started from now on: the CPU pool's
+    try:
+        final, recorder = run(scenario)
+    finally:
+        threading.setprofile(None)
+    # R2: one round of 8 discs each: every disc shot (or lost to the ditch), then the end.
+    turns = [e for e in recorder.events if isinstance(e, ShotPlayed | TurnTimedOut)]
+    assert sum(1 for e in turns if e.seat is Seat.SOUTH) == 8
+    assert sum(1 for e in turns if e.seat is Seat.NORTH) == 8
+    assert {e.by for e in recorder.of(ShotPlayed) if e.seat is Seat.NORTH} == {"cpu"}
+    assert {e.by for e in recorder.of(ShotPlayed) if e.seat is Seat.SOUTH} == {"person"}
+    assert final.stage == "finished" and final.game is not None and final.game.is_over
+    assert_log_is_the_table(store, final)
+    # The CPU thought on its own pool's thread, never on the event loop's.
+    assert thinkers and all(name.startswith("crokinole-cpu") for name in thinkers)
+    # The device's record counts the game against CPU Easy.
+    outcome = final.game.outcome
+    assert outcome is not None
+    expected = "draw" if outcome.winner is None else ("win" if outcome.winner == 0 else "loss")
+    record = store.device_record("dev-me", ["easy"])["easy"]["four_rounds"]
+    assert record == {
+        "wins": int(expected == "win"),
+        "draws": int(expected == "draw"),
+        "losses": int(expected == "loss"),
+    }
+
+
+def test_a_cpu_that_moves_first_starts_at_once_and_cpus_alone_finish(store: Store) -> None:
+    # You and a CPU partner against two CPUs (doubles), the CPU opening the game:
+    # the person's turns are taken by their own shots, the rest by the pool.
+    async def scenario() -> tuple[Table, list[Event]]:
+        recorder = Recorder()
+        tables = Tables(store)
+        table = await tables.create(
+            kind="solo",
+            device="dev-me",
+            name="Me",
+            settings={"layout": "doubles", "rounds": 1},
+            seats={Seat.SOUTH: "easy", Seat.WEST: "easy", Seat.NORTH: "me", Seat.EAST: "easy"},
+            subscriber=recorder,
+        )
+        shots = 0
+        while not recorder.of(GameFinished):
+            now = tables.held(table.id)
+            assert now is not None and now.game is not None
+            if now.game.current_seat is Seat.NORTH:
+                shot = await anyio.to_thread.run_sync(easy_shot, now, shots)
+                await tables.command(table.id, Shoot("dev-me", Seat.NORTH, shot))
+                shots += 1
+                continue
+            await recorder.past(now.version)
+        final = tables.held(table.id)
+        await tables.close()
+        assert final is not None
+        return final, stored_events(store, table.id)
+
+    final, log = run(scenario)
+    first_shot = next(e for e in log if isinstance(e, ShotPlayed))
+    assert first_shot.seat is Seat.SOUTH and first_shot.by == "cpu"
+    played = [e for e in log if isinstance(e, ShotPlayed | TurnTimedOut)]
+    assert len(played) == 24  # R2: doubles, 12 discs a side, 6 a player
+    assert_log_is_the_table(store, final)
+
+
+# ---------------------------------------------------------------- clocks
+
+
+def test_a_turn_clock_runs_out_and_the_disc_goes_to_the_ditch_once(store: Store) -> None:
+    async def scenario() -> tuple[list[Event], Table]:
+        recorder = Recorder()
+        tables = Tables(store, timings=QUICK, allow_short_clock=True)
+        started = await party_of_two(
+            tables, settings={"turn_time": 1.0, "hand": "steady"}, recorder=recorder
+        )
+        # Nobody shoots: Ann's clock runs out, then Bob's.
+        await recorder.until(lambda: len(recorder.of(TurnTimedOut)) >= 2)
+        final = tables.held(started.id)
+        await tables.close()
+        assert final is not None
+        return recorder.events, final
+
+    events, final = run(scenario)
+    start = next(e for e in events if isinstance(e, GameStarted))
+    first, second = [e for e in events if isinstance(e, TurnTimedOut)][:2]
+    # R3: each disc goes to the ditch unplayed, once; then the clock is the next player's.
+    assert (first.seat, first.reason) == (Seat.SOUTH, "clock")
+    assert (second.seat, second.reason) == (Seat.NORTH, "clock")
+    assert first.at >= start.at + 1.0 + QUICK.turn_grace  # never before the deadline
+    assert second.at >= first.at + 1.0 + QUICK.turn_grace
+    assert final.game is not None and final.game.discs == ()
+    assert len(final.game.upcoming) == 16 - 2  # two turns of the round are gone
+    assert_log_is_the_table(store, final)
+
+
+def test_a_shot_in_time_stops_the_clock(store: Store) -> None:
+    async def scenario() -> tuple[list[Event], Table]:
+        recorder = Recorder()
+        tables = Tables(store, timings=QUICK, allow_short_clock=True)
+        started = await party_of_two(
+            tables, settings={"turn_time": 1.0, "hand": "steady"}, recorder=recorder
+        )
+        shot = await anyio.to_thread.run_sync(easy_shot, started, 1)
+        await tables.command(started.id, Shoot("dev-ann", Seat.SOUTH, shot))
+        # Bob never shoots: his clock (re-armed from his turn's start) runs out.
+        await recorder.until(lambda: bool(recorder.of(TurnTimedOut)))
+        final = tables.held(started.id)
+        await tables.close()
+        assert final is not None
+        return recorder.events, final
+
+    events, final = run(scenario)
+    timeouts = [e for e in events if isinstance(e, TurnTimedOut)]
+    assert [(e.seat, e.reason) for e in timeouts][:1] == [(Seat.NORTH, "clock")]
+    shot = next(e for e in events if isinstance(e, ShotPlayed))
+    assert timeouts[0].at >= shot.at + 1.0 + QUICK.turn_grace
+    assert_log_is_the_table(store, final)
+
+
+def test_a_standin_takes_a_missing_players_turn_and_gives_the_seat_back(store: Store) -> None:
+    async def scenario() -> tuple[list[Event], Table, Table]:
+        recorder = Recorder()
+        tables = Tables(store, timings=QUICK)
+        started = await party_of_two(
+            tables, settings={"standin_level": "easy", "hand": "steady"}, recorder=recorder
+        )
+        await tables.command(started.id, Disconnect("dev-ann"))
+        # After the grace the stand-in plays Ann's turn.
+        await recorder.until(
+            lambda: any(e.by == "standin" for e in recorder.of(ShotPlayed)),
+        )
+        await tables.command(started.id, Connect("dev-ann"))
+        now = tables.held(started.id)
+        assert now is not None and now.game is not None
+        assert now.game.current_seat is Seat.NORTH
+        shot = await anyio.to_thread.run_sync(easy_shot, now, 2)
+        await tables.command(started.id, Shoot("dev-bob", Seat.NORTH, shot))
+        waiting = tables.held(started.id)
+        assert waiting is not None
+        # Ann's turn is hers again: she shoots it herself.
+        shot = await anyio.to_thread.run_sync(easy_shot, waiting, 3)
+        await tables.command(started.id, Shoot("dev-ann", Seat.SOUTH, shot))
+        final = tables.held(started.id)
+        await tables.close()
+        assert final is not None
+        return recorder.events, waiting, final
+
+    events, waiting, final = run(scenario)
+    kinds = [
+        (type(e).__name__, getattr(e, "seat", None), getattr(e, "by", None))
+        for e in events
+        if isinstance(e, StandInOn | StandInOff | ShotPlayed | Presence)
+    ]
+    assert kinds == [
+        ("Presence", None, None),  # Ann gone
+        ("StandInOn", Seat.SOUTH, None),
+        ("ShotPlayed", Seat.SOUTH, "standin"),
+        ("Presence", None, None),  # Ann back
+        ("ShotPlayed", Seat.NORTH, "person"),
+        ("StandInOff", Seat.SOUTH, None),  # at her next turn
+        ("ShotPlayed", Seat.SOUTH, "person"),
+    ]
+    on = next(e for e in events if isinstance(e, StandInOn))
+    gone = next(e for e in events if isinstance(e, Presence))
+    assert on.at >= gone.at + QUICK.standin_grace
+    assert waiting.cpu_turn() is None and waiting.next_deadline() is None
+    assert_log_is_the_table(store, final)
+
+
+# ---------------------------------------------------------------- restarts
+
+
+def test_a_restarted_server_re_arms_the_clock_and_the_game_goes_on(store: Store) -> None:
+    timings = Timings(turn_grace=0.05, standin_grace=600.0, round_countdown=0.1)
+
+    async def scenario() -> tuple[Table, Table, list[Event]]:
+        first = Tables(store, timings=timings, allow_short_clock=True)
+        started = await party_of_two(first, settings={"turn_time": 1.0, "hand": "steady"})
+        await first.close()  # the process dies: nothing more is written
+        assert store.armed_tables() == [(started.id, started.next_deadline().at)]  # type: ignore[union-attr]
+
+        recorder = Recorder()
+        second = Tables(store, timings=timings, allow_short_clock=True)
+        await second.startup()
+        again = await second.get(started.id, subscriber=recorder)
+        assert again is not None
+        await recorder.until(lambda: bool(recorder.of(TurnTimedOut)))
+        now = second.held(started.id)
+        assert now is not None and now.game is not None
+        assert now.game.current_seat is Seat.NORTH
+        shot = await anyio.to_thread.run_sync(easy_shot, now, 4)
+        await second.command(started.id, Connect("dev-bob"))
+        await second.command(started.id, Shoot("dev-bob", Seat.NORTH, shot))
+        final = second.held(started.id)
+        await second.close()
+        assert final is not None
+        return started, final, recorder.events
+
+    started, final, events = run(scenario)
+    timeout = next(e for e in events if isinstance(e, TurnTimedOut))
+    assert (timeout.seat, timeout.reason) == (Seat.SOUTH, "clock")
+    assert timeout.at >= started.next_deadline().at  # type: ignore[union-attr]
+    # Nobody is connected to a restarted server until they come back.
+    after_restart = [e for e in stored_events(store, final.id) if e.version > started.version]
+    gone = [e.mid for e in after_restart if isinstance(e, Presence) and not e.connected]
+    assert sorted(gone) == ["m1", "m2"]
+    assert any(isinstance(e, ShotPlayed) and e.seat is Seat.NORTH for e in after_restart)
+    assert_log_is_the_table(store, final)
+
+
+def test_a_table_loaded_from_the_store_is_the_table_that_was_stored(store: Store) -> None:
+    async def scenario() -> tuple[Table, Table | None, Table | None]:
+        first = Tables(store)
+        started = await party_of_two(first, settings={"hand": "human"})
+        await first.close()
+        second = Tables(store)
+        loaded = await second.get(started.id)
+        missing = await second.get("0" * 32)
+        await second.close()
+        return started, loaded, missing
+
+    started, loaded, missing = run(scenario)
+    assert loaded == started
+    assert missing is None
+
+
+# ---------------------------------------------------------------- one at a time
+
+
+def test_two_commands_racing_for_one_table_are_applied_one_at_a_time(store: Store) -> None:
+    async def scenario() -> tuple[list[object], list[object], Table, list[Event]]:
+        recorder = Recorder()
+        tables = Tables(store)
+        started = await party_of_two(tables, settings={"hand": "steady"}, recorder=recorder)
+        shot = await anyio.to_thread.run_sync(easy_shot, started, 5)
+        same = Shoot("dev-ann", Seat.SOUTH, shot, expected_version=started.version)
+        # The same shot sent twice at once (two tabs): applied once.
+        twice = await asyncio.gather(
+            tables.command(started.id, same),
+            tables.command(started.id, same),
+            return_exceptions=True,
+        )
+        # A shot and a rename at once: both, one after the other.
+        now = tables.held(started.id)
+        assert now is not None
+        shot = await anyio.to_thread.run_sync(easy_shot, now, 6)
+        both = await asyncio.gather(
+            tables.command(started.id, Shoot("dev-bob", Seat.NORTH, shot)),
+            tables.command(started.id, Rename("dev-bob", "Robert")),
+            return_exceptions=True,
+        )
+        final = tables.held(started.id)
+        await tables.close()
+        assert final is not None
+        return list(twice), list(both), final, recorder.events
+
+    twice, both, final, published = run(scenario)
+    applied = [r for r in twice if isinstance(r, list)]
+    refused = [r for r in twice if isinstance(r, TableError)]
+    assert len(applied) == 1 and len(refused) == 1
+    assert refused[0].code == "stale"
+    assert all(isinstance(r, list) and r for r in both)
+    shots = [e for e in published if isinstance(e, ShotPlayed)]
+    assert [e.seat for e in shots] == [Seat.SOUTH, Seat.NORTH]
+    # Published in order, each version once: the log and the fan-out agree.
+    versions = [e.version for e in published]
+    assert versions == sorted(set(versions))
+    assert [e.version for e in stored_events(store, final.id)][-len(versions) :] == versions
+    assert final.member("m2").name == "Robert"  # type: ignore[union-attr]
+    assert_log_is_the_table(store, final)
+
+
+# ---------------------------------------------------------------- failures
+
+
+def test_a_failed_store_write_leaves_the_table_unchanged(store: Store, db: Path) -> None:
+    async def scenario() -> tuple[Table, Table | None, list[Event], BaseException, Table]:
+        recorder = Recorder()
+        tables = Tables(store)
+        started = await party_of_two(tables, settings={"hand": "steady"}, recorder=recorder)
+        seen = len(recorder.events)
+        shot = await anyio.to_thread.run_sync(easy_shot, started, 7)
+        # The database refuses the write (its event log is out of reach).
+        with sqlite3.connect(db) as raw:
+            raw.execute("ALTER TABLE table_events RENAME TO table_events_away")
+        try:
+            with pytest.raises(OperationalError) as failed:
+                await tables.command(started.id, Shoot("dev-ann", Seat.SOUTH, shot))
+        finally:
+            with sqlite3.connect(db) as raw:
+                raw.execute("ALTER TABLE table_events_away RENAME TO table_events")
+        after_failure = tables.held(started.id)
+        missed = recorder.events[seen:]
+        # The database is back: the same shot is played, as the next version.
+        await tables.command(started.id, Shoot("dev-ann", Seat.SOUTH, shot))
+        final = tables.held(started.id)
+        await tables.close()
+        assert final is not None
+        return started, after_failure, missed, failed.value, final
+
+    started, after_failure, missed, error, final = run(scenario)
+    assert after_failure is started  # not a copy: the very table, unchanged
+    assert missed == []  # nobody was told of a shot that was not stored
+    assert "table_events" in str(error)
+    first_new = stored_events(store, final.id)[started.version]
+    assert first_new.version == started.version + 1 and isinstance(first_new, ShotPlayed)
+    assert_log_is_the_table(store, final)
+
+
+def test_a_write_that_lost_to_another_owner_is_refused_and_the_table_reloaded(
+    store: Store,
+) -> None:
+    async def scenario() -> tuple[Table, Table | None, TableError, Table | None]:
+        tables = Tables(store)
+        started = await party_of_two(tables, settings={"hand": "steady"})
+        # Another owner (a stale process, issue 12) stored the next event first.
+        renamed, events = started.apply(Rename("dev-bob", "Robert"), now=started.created_at + 5)
+        store.append_table_events(
+            started.id,
+            started.version,
+            [e.to_dict() for e in events],
+            renamed.to_dict(),
+            deadline=None,
+            status=renamed.stage,
+        )
+        shot = await anyio.to_thread.run_sync(easy_shot, started, 8)
+        with pytest.raises(TableError) as refused:
+            await tables.command(started.id, Shoot("dev-ann", Seat.SOUTH, shot))
+        held = tables.held(started.id)
+        reloaded = await tables.get(started.id)
+        await tables.close()
+        return renamed, held, refused.value, reloaded
+
+    renamed, held, refused, reloaded = run(scenario)
+    assert refused.code == "stale"
+    assert held is None  # given up: the store has the table, not this owner's copy
+    assert reloaded == renamed  # the other owner's event, and no forked shot
+
+
+def test_a_refused_command_changes_nothing_and_publishes_nothing(store: Store) -> None:
+    async def scenario() -> tuple[Table, Table | None, list[Event], TableError]:
+        recorder = Recorder()
+        tables = Tables(store)
+        started = await party_of_two(tables, settings={"hand": "steady"}, recorder=recorder)
+        seen = len(recorder.events)
+        shot = await anyio.to_thread.run_sync(easy_shot, started, 9)
+        with pytest.raises(TableError) as refused:
+            await tables.command(started.id, Shoot("dev-bob", Seat.NORTH, shot))
+        held = tables.held(started.id)
+        await tables.close()
+        return started, held, recorder.events[seen:], refused.value
+
+    started, held, missed, refused = run(scenario)
+    assert refused.code == "not_your_turn"
+    assert held is started and missed == []
+    assert_log_is_the_table(store, started)
+
+
+def test_unknown_tables_and_codes(store: Store) -> None:
+    async def scenario() -> list[str]:
+        tables = Tables(store)
+        codes = []
+        for attempt in (
+            tables.command("f" * 32, Start("dev-ann")),
+            tables.join_by_code("ZZZZZZ", device="dev-bob", name="Bob"),
+        ):
+            try:
+                await attempt
+            except TableError as exc:
+                codes.append(exc.code)
+        await tables.close()
+        return codes
+
+    assert run(scenario) == ["unknown_table", "unknown_code"]
+
+
+def test_joining_a_solo_table_by_its_id_is_refused(store: Store) -> None:
+    async def scenario() -> str:
+        tables = Tables(store)
+        table = await tables.create(
+            kind="solo",
+            device="dev-me",
+            name="Me",
+            settings={},
+            seats={Seat.SOUTH: "me", Seat.NORTH: "easy"},
+        )
+        try:
+            await tables.command(table.id, Join("dev-bob", "Bob"))
+        except TableError as exc:
+            return exc.code
+        finally:
+            await tables.close()
+        return "joined"
+
+    assert run(scenario) == "solo_table"
+
+
+def test_party_codes_are_read_aloud_easily() -> None:
+    for _ in range(200):
+        code = new_code()
+        assert len(code) == 6
+        assert not set(code) & set("01OIL")
+
+
+def test_a_resigned_game_is_a_loss_against_the_cpu_and_hot_seat_games_count_for_nobody(
+    store: Store,
+) -> None:
+    async def scenario() -> list[str]:
+        tables = Tables(store)
+        stages = []
+        for seats in (
+            {Seat.SOUTH: "me", Seat.NORTH: "hard"},
+            {Seat.SOUTH: "me", Seat.NORTH: "me"},  # two people on one device
+        ):
+            table = await tables.create(
+                kind="solo", device="dev-me", name="Me", settings={}, seats=seats
+            )
+            await tables.command(table.id, Resign("dev-me"))
+            loaded = await tables.get(table.id)
+            assert loaded is not None
+            stages.append(loaded.stage.value)
+        await tables.close()
+        return stages
+
+    assert run(scenario) == ["closed", "closed"]
+    record = store.device_record("dev-me", ["hard", "people"])
+    assert record["hard"]["four_rounds"] == {"wins": 0, "draws": 0, "losses": 1}
+    assert record["people"]["four_rounds"] == {"wins": 0, "draws": 0, "losses": 0}
