@@ -1,0 +1,1153 @@
+"""Server load benchmark: bot clients play N concurrent online parties on one server process.
+
+Run it from a checkout: ``python benchmarks/server.py [--games N ...] [--seconds S]``
+or ``crokinole bench server ...`` (the same); ``--help`` lists the options.  It
+needs the ``websockets`` client library (the ``bench`` extra).
+
+For each party count N (``--games 50 100 200`` measures several, each on a
+fresh server), the benchmark
+
+1. starts ``crokinole serve`` on a free loopback port with a new SQLite
+   database in a temporary folder (or ``--db``), its kernel warm-up on, waits
+   for ``/healthz``, and plays a warm-up game against the CPU until a person's
+   shot and a CPU's shot have both come back, so no compilation is measured;
+2. reads the server's resident memory (``VmRSS`` of ``/proc/PID/status``);
+3. opens N parties over real websockets (protocol version 2,
+   ``docs/protocol.md``): one bot creates a singles party, a second bot joins
+   it by its code, each takes a seat and the host starts the game.  In
+   ``--standin-share`` of the parties the second bot then disconnects, so the
+   server's stand-in CPU plays that seat after the stand-in grace;
+4. lets every game play for ``--seconds`` at ten times human pace: a bot
+   shoots ``--pace`` seconds (0.5) after its game's previous shot was sent,
+   or as soon as that shot's broadcast is back if that is later, always at a
+   legal place (inside the view's ``placement`` stretches of the line); bots
+   press Next after each round and vote a rematch after each game;
+5. reads the server's memory again, stops the server and reports:
+
+* **latency**: from sending ``shoot`` to receiving that shot's ``shot``
+  message on the *other* player's socket, for person shots sent in the
+  measuring window (the stand-in's shots arrive whenever the server has
+  thought, so they are counted, not timed).  In parties whose second player
+  left, the shooter's own socket times them instead, reported on its own
+  row.  One monotonic clock in this process times both ends.  p50 and p99
+  come with distribution-free 95% intervals (order statistics of the
+  binomial, exact);
+* **errors**: every ``error`` message, every socket the server closed or
+  dropped, every person shot whose broadcast did not arrive within
+  ``--drain`` seconds of the window's end, every party that could not be
+  opened, and every game that stopped moving;
+* **memory per game**: the server's RSS growth from before the parties were
+  opened to the end of the window, divided by the parties.
+
+The bots run in this process on the same machine, so on a small machine
+they take CPU time from the server: the figures are an upper bound on what
+the server alone would show.  Everything stays on the loopback interface.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections import Counter
+from collections.abc import Callable, Coroutine, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Table
+
+from crokinole.cli.main import count_argument
+
+try:  # the client library is in the 'bench' (and 'dev') extra; main() says so if missing
+    from websockets.asyncio.client import ClientConnection, connect
+    from websockets.exceptions import ConnectionClosed
+
+    HAVE_WEBSOCKETS = True
+except ImportError:  # pragma: no cover
+    HAVE_WEBSOCKETS = False
+
+DEFAULT_GAMES = 200
+DEFAULT_SECONDS = 60.0
+DEFAULT_PACE = 0.5
+DEFAULT_STANDIN_SHARE = 0.25
+DEFAULT_STANDIN_GRACE = 2.0
+DEFAULT_DRAIN = 5.0
+DEFAULT_SETUP_TIMEOUT = 300.0
+DEFAULT_SEED = 0
+
+#: The issue's target: at this many parties, p99 at most this, and no errors.
+TARGET_GAMES = 200
+TARGET_P99_MS = 100.0
+
+#: The websocket of protocol version 2.
+WS_PATH = "/ws/v2"
+#: Parties being opened at once (each is a few round trips).
+OPEN_CONCURRENCY = 16
+#: Seconds one setup step (a reply to create, join, take_seat, start) may take.
+STEP_TIMEOUT = 60.0
+#: Seconds the server has to answer /healthz, and to finish the warm-up game.
+START_TIMEOUT = 120.0
+WARM_UP_TIMEOUT = 300.0
+#: A game that has not moved for this long beyond the stand-in grace has stalled.
+STALL_SLACK = 15.0
+#: Bots place a disc at least this far (degrees) inside a free stretch of the line.
+PLACEMENT_MARGIN = 0.25
+#: Bots aim within ±this many degrees of the centre, at this power range (%).
+DIRECTION_SPREAD = 8.0
+POWER_RANGE = (30.0, 65.0)
+#: Error samples kept for the report.
+ERROR_SAMPLES = 5
+
+PLAYING_MESSAGES = frozenset({"shot", "timeout", "round", "game_started", "finished"})
+
+
+# ------------------------------------------------------------------- figures
+
+
+def quantile_interval(
+    ordered: Sequence[float], q: float, confidence: float = 0.95
+) -> tuple[float, float | None, float | None]:
+    """The ``q`` quantile of sorted samples with a distribution-free confidence interval.
+
+    The estimate is the nearest-rank quantile.  The interval is
+    ``[X(l), X(u)]`` between two order statistics, chosen with the exact
+    binomial law of how many samples fall below the true quantile, so it holds
+    at least ``confidence`` for any distribution.  A bound that would need a
+    sample beyond the smallest or largest is None (too few samples).
+
+    >>> quantile_interval(list(range(1, 101)), 0.5)
+    (50, 40, 61)
+    >>> quantile_interval([1.0, 2.0, 3.0], 0.99)
+    (3.0, 2.0, None)
+    """
+    n = len(ordered)
+    if n == 0:
+        raise ValueError("no samples: a quantile needs at least one")
+    estimate = ordered[max(0, math.ceil(q * n) - 1)]
+    alpha = 1.0 - confidence
+    # cdf[k] = P(B <= k) for B ~ Binomial(n, q): how many samples fall below the quantile.
+    log_q, log_p = math.log(q), math.log1p(-q)
+    cdf: list[float] = []
+    total = 0.0
+    for k in range(n + 1):
+        log_pmf = (
+            math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+            + k * log_q + (n - k) * log_p
+        )  # fmt: skip
+        total += math.exp(log_pmf)
+        cdf.append(total)
+    # P(X(l) <= quantile) = P(B >= l); the largest l with P(B <= l - 1) <= alpha / 2.
+    lower_rank = max((rank for rank in range(1, n + 1) if cdf[rank - 1] <= alpha / 2), default=None)
+    # P(X(u) >= quantile) = P(B <= u - 1); the smallest u with that at least 1 - alpha / 2.
+    upper_rank = next((rank for rank in range(1, n + 1) if cdf[rank - 1] >= 1 - alpha / 2), None)
+    lower = None if lower_rank is None else ordered[lower_rank - 1]
+    upper = None if upper_rank is None else ordered[upper_rank - 1]
+    return estimate, lower, upper
+
+
+@dataclass(frozen=True, slots=True)
+class Quantile:
+    """A latency quantile in milliseconds with its 95% interval (None: too few shots)."""
+
+    q: float
+    ms: float
+    low_ms: float | None
+    high_ms: float | None
+
+    @classmethod
+    def of(cls, seconds: Sequence[float], q: float) -> Quantile | None:
+        """The quantile of latencies given in seconds, or None without any."""
+        if not seconds:
+            return None
+        value, low, high = quantile_interval(sorted(seconds), q)
+        return cls(
+            q,
+            1000.0 * value,
+            None if low is None else 1000.0 * low,
+            None if high is None else 1000.0 * high,
+        )
+
+    def text(self) -> str:
+        """``"12.3 [11.9–13.0]"`` (milliseconds); an open bound is shown as ``?``."""
+        low = "?" if self.low_ms is None else f"{self.low_ms:.1f}"
+        high = "?" if self.high_ms is None else f"{self.high_ms:.1f}"
+        return f"{self.ms:.1f} [{low}–{high}]"
+
+
+@dataclass(frozen=True, slots=True)
+class LoadFigures:
+    """What one run at one party count measured.
+
+    Attributes:
+        games: parties asked for.
+        opened: parties opened and started.
+        standin_games: opened parties whose second player left (stand-in CPU).
+        seconds: length of the measuring window.
+        latencies: seconds from ``shoot`` to the shot on the other player's
+            socket, person shots of the window, parties of two players.
+        own_latencies: the same on the shooter's own socket, in parties whose
+            second player left.
+        standin_shots: stand-in CPU shots broadcast in the window.
+        timeouts: turns the server ended without a shot in the window.
+        rounds: rounds started in the window (all parties).
+        errors: error counts by kind.
+        error_samples: a few errors in words.
+        rss_before_kib: server RSS after the warm-up, before the parties.
+        rss_after_kib: server RSS at the end of the window.
+        setup_seconds: time taken to open the parties.
+        standin_grace: the server's stand-in grace in seconds.
+    """
+
+    games: int
+    opened: int
+    standin_games: int
+    seconds: float
+    latencies: tuple[float, ...]
+    own_latencies: tuple[float, ...]
+    standin_shots: int
+    timeouts: int
+    rounds: int
+    errors: dict[str, int]
+    error_samples: tuple[str, ...]
+    rss_before_kib: int
+    rss_after_kib: int
+    setup_seconds: float
+    standin_grace: float
+
+    @property
+    def error_count(self) -> int:
+        """All errors of the run."""
+        return sum(self.errors.values())
+
+    @property
+    def p50(self) -> Quantile | None:
+        """The median latency, or None without a measured shot."""
+        return Quantile.of(self.latencies, 0.5)
+
+    @property
+    def p99(self) -> Quantile | None:
+        """The 99th percentile latency, or None without a measured shot."""
+        return Quantile.of(self.latencies, 0.99)
+
+    @property
+    def memory_per_game_kib(self) -> float | None:
+        """The server's RSS growth per opened party, in KiB."""
+        if self.opened == 0:
+            return None
+        return (self.rss_after_kib - self.rss_before_kib) / self.opened
+
+    @property
+    def meets_target(self) -> bool:
+        """p99 at most the target and no errors (the target is stated at 200 parties)."""
+        p99 = self.p99
+        return p99 is not None and p99.ms <= TARGET_P99_MS and self.error_count == 0
+
+
+# ---------------------------------------------------------------- the server
+
+
+def free_port() -> int:
+    """A TCP port of the loopback interface that is free now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def rss_kib(pid: int) -> int:
+    """The resident memory of process ``pid`` in KiB (``VmRSS`` of ``/proc/PID/status``)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"process {pid} reports no VmRSS")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerOptions:
+    """How to start the server: ``crokinole serve`` options the benchmark sets."""
+
+    games: int
+    standin_grace: float
+    db: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Server:
+    """A running server: its websocket URL, its process and its real stand-in grace."""
+
+    url: str
+    proc: subprocess.Popen[bytes]
+    standin_grace: float
+
+
+def serve_takes(option: str) -> bool:
+    """Whether ``crokinole serve`` of this checkout has ``option`` (read from its --help)."""
+    answer = subprocess.run(
+        [sys.executable, "-m", "crokinole", "serve", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return option in answer.stdout
+
+
+@contextlib.contextmanager
+def running_server(options: ServerOptions) -> Iterator[Server]:
+    """Run ``crokinole serve`` on a free loopback port until the block ends.
+
+    The server's output goes to a log file whose end is shown if it fails.
+    A server without the ``--standin-grace`` option keeps its default grace.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="crokinole-bench-server-"))
+    port = free_port()
+    db = options.db or str(folder / "bench.db")
+    # Two sockets per party plus the warm-up's; every new game of a bot counts
+    # against the per-device limit, so neither limit may refuse a bot.
+    connections = 2 * options.games + 16
+    command = [
+        sys.executable, "-m", "crokinole", "serve",
+        "--host", "127.0.0.1", "--port", str(port), "--db", db, "--log-level", "warning",
+        "--connections-per-address", str(connections), "--rooms-per-minute", "1000",
+    ]  # fmt: skip
+    from crokinole.server.limits import ServerSettings  # noqa: PLC0415 - only to run a server
+
+    grace = ServerSettings().standin_grace
+    if serve_takes("--standin-grace"):
+        command += ["--standin-grace", str(options.standin_grace)]
+        grace = options.standin_grace
+    log_path = folder / "server.log"
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            command,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+    try:
+        _wait_healthy(f"http://127.0.0.1:{port}", proc, log_path)
+        yield Server(f"ws://127.0.0.1:{port}{WS_PATH}", proc, grace)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _log_tail(path: Path, lines: int = 30) -> str:
+    return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log_path: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=2) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError(f"the server did not start:\n{_log_tail(log_path)}") from None
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"the server did not answer /healthz within {START_TIMEOUT:.0f} s"
+                ) from None
+            time.sleep(0.2)
+
+
+# ------------------------------------------------------------------ the bots
+
+
+class BenchError(Exception):
+    """A party could not be set up: the message says which step failed and why."""
+
+
+@dataclass(slots=True)
+class Tally:
+    """What the bots of one run count (mutable while the run lasts)."""
+
+    measuring: bool = False
+    shooting: bool = True
+    latencies: list[float] = field(default_factory=list)
+    own_latencies: list[float] = field(default_factory=list)
+    standin_shots: int = 0
+    timeouts: int = 0
+    rounds: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    error_samples: list[str] = field(default_factory=list)
+
+    def error(self, kind: str, detail: str) -> None:
+        """Count an error of ``kind`` (e.g. ``error not_your_turn``) and keep a sample."""
+        self.errors[kind] += 1
+        if len(self.error_samples) < ERROR_SAMPLES:
+            self.error_samples.append(f"{kind}: {detail}")
+
+
+@dataclass(slots=True)
+class Pending:
+    """A person shot sent and not yet seen back on every socket that should get it."""
+
+    seat: str
+    sent: float
+    counted: bool
+    own_seen: bool = False
+    other_seen: bool = False
+
+
+class Bot:
+    """One player's device: a websocket, a token, a seat; plays when the view says so."""
+
+    def __init__(self, party: Party, name: str, seat: str) -> None:
+        self.party = party
+        self.name = name
+        self.seat = seat
+        self.token = secrets.token_urlsafe(24)
+        self.ws: ClientConnection | None = None
+        self.leaving = False
+        self.game: dict[str, Any] | None = None
+        self.placement: dict[str, list[list[float]]] = {}
+        self.aiming = False
+        self.pressed_round: tuple[int, int] | None = None
+        self.reader: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._waiters: list[tuple[Callable[[dict[str, Any]], bool], asyncio.Future[Any]]] = []
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        # The loop keeps only weak references to tasks: hold each until it ends.
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    @property
+    def connected(self) -> bool:
+        """Whether this bot's socket is open and meant to stay open."""
+        return self.ws is not None and not self.leaving
+
+    async def open(self, url: str) -> None:
+        """Connect and say hello; return once welcomed."""
+        self.ws = await connect(url, max_size=None, open_timeout=STEP_TIMEOUT)
+        self.reader = asyncio.create_task(self._read())
+        await self.ask({"type": "hello", "token": self.token}, "welcome")
+
+    async def ask(self, message: dict[str, Any], answer: str, **match: Any) -> dict[str, Any]:
+        """Send ``message``; return the first ``answer`` message with ``match``ing fields.
+
+        Raises:
+            BenchError: an ``error`` came first, or nothing within the step timeout.
+        """
+
+        def wanted(reply: dict[str, Any]) -> bool:
+            if reply.get("type") == "error":
+                return True
+            return reply.get("type") == answer and all(reply.get(k) == v for k, v in match.items())
+
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiters.append((wanted, future))
+        await self.send(message)
+        try:
+            reply = await asyncio.wait_for(future, STEP_TIMEOUT)
+        except TimeoutError:
+            raise BenchError(
+                f"{self.name}: no {answer} within {STEP_TIMEOUT:.0f} s of {message['type']}"
+            ) from None
+        if reply.get("type") == "error":
+            raise BenchError(
+                f"{self.name}: {message['type']} refused: {reply.get('code')}: "
+                f"{reply.get('message')}"
+            )
+        return reply
+
+    async def wait_for(self, answer: str) -> dict[str, Any]:
+        """The next ``answer`` message (raises BenchError after the step timeout)."""
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiters.append((lambda reply: reply.get("type") == answer, future))
+        try:
+            return await asyncio.wait_for(future, STEP_TIMEOUT)
+        except TimeoutError:
+            raise BenchError(f"{self.name}: no {answer} within {STEP_TIMEOUT:.0f} s") from None
+
+    async def take_a_seat(self, view: dict[str, Any]) -> None:
+        """Keep the seat the server gave this bot in ``view``, or take the first free one."""
+        held = view["you"]["seats"]
+        if held:
+            self.seat = held[0]
+            return
+        free = [s["seat"] for s in view["seats"] if s["occupant"] is None]
+        if not free:
+            raise BenchError(f"{self.name}: no free seat at the table")
+        self.seat = free[0]
+        await self.ask({"type": "take_seat", "table": view["table"], "seat": self.seat}, "seat")
+
+    async def send(self, message: dict[str, Any]) -> None:
+        """Send one message (a closed socket is counted when the reader ends)."""
+        if self.ws is None:
+            return
+        with contextlib.suppress(ConnectionClosed):
+            await self.ws.send(json.dumps(message))
+
+    async def leave(self) -> None:
+        """Disconnect on purpose (the server's stand-in CPU is to take the seat)."""
+        self.leaving = True
+        if self.ws is not None:
+            await self.ws.close()
+
+    async def _read(self) -> None:
+        assert self.ws is not None
+        tally = self.party.tally
+        try:
+            async for raw in self.ws:
+                arrived = time.perf_counter()
+                self._handle(json.loads(raw), arrived)
+        except ConnectionClosed:
+            pass
+        except Exception as exc:  # a bug in the bot is reported, not swallowed
+            tally.error("bot failure", f"{self.name}: {exc!r}")
+        finally:
+            if not self.leaving and not self.party.closing:
+                code = self.ws.close_code
+                tally.error("socket dropped", f"{self.name}: closed with code {code}")
+            for _, future in self._waiters:
+                if not future.done():
+                    future.set_exception(BenchError(f"{self.name}: the socket closed"))
+
+    def _handle(self, message: dict[str, Any], arrived: float) -> None:
+        kind = message.get("type")
+        for waiter in list(self._waiters):
+            wanted, future = waiter
+            if not future.done() and wanted(message):
+                future.set_result(message)
+                self._waiters.remove(waiter)
+        if kind == "pong":
+            return
+        party = self.party
+        if kind == "error":
+            if party.started:
+                party.tally.error(
+                    f"error {message.get('code')}", f"{self.name}: {message.get('message')}"
+                )
+            if self.aiming:  # the shot was refused: nothing is coming back for it
+                self.aiming = False
+                party.pending = None
+            return
+        view = message.get("view")
+        if isinstance(view, dict):
+            self.game = view.get("game")
+            party.game_number = int(view.get("game_number") or party.game_number)
+            self.placement = view.get("placement") or {}
+        if "game" in message:
+            self.game = message["game"]
+        lobby = message.get("lobby")
+        if isinstance(lobby, dict) and "placement" in lobby:
+            self.placement = lobby["placement"] or {}
+        if kind in PLAYING_MESSAGES:
+            party.last_progress = arrived
+        if kind == "shot":
+            party.on_shot(self, message, arrived)
+        elif kind == "timeout" and self.is_first_connected():
+            party.count(lambda t: setattr(t, "timeouts", t.timeouts + 1))
+        elif kind == "round" and self.is_first_connected():
+            party.count(lambda t: setattr(t, "rounds", t.rounds + 1))
+        elif kind == "finished" and party.started and not message.get("abandoned"):
+            self._spawn(self.send({"type": "rematch", "table": party.table}))
+        if party.started:
+            self._act()
+
+    def is_first_connected(self) -> bool:
+        """Whether this bot counts the party's events (so each is counted once)."""
+        return next((b for b in self.party.bots if b.connected), None) is self
+
+    def _act(self) -> None:
+        """Do what the game asks of this bot now: press Next, or aim a shot."""
+        game = self.game
+        if game is None or not self.party.tally.shooting:
+            return
+        phase = game.get("phase")
+        if phase == "round_over":
+            key = (int(self.party.game_number), int(game.get("round", 0)))
+            if self.pressed_round != key:
+                self.pressed_round = key
+                self._spawn(self.send({"type": "next_round", "table": self.party.table}))
+        elif phase == "playing" and game.get("current_seat") == self.seat and not self.aiming:
+            stretches = self.placement.get(self.seat)
+            if stretches:
+                self.aiming = True
+                self._spawn(self._shoot(stretches))
+
+    async def _shoot(self, stretches: list[list[float]]) -> None:
+        party = self.party
+        delay = party.last_shot + party.pace - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        if not party.tally.shooting or self.ws is None:
+            self.aiming = False
+            return
+        position, direction, power = party.choose_shot(stretches)
+        sent = time.perf_counter()
+        party.last_shot = sent
+        party.pending = Pending(self.seat, sent, counted=party.tally.measuring)
+        await self.send(
+            {
+                "type": "shoot",
+                "table": party.table,
+                "seat": self.seat,
+                "position": position,
+                "direction": direction,
+                "power": power,
+            }
+        )
+
+
+class Party:
+    """Two bots at one singles table; in a stand-in party the second one leaves."""
+
+    def __init__(self, index: int, standin: bool, tally: Tally, pace: float, seed: int) -> None:
+        self.index = index
+        self.standin = standin
+        self.tally = tally
+        self.pace = pace
+        self.rng = np.random.default_rng([seed, index])
+        self.host = Bot(self, f"party {index} host", "south")
+        self.guest = Bot(self, f"party {index} guest", "north")
+        self.bots = (self.host, self.guest)
+        self.table: str | None = None
+        self.game_number = 0
+        self.started = False
+        self.closing = False
+        self.pending: Pending | None = None
+        # The first shot of each party comes at a random point of one pace, so
+        # the parties do not all shoot in step.
+        self.last_shot = time.perf_counter() + float(self.rng.uniform(0.0, pace)) - pace
+        self.last_progress = time.perf_counter()
+
+    def choose_shot(self, stretches: list[list[float]]) -> tuple[float, float, float]:
+        """A legal shot: a place inside a free stretch (picked by its length), an aim, a power."""
+        widths = np.array([max(hi - lo, 0.0) for lo, hi in stretches])
+        pick = int(self.rng.choice(len(stretches), p=widths / widths.sum())) if widths.sum() else 0
+        lo, hi = stretches[pick]
+        if hi - lo > 2 * PLACEMENT_MARGIN:
+            position = float(self.rng.uniform(lo + PLACEMENT_MARGIN, hi - PLACEMENT_MARGIN))
+        else:
+            position = (lo + hi) / 2.0
+        direction = float(self.rng.uniform(-DIRECTION_SPREAD, DIRECTION_SPREAD))
+        power = float(self.rng.uniform(*POWER_RANGE))
+        return round(position, 4), round(direction, 4), round(power, 3)
+
+    def count(self, add: Callable[[Tally], None]) -> None:
+        """Count one event of the party in the tally, while measuring."""
+        if self.tally.measuring:
+            add(self.tally)
+
+    def on_shot(self, bot: Bot, message: dict[str, Any], arrived: float) -> None:
+        """A ``shot`` message reached ``bot``: time it if it is the pending person shot."""
+        by = message.get("by")
+        if by != "person":
+            if bot.is_first_connected():
+                self.count(lambda t: setattr(t, "standin_shots", t.standin_shots + 1))
+                self.last_shot = max(self.last_shot, arrived)
+            return
+        if message.get("seat") == bot.seat:
+            bot.aiming = False  # its shot is played: the bot may aim its next one
+        pending = self.pending
+        if pending is None or message.get("seat") != pending.seat:
+            return
+        if bot.seat == pending.seat:
+            pending.own_seen = True
+            if not self.guest.connected and pending.counted:
+                self.tally.own_latencies.append(arrived - pending.sent)
+        else:
+            pending.other_seen = True
+            if pending.counted:
+                self.tally.latencies.append(arrived - pending.sent)
+        others = [b for b in self.bots if b.connected and b.seat != pending.seat]
+        if pending.own_seen and (pending.other_seen or not others):
+            self.pending = None
+
+    async def open(self, url: str) -> None:
+        """Create the party, join it by code, take the seats, start; the guest may leave."""
+        await asyncio.gather(self.host.open(url), self.guest.open(url))
+        created = await self.host.ask(
+            {
+                "type": "create",
+                "kind": "party",
+                "settings": {"layout": "singles"},
+                "name": f"Host {self.index}",
+            },
+            "table",
+        )
+        view = created["view"]
+        self.table = view["table"]
+        await self.host.take_a_seat(view)
+        joined = await self.guest.ask(
+            {"type": "join", "code": view["code"], "name": f"Guest {self.index}"}, "table"
+        )
+        await self.guest.take_a_seat(joined["view"])
+        waits = [asyncio.create_task(bot.wait_for("game_started")) for bot in self.bots]
+        await self.host.send({"type": "start", "table": self.table})
+        await asyncio.gather(*waits)
+        self.started = True
+        if self.standin:
+            await self.guest.leave()
+        for bot in self.bots:
+            if bot.connected:
+                bot._act()
+
+    async def close(self) -> None:
+        """Close every socket (the run is over: closing is not an error)."""
+        self.closing = True
+        for bot in self.bots:
+            if bot.ws is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(bot.ws.close(), 5.0)
+            if bot.reader is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(bot.reader, 5.0)
+
+
+async def warm_up(url: str) -> None:
+    """A game against the CPU until a person's and a CPU's shot are back (kernels compiled)."""
+    tally = Tally()
+    party = Party(0, standin=False, tally=tally, pace=0.0, seed=0)
+    bot = party.host
+    bot.name = "warm-up game"
+    await bot.open(url)
+    try:
+        created = await bot.ask(
+            {
+                "type": "create",
+                "kind": "solo",
+                "settings": {"layout": "singles"},
+                "name": "Warm-up",
+                "seats": {"south": "me", "north": "normal"},
+            },
+            "table",
+        )
+        party.table = created["view"]["table"]
+        bot.seat = created["view"]["you"]["seats"][0]
+        bot.game = created["view"].get("game")
+        bot.placement = created["view"].get("placement") or {}
+        seen: set[str] = set()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + WARM_UP_TIMEOUT
+        party.started = True
+        bot._act()
+        while seen != {"person", "cpu"}:
+            left = deadline - loop.time()
+            if left <= 0:
+                raise BenchError(f"the warm-up game took over {WARM_UP_TIMEOUT:.0f} s")
+            shot = await asyncio.wait_for(bot.wait_for("shot"), left)
+            seen.add(str(shot.get("by")))
+        if tally.errors:
+            raise BenchError(f"the warm-up game failed: {'; '.join(tally.error_samples)}")
+        party.started = False
+        await bot.send({"type": "resign", "table": party.table})
+    finally:
+        await party.close()
+
+
+# ------------------------------------------------------------------- the run
+
+
+@dataclass(frozen=True, slots=True)
+class BenchOptions:
+    """The benchmark's settings (one per command-line option)."""
+
+    seconds: float = DEFAULT_SECONDS
+    pace: float = DEFAULT_PACE
+    standin_share: float = DEFAULT_STANDIN_SHARE
+    standin_grace: float = DEFAULT_STANDIN_GRACE
+    drain: float = DEFAULT_DRAIN
+    setup_timeout: float = DEFAULT_SETUP_TIMEOUT
+    seed: int = DEFAULT_SEED
+    db: str | None = None
+
+
+def standin_parties(games: int, share: float) -> list[bool]:
+    """Which parties lose their second player: ``share`` of them, spread evenly.
+
+    >>> standin_parties(8, 0.25)
+    [False, False, False, True, False, False, False, True]
+    >>> sum(standin_parties(200, 0.25))
+    50
+    """
+    return [math.floor((i + 1) * share) > math.floor(i * share) for i in range(games)]
+
+
+async def play_parties(
+    server: Server, games: int, options: BenchOptions, progress: Progress
+) -> LoadFigures:
+    """Warm the server up, open ``games`` parties, measure for ``options.seconds``."""
+    url, pid = server.url, server.proc.pid
+    warm = progress.add_task("warm-up game against the CPU", total=None)
+    await warm_up(url)
+    progress.update(warm, total=1, completed=1)
+    rss_before = rss_kib(pid)
+
+    tally = Tally()
+    parties = [
+        Party(i, standin, tally, options.pace, options.seed)
+        for i, standin in enumerate(standin_parties(games, options.standin_share))
+    ]
+    opened: list[Party] = []
+    opening = progress.add_task(f"opening {games} parties", total=games)
+    gate = asyncio.Semaphore(OPEN_CONCURRENCY)
+
+    async def open_party(party: Party) -> None:
+        async with gate:
+            try:
+                await party.open(url)
+                opened.append(party)
+            except (BenchError, OSError, ConnectionClosed, TimeoutError) as exc:
+                tally.error("party not opened", f"party {party.index}: {exc}")
+                await party.close()
+            progress.advance(opening)
+
+    setup_start = time.perf_counter()
+    tasks = [asyncio.create_task(open_party(p)) for p in parties]
+    _done, late = await asyncio.wait(tasks, timeout=options.setup_timeout)
+    for task in late:
+        task.cancel()
+    if late:
+        tally.errors["party not opened"] += len(late)
+        tally.error_samples.append(
+            f"party not opened: {len(late)} parties were not open after "
+            f"{options.setup_timeout:.0f} s"
+        )
+    setup_seconds = time.perf_counter() - setup_start
+
+    tally.measuring = True
+    measuring = progress.add_task("measuring", total=options.seconds)
+    start = time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < options.seconds:
+        progress.update(
+            measuring,
+            completed=elapsed,
+            description=f"measuring: {len(tally.latencies) + len(tally.own_latencies)} shots "
+            f"timed, {tally.standin_shots} stand-in shots, "
+            f"{sum(tally.errors.values())} errors",
+        )
+        await asyncio.sleep(min(0.25, options.seconds - elapsed))
+    tally.measuring = False
+    window_end = time.perf_counter()
+    rss_after = rss_kib(pid)
+    progress.update(measuring, completed=options.seconds)
+
+    tally.shooting = False
+    draining = progress.add_task("waiting for the last broadcasts", total=None)
+    drain_end = window_end + options.drain
+    while time.perf_counter() < drain_end and any(
+        p.pending is not None and p.pending.counted for p in opened
+    ):
+        await asyncio.sleep(0.05)
+    progress.update(draining, total=1, completed=1)
+    for party in opened:
+        pending = party.pending
+        if pending is not None and pending.counted:
+            tally.error(
+                "shot not broadcast",
+                f"party {party.index}: {pending.seat}'s shot not back within "
+                f"{options.drain:.0f} s of the window's end",
+            )
+        idle = window_end - party.last_progress
+        if idle > server.standin_grace + STALL_SLACK:
+            tally.error("game stalled", f"party {party.index}: no shot for {idle:.0f} s")
+    await asyncio.gather(*(p.close() for p in parties))
+    return LoadFigures(
+        games=games,
+        opened=len(opened),
+        standin_games=sum(p.standin for p in opened),
+        seconds=options.seconds,
+        latencies=tuple(tally.latencies),
+        own_latencies=tuple(tally.own_latencies),
+        standin_shots=tally.standin_shots,
+        timeouts=tally.timeouts,
+        rounds=tally.rounds,
+        errors=dict(tally.errors),
+        error_samples=tuple(tally.error_samples),
+        rss_before_kib=rss_before,
+        rss_after_kib=rss_after,
+        setup_seconds=setup_seconds,
+        standin_grace=server.standin_grace,
+    )
+
+
+def run_server_bench(
+    games: Sequence[int], options: BenchOptions, console: Console
+) -> list[LoadFigures]:
+    """Measure each party count on a fresh server; the figures in the same order."""
+    columns = (
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    figures: list[LoadFigures] = []
+    with Progress(*columns, console=console, transient=True) as progress:
+        for count in games:
+            starting: TaskID = progress.add_task(
+                f"{count} parties: starting the server", total=None
+            )
+            server = ServerOptions(count, options.standin_grace, options.db)
+            with running_server(server) as running:
+                progress.update(starting, total=1, completed=1)
+                figures.append(asyncio.run(play_parties(running, count, options, progress)))
+            for task in list(progress.task_ids):
+                progress.remove_task(task)
+    return figures
+
+
+# -------------------------------------------------------------------- report
+
+
+def _verdict(figures: LoadFigures) -> str:
+    if figures.games != TARGET_GAMES:
+        return f"[dim]at {TARGET_GAMES}[/dim]"
+    return "[green]PASS[/green]" if figures.meets_target else "[red]MISS[/red]"
+
+
+def _quantile(value: Quantile | None) -> str:
+    return "n/a" if value is None else value.text()
+
+
+def _memory(kib: float | None) -> str:
+    return "n/a" if kib is None else f"{kib:,.0f} KiB"
+
+
+def print_server_report(
+    figures: Sequence[LoadFigures], options: BenchOptions, console: Console
+) -> None:
+    """Print the latency table with the target, the errors and the memory per game."""
+    if not figures:
+        console.print("nothing was measured")
+        return
+    table = Table(
+        title=(
+            "Server load: shot to broadcast on the other player's socket "
+            f"(target: p99 ≤ {TARGET_P99_MS:.0f} ms and no errors at {TARGET_GAMES} parties)"
+        ),
+        caption=(
+            f"one server process on loopback; {options.seconds:g} s measured per row, a shot "
+            f"every {options.pace:g} s per game; [95% order-statistic interval], '?': too few "
+            f"shots; {os.cpu_count()} CPUs shared by the server and the bots"
+        ),
+    )
+    for name in ("parties", "stand-in", "shots timed", "p50 ms", "p99 ms", "target",
+                 "stand-in shots", "errors", "memory per game"):  # fmt: skip
+        table.add_column(name, justify="right")
+    for f in figures:
+        table.add_row(
+            f"{f.opened}" if f.opened == f.games else f"{f.opened} of {f.games}",
+            str(f.standin_games),
+            f"{len(f.latencies):,}",
+            _quantile(f.p50),
+            _quantile(f.p99),
+            _verdict(f),
+            f"{f.standin_shots:,}",
+            str(f.error_count) if f.error_count == 0 else f"[red]{f.error_count}[/red]",
+            _memory(f.memory_per_game_kib),
+        )
+    console.print(table)
+
+    details = Table(title="Details", caption="own socket: the shooter's, in stand-in parties")
+    for name in ("parties", "opening", "rounds", "timeouts", "own socket p50 ms", "own p99 ms",
+                 "stand-in grace", "server RSS"):  # fmt: skip
+        details.add_column(name, justify="right")
+    for f in figures:
+        details.add_row(
+            str(f.games),
+            f"{f.setup_seconds:.1f} s",
+            str(f.rounds),
+            str(f.timeouts),
+            _quantile(Quantile.of(f.own_latencies, 0.5)),
+            _quantile(Quantile.of(f.own_latencies, 0.99)),
+            f"{f.standin_grace:g} s",
+            f"{f.rss_before_kib / 1024:,.0f} → {f.rss_after_kib / 1024:,.0f} MiB",
+        )
+    console.print(details)
+
+    for f in figures:
+        if not f.errors:
+            continue
+        console.print(f"[red]errors at {f.games} parties:[/red]")
+        for kind, count in sorted(f.errors.items()):
+            console.print(f"  {kind}: {count}")
+        for sample in f.error_samples:
+            console.print(f"  e.g. {sample}", markup=False)
+    if all(f.error_count == 0 for f in figures):
+        console.print("no errors: no error message, no dropped socket, every shot came back")
+
+
+# ------------------------------------------------------------- command line
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a share between 0 and 1, got {text}")
+    return value
+
+
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    """The options of the benchmark (``prog`` names the command in messages)."""
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description=(
+            "Start one crokinole server process on a free loopback port with a fresh "
+            "SQLite database, then let bot clients play concurrent online singles parties "
+            "over real websockets (protocol 2) at ten times human pace, with the server's "
+            "stand-in CPU playing for a player who left in some of them. Print the "
+            "shot-to-broadcast latency (p50, p99, 95%% intervals), the errors and the "
+            "server's memory per game, beside the target: p99 <= 100 ms and no errors at "
+            "200 parties. Needs the websockets library (the 'bench' extra)."
+        ),
+    )
+    parser.add_argument(
+        "--games",
+        type=count_argument(1),
+        nargs="+",
+        default=[DEFAULT_GAMES],
+        metavar="N",
+        help="concurrent parties (two bots each); several values measure each on a fresh "
+        "server, e.g. --games 50 100 200 (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=_seconds,
+        default=DEFAULT_SECONDS,
+        metavar="S",
+        help="length of the measuring window, after every party is open (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--pace",
+        type=_seconds,
+        default=DEFAULT_PACE,
+        metavar="S",
+        help="seconds between a game's shots: a bot shoots this long after its game's "
+        "previous shot, or when that shot is back if later; 0.5 is ten times human pace "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--standin-share",
+        type=_share,
+        default=DEFAULT_STANDIN_SHARE,
+        metavar="F",
+        help="share of the parties whose second player disconnects once the game has "
+        "started, so the server's stand-in CPU plays that seat (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--standin-grace",
+        type=_seconds,
+        default=DEFAULT_STANDIN_GRACE,
+        metavar="S",
+        help="the server's stand-in grace (crokinole serve --standin-grace): seconds a "
+        "missing player's turn waits before the CPU takes over (default: %(default)s; "
+        "players get 10)",
+    )
+    parser.add_argument(
+        "--drain",
+        type=_seconds,
+        default=DEFAULT_DRAIN,
+        metavar="S",
+        help="after the window, seconds to wait for the broadcasts of shots sent in it; "
+        "a shot not back by then is an error (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--setup-timeout",
+        type=_seconds,
+        default=DEFAULT_SETUP_TIMEOUT,
+        metavar="S",
+        help="seconds to open all parties; parties not open by then are errors "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=count_argument(0),
+        default=DEFAULT_SEED,
+        metavar="N",
+        help="seed of the bots' shots (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--db",
+        default=None,
+        metavar="URL",
+        help="the server's database: a SQLAlchemy URL or SQLite path (default: a new "
+        "SQLite file in a temporary folder, deleted afterwards)",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    """Run the benchmark with command-line options; print the figures.
+
+    Returns 0 once the figures are printed (a missed target is a figure, not a
+    failure), 1 if the server could not be started or warmed up, and 2 without
+    the websockets library.  Bad options make argparse exit with status 2.
+    """
+    args = build_parser(prog).parse_args(sys.argv[1:] if argv is None else list(argv))
+    console = Console()
+    if not HAVE_WEBSOCKETS:
+        console.print(
+            "the server benchmark needs the websockets client library: "
+            "pip install 'crokinole\\[bench]'"
+        )
+        return 2
+    options = BenchOptions(
+        seconds=args.seconds,
+        pace=args.pace,
+        standin_share=args.standin_share,
+        standin_grace=args.standin_grace,
+        drain=args.drain,
+        setup_timeout=args.setup_timeout,
+        seed=args.seed,
+        db=args.db,
+    )
+    start = time.perf_counter()
+    try:
+        figures = run_server_bench(args.games, options, console)
+    except (BenchError, RuntimeError) as exc:
+        console.print(f"[red]the benchmark could not run:[/red] {exc}", markup=True)
+        return 1
+    print_server_report(figures, options, console)
+    console.print(f"benchmark ran in {time.perf_counter() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
