@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import secrets
 import socket
 import struct
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import uvicorn
 from websockets.sync.client import ClientConnection, connect
+
+from crokinole.server import create_app
+from crokinole.server.limits import ServerSettings
 
 
 class Client:
@@ -73,14 +82,14 @@ class StuckSocket:
     back up almost at once.  It can still send (masked text frames, RFC 6455).
     """
 
-    def __init__(self, url: str, *, origin: str | None = None) -> None:
+    def __init__(self, url: str, *, origin: str | None = None, path: str = "/ws") -> None:
         parts = urlsplit(url)
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
         self.sock.connect((parts.hostname, parts.port))
         key = base64.b64encode(os.urandom(16)).decode()
         lines = [
-            "GET /ws HTTP/1.1",
+            f"GET {path} HTTP/1.1",
             f"Host: {parts.netloc}",
             "Upgrade: websocket",
             "Connection: Upgrade",
@@ -142,3 +151,123 @@ class StuckSocket:
 
     def close(self) -> None:
         self.sock.close()
+
+
+# ---------------------------------------------------------------- protocol version 2
+
+WS_V2 = "/ws/v2"
+
+
+@contextlib.contextmanager
+def serving(db: Path, settings: ServerSettings | None = None) -> Iterator[str]:
+    """The real app (``create_app``) under uvicorn on a free port, in a thread; yield its URL.
+
+    In-process, so a test chooses any :class:`ServerSettings` (short grace
+    periods and clocks that ``crokinole serve`` does not offer).
+    """
+    settings = settings or ServerSettings(warm_up=False)
+    app = create_app(str(db), settings)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", ws_max_size=65536, lifespan="on"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
+
+
+class Player:
+    """A test client speaking protocol version 2 over a real websocket."""
+
+    def __init__(self, url: str, token: str | None = None) -> None:
+        self._connecting = connect(url.replace("http", "ws") + WS_V2, max_size=2**24)
+        self.ws: ClientConnection = self._connecting.__enter__()
+        self.token = token or secrets.token_hex(12)
+        self.table: str | None = None
+
+    def send(self, data: dict[str, Any] | str) -> None:
+        self.ws.send(data if isinstance(data, str) else json.dumps(data))
+
+    def recv(self, timeout: float = 30.0) -> dict[str, Any]:
+        return json.loads(self.ws.recv(timeout=timeout))  # type: ignore[no-any-return]
+
+    def until(
+        self,
+        kind: str,
+        where: Callable[[dict[str, Any]], bool] | None = None,
+        timeout: float = 60.0,
+    ) -> dict[str, Any]:
+        """The next message of type ``kind`` (that ``where`` accepts); others are skipped."""
+        while True:
+            msg = self.recv(timeout)
+            if msg["type"] == "error" and kind != "error":
+                raise AssertionError(f"refused while waiting for {kind}: {msg}")
+            if msg["type"] == kind and (where is None or where(msg)):
+                return msg
+
+    def quiet(self, wait: float = 0.3) -> list[dict[str, Any]]:
+        """Every message that arrives within ``wait`` seconds of silence."""
+        got: list[dict[str, Any]] = []
+        while True:
+            try:
+                got.append(self.recv(timeout=wait))
+            except TimeoutError:
+                return got
+
+    def hello(self, table: str | None = None, last_event: int | None = None) -> dict[str, Any]:
+        self.send({"type": "hello", "token": self.token, "table": table, "last_event": last_event})
+        return self.until("welcome")
+
+    def create(
+        self,
+        kind: str = "party",
+        name: str = "Ann",
+        seats: dict[str, str] | None = None,
+        **settings: Any,
+    ) -> dict[str, Any]:
+        """Create a table; the ``table`` message (its ``view``)."""
+        msg: dict[str, Any] = {"type": "create", "kind": kind, "settings": settings, "name": name}
+        if seats is not None:
+            msg["seats"] = seats
+        self.send(msg)
+        answer = self.until("table")
+        self.table = answer["table"]
+        return answer
+
+    def join(self, code: str, name: str = "Bob", spectator: bool = False) -> dict[str, Any]:
+        self.send({"type": "join", "code": code, "name": name, "spectator": spectator})
+        answer = self.until("table")
+        self.table = answer["table"]
+        return answer
+
+    def act(self, kind: str, **fields: Any) -> None:
+        """Send a message about this player's table."""
+        self.send({"type": kind, "table": self.table, **fields})
+
+    def shoot(
+        self, seat: str, position: float = 0.0, direction: float = 0.0, power: float = 28.0
+    ) -> None:
+        self.act("shoot", seat=seat, position=position, direction=direction, power=power)
+
+    def error(self, data: dict[str, Any] | str) -> dict[str, Any]:
+        """Send ``data``; the error it is answered with."""
+        self.send(data)
+        while True:
+            msg = self.recv()
+            if msg["type"] == "error":
+                return msg
+
+    def close(self) -> None:
+        self._connecting.__exit__(None, None, None)

@@ -34,7 +34,11 @@ from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
 from crokinole.server.protocol import ROOM_PATTERN, TOKEN_PATTERN
 from crokinole.server.rooms import Rooms, warm_up
 from crokinole.server.security import SecurityHeaders
+from crokinole.server.session import Presence, Session
+from crokinole.server.tables import Tables
+from crokinole.server.wire import TABLE_PATTERN
 from crokinole.store import Store
+from crokinole.table import Table
 
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 log = logging.getLogger("crokinole.server")
@@ -65,6 +69,8 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
     settings = settings or ServerSettings()
     store = Store.open(db)
     rooms = Rooms(store)
+    tables = Tables.from_settings(store, settings)
+    presence = Presence()
     limiter = RateLimiter(settings.rooms_per_minute, 60.0)
     per_address: Counter[str] = Counter()
 
@@ -88,7 +94,22 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
             )
         record = await rooms.device_record(token)
         room = await anyio.to_thread.run_sync(store.unfinished_room, token)
-        return JSONResponse({"record": record, "room": room})
+        open_tables = await anyio.to_thread.run_sync(store.open_tables_of_device, token)
+        return JSONResponse({"record": record, "room": room, "tables": open_tables})
+
+    async def table_record(request: Request) -> Response:
+        table_id = request.path_params["table"]
+        if not re.match(TABLE_PATTERN, table_id):
+            return JSONResponse({"error": "a table id is 32 hexadecimal digits"}, status_code=400)
+        data = await anyio.to_thread.run_sync(store.table, table_id)
+        table = None if data is None else Table.from_dict(data.snapshot)
+        if table is None or table.game is None:
+            return JSONResponse({"error": f"table {table_id} has no game"}, status_code=404)
+        return Response(
+            table.game.to_json(),
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="crokinole-{table_id}.json"'},
+        )
 
     async def room_record(request: Request) -> Response:
         room_id = request.path_params["room"]
@@ -103,17 +124,53 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
             headers={"Content-Disposition": f'attachment; filename="crokinole-{room_id}.json"'},
         )
 
-    async def play(websocket: WebSocket) -> None:
+    async def admitted(websocket: WebSocket) -> str | None:
+        """The client's address if the handshake may go on (else it was refused: HTTP 403)."""
         origin = websocket.headers.get("origin")
         if not origin_allowed(origin, websocket.headers.get("host"), settings.allowed_origins):
             log.warning("refused a websocket from origin %r", origin)
             await websocket.close(code=CLOSE_POLICY)  # before accepting: HTTP 403
-            return
+            return None
         address = websocket.client.host if websocket.client else "?"
         if per_address[address] >= settings.connections_per_address:
             await websocket.close(code=CLOSE_POLICY)
-            return
+            return None
         per_address[address] += 1
+        return address
+
+    def gone(address: str) -> None:
+        per_address[address] -= 1
+        if per_address[address] <= 0:
+            del per_address[address]
+
+    async def play_v2(websocket: WebSocket) -> None:
+        address = await admitted(websocket)
+        if address is None:
+            return
+        session = Session(websocket, tables, settings, limiter, presence)
+        try:
+            await websocket.accept()
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(session.writer)
+                tasks.start_soon(session.reader)
+                tasks.start_soon(session.hello_deadline)
+                await session.done.wait()
+                tasks.cancel_scope.cancel()
+            if session.dropped is not None:
+                # The close frame may never get through to a client that does
+                # not read: the server gives up on it after a second.
+                code, reason = session.dropped
+                with anyio.move_on_after(1.0), contextlib.suppress(Exception):
+                    await websocket.close(code=code, reason=reason)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await session.close()
+            gone(address)
+
+    async def play(websocket: WebSocket) -> None:
+        address = await admitted(websocket)
+        if address is None:
+            return
         client = Client(websocket, rooms, settings, limiter)
         try:
             await websocket.accept()
@@ -131,9 +188,7 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
                     await websocket.close(code=code, reason=reason)
         finally:
             client.detach()
-            per_address[address] -= 1
-            if per_address[address] <= 0:
-                del per_address[address]
+            gone(address)
 
     async def purge() -> None:
         while True:
@@ -153,8 +208,10 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
                 # Off the event loop: the server answers while the kernels compile.
                 background.start_soon(anyio.to_thread.run_sync, warm_up)
             background.start_soon(purge)
+            await tables.startup()
             yield
             background.cancel_scope.cancel()
+        await tables.close()
         store.close()
 
     async def keep_score(_: Request) -> Response:
@@ -162,12 +219,18 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
 
     routes = [
         Route("/", index),
+        # A party's invite link and its spectators' link: the client reads the path.
+        Route("/join/{code}", index),
+        Route("/watch/{code}", index),
         Route("/keep-score", keep_score),
         *sheets.routes(store),
         Route("/healthz", health),
         Route("/api/record", device_record),
         Route("/api/rooms/{room}/record.json", room_record),
+        Route("/api/tables/{table}/record.json", table_record),
         WebSocketRoute("/ws", play),
+        # Protocol version 2 (docs/protocol.md), beside version 1 until the client switches.
+        WebSocketRoute("/ws/v2", play_v2),
         Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
     ]
     # Text compresses ~4×: the game page is about 27 KB on the wire instead of 94 KB.
@@ -177,4 +240,5 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
     build = app.build_middleware_stack
     app.build_middleware_stack = lambda: SecurityHeaders(build())  # type: ignore[method-assign]
     app.state.rooms = rooms
+    app.state.tables = tables
     return app

@@ -1,0 +1,511 @@
+"""One websocket connection under protocol version 2: a device at its tables.
+
+A session reads the client's messages, turns each into a command of the
+table (:mod:`crokinole.table`) and sends it to the tables' owner
+(:class:`~crokinole.server.tables.Tables`); it never changes a table itself.
+It subscribes to the table it has open on the hub, and renders the events
+the owner publishes as this viewer's messages (:mod:`crokinole.server.wire`).
+
+Writing is never waited for: messages go onto a queue bounded in messages
+and bytes, emptied by the session's own writer, so no client can make a
+table (or another client) wait.  A client whose queue overflows, or whose
+socket takes longer than the send timeout for one message, is dropped; it
+reconnects and is sent the table again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from crokinole.server import wire
+from crokinole.server.limits import RateLimiter, ServerSettings
+from crokinole.server.tables import Tables
+from crokinole.table import (
+    REACTIONS,
+    ChangeSettings,
+    Command,
+    Connect,
+    Disconnect,
+    Event,
+    Leave,
+    MemberLeft,
+    MoveMember,
+    NextRound,
+    React,
+    Rematch,
+    Remove,
+    Rename,
+    Resign,
+    SetCpu,
+    Shoot,
+    Start,
+    Table,
+    TableError,
+    TableSettings,
+    TakeSeat,
+)
+
+log = logging.getLogger("crokinole.server")
+
+#: Close codes sent when the server drops a client (RFC 6455 §7.4).
+CLOSE_TOO_SLOW = 1013  # "try again later": reconnect and catch up
+CLOSE_POLICY = 1008
+
+#: The opponents a device record counts: the CPU levels, then other people.
+RECORD_OPPONENTS: tuple[str, ...] = (*wire.LEVEL_IDS, "people")
+
+#: Bytes counted for a message whose text is made later (a ``finished`` waiting
+#: for its device record).
+_DEFERRED_BYTES = 64 * 1024
+
+
+class Presence:
+    """How many connections of each device have each table open.
+
+    A device is connected to a table while at least one of its connections
+    has it open: a second tab, or a reconnection that arrives before the old
+    socket is noticed gone, does not make it flicker.
+    """
+
+    def __init__(self) -> None:
+        self._open: Counter[tuple[str, str]] = Counter()
+
+    def arrive(self, table_id: str, device: str) -> bool:
+        """Count a connection in; True if it is the device's first at the table."""
+        key = (table_id, device)
+        self._open[key] += 1
+        return self._open[key] == 1
+
+    def depart(self, table_id: str, device: str) -> bool:
+        """Count a connection out; True if it was the device's last at the table."""
+        key = (table_id, device)
+        if self._open[key] <= 0:
+            return False
+        self._open[key] -= 1
+        if self._open[key] == 0:
+            del self._open[key]
+            return True
+        return False
+
+
+Outgoing = str | Callable[[], Awaitable[str]]
+
+
+class Session:
+    """One websocket connection and the table it has open."""
+
+    def __init__(
+        self,
+        websocket: WebSocket,
+        tables: Tables,
+        settings: ServerSettings,
+        limiter: RateLimiter,
+        presence: Presence,
+    ) -> None:
+        self.websocket = websocket
+        self.tables = tables
+        self.settings = settings
+        self.limiter = limiter
+        self.presence = presence
+        self.token: str | None = None
+        #: The table this connection has open, and the table as last sent to it.
+        self.table_id: str | None = None
+        self._shown: Table | None = None
+        self._present = False
+        self._outbox: asyncio.Queue[Outgoing] = asyncio.Queue()
+        self._queued_bytes = 0
+        self.dropped: tuple[int, str] | None = None
+        self.done = asyncio.Event()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # ------------------------------------------------------------ sending
+
+    def _queue(self, item: Outgoing, size: int) -> None:
+        if self.done.is_set():
+            return
+        if (
+            self._outbox.qsize() >= self.settings.queue_messages
+            or self._queued_bytes + size > self.settings.queue_bytes
+        ):
+            self.drop(CLOSE_TOO_SLOW, "too slow: reconnect to catch up")
+            return
+        self._queued_bytes += size
+        self._outbox.put_nowait(item)
+
+    def send(self, payload: dict[str, Any]) -> None:
+        """Queue one message (never waits)."""
+        text = json.dumps(payload)
+        self._queue(text, len(text))
+
+    def send_later(self, make: Callable[[], Awaitable[dict[str, Any]]]) -> None:
+        """Queue a message made when its turn to be sent comes (it may read the store).
+
+        It keeps its place: the messages queued after it are sent after it.
+        """
+
+        async def text() -> str:
+            return json.dumps(await make())
+
+        self._queue(text, _DEFERRED_BYTES)
+
+    def drop(self, code: int, reason: str) -> None:
+        """Disconnect this client: it gets nothing more."""
+        if self.done.is_set():
+            return
+        self.dropped = (code, reason)
+        log.info("dropping a client (%s)", reason)
+        self.done.set()
+
+    async def writer(self) -> None:
+        """Send the queued messages in order, each within the send timeout."""
+        try:
+            while True:
+                item = await self._outbox.get()
+                if isinstance(item, str):
+                    self._queued_bytes -= len(item)
+                    text = item
+                else:
+                    self._queued_bytes -= _DEFERRED_BYTES
+                    text = await item()
+                with anyio.move_on_after(self.settings.send_timeout) as scope:
+                    await self.websocket.send_text(text)
+                if scope.cancelled_caught:
+                    self.drop(CLOSE_TOO_SLOW, "too slow: reconnect to catch up")
+                    return
+        except (WebSocketDisconnect, OSError, RuntimeError):
+            self.done.set()
+
+    async def reader(self) -> None:
+        """Read and handle messages until the client leaves."""
+        try:
+            while True:
+                received = await self.websocket.receive()
+                if received["type"] == "websocket.disconnect":
+                    break
+                text = received.get("text")
+                if text is None:
+                    text = (received.get("bytes") or b"").decode("utf-8", errors="replace")
+                # A message is handled to the end even if the client is
+                # dropped meanwhile: the owner applies whole commands only.
+                with anyio.CancelScope(shield=True):
+                    await self.handle(text)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            self.done.set()
+
+    async def hello_deadline(self) -> None:
+        """A socket that never says hello is closed after the hello timeout."""
+        await anyio.sleep(self.settings.hello_timeout)
+        if self.token is None:
+            self.drop(CLOSE_POLICY, "say hello first")
+
+    def error(self, code: str, text: str, table_id: str | None = None) -> None:
+        """Queue an ``error`` message (at the open table's version)."""
+        shown = self._shown
+        if shown is not None and table_id in (None, shown.id):
+            self.send(wire.message("error", shown.id, shown.version, code=code, message=text))
+        else:
+            self.send(wire.message("error", table_id, 0, code=code, message=text))
+
+    # ------------------------------------------------------------ the hub's side
+
+    def deliver(self, table: Table, events: Sequence[Event]) -> None:
+        """Render ``events`` (``table`` as it stands after them) as this viewer's messages.
+
+        Called by the hub on the event loop; only queues.  Events this
+        viewer was already shown (by a full view sent meanwhile) are
+        skipped; a gap (events lost on the way) is answered with the full view.
+        """
+        shown = self._shown
+        if self.done.is_set() or shown is None or table.id != shown.id:
+            return
+        fresh = [e for e in events if e.version > shown.version]
+        if not fresh:
+            return
+        self._shown = table
+        if fresh[0].version != shown.version + 1:
+            self.send(wire.table_message(table, self.token, self.tables.now()))
+            return
+        now = self.tables.now()
+        for payload in wire.event_messages(shown, table, fresh, self.token, now):
+            if payload["type"] == "finished":
+                self.send_later(self._with_record(payload))
+            else:
+                self.send(payload)
+        me = shown.member_of(self.token) if self.token is not None else None
+        if me is not None and any(
+            isinstance(e, MemberLeft) and e.mid == me.mid and e.removed for e in fresh
+        ):
+            # Removed by the host: this connection no longer follows the table.
+            self._close_table()
+
+    def _with_record(self, payload: dict[str, Any]) -> Callable[[], Awaitable[dict[str, Any]]]:
+        async def make() -> dict[str, Any]:
+            return {**payload, "record": await self._record()}
+
+        return make
+
+    async def _record(self) -> dict[str, Any]:
+        token = self.token
+        if token is None:
+            return {}
+        store = self.tables.store
+        record: dict[str, Any] = await anyio.to_thread.run_sync(
+            store.device_record, token, RECORD_OPPONENTS
+        )
+        return record
+
+    # ------------------------------------------------------------ tables
+
+    async def _open(self, table_id: str) -> None:
+        """Open the table on this connection (a member's), sending its full view."""
+        assert self.token is not None
+        shown = self._shown
+        if shown is not None and shown.id == table_id:
+            # Already open here: the client asks to be sent it all again.
+            self._show(self.tables.held(table_id) or shown)
+            return
+        self._switch_table()
+        table = await self.tables.get(table_id, subscriber=self)
+        if table is None:
+            raise TableError("unknown_table", f"there is no table {table_id}")
+        if table.member_of(self.token) is None:
+            self.tables.hub.unsubscribe(table_id, self)
+            raise TableError(
+                "not_a_member", "you are not at this table: join it with its code or link"
+            )
+        self._show(table)
+        await self._arrive()
+
+    def _show(self, table: Table) -> None:
+        """Make ``table`` (just subscribed to) the open one and send its full view."""
+        self.table_id = table.id
+        self._shown = table
+        self.send(wire.table_message(table, self.token, self.tables.now()))
+
+    async def _arrive(self) -> None:
+        """Count this connection in at the open table; the device's first marks it connected."""
+        table_id, token = self.table_id, self.token
+        if table_id is None or token is None or self._present:
+            return
+        self._present = True
+        if self.presence.arrive(table_id, token):
+            await self._command_quietly(table_id, Connect(token))
+
+    def _close_table(self) -> tuple[str, str] | None:
+        """Stop following the open table and count this connection out.
+
+        Returns the table and device when this was the device's last
+        connection there (the device is then to be marked disconnected).
+        """
+        table_id, token = self.table_id, self.token
+        self.table_id = None
+        self._shown = None
+        if table_id is None:
+            return None
+        self.tables.hub.unsubscribe(table_id, self)
+        if not self._present or token is None:
+            return None
+        self._present = False
+        return (table_id, token) if self.presence.depart(table_id, token) else None
+
+    def _switch_table(self) -> None:
+        """Close the open table before opening another (the device may go absent there)."""
+        gone = self._close_table()
+        if gone is not None:
+            self._spawn(self._command_quietly(gone[0], Disconnect(gone[1])))
+
+    async def _command_quietly(self, table_id: str, command: Command) -> None:
+        """A presence command: a refusal (no longer a member, closed) is nobody's error."""
+        try:
+            await self.tables.command(table_id, command)
+        except TableError as exc:
+            log.debug("presence at table %s: %s", table_id, exc.message)
+        except Exception:
+            log.exception("presence at table %s failed", table_id)
+
+    def _spawn(self, coroutine: Awaitable[None]) -> None:
+        async def run() -> None:
+            await coroutine
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def close(self) -> None:
+        """The connection ended: stop following the table, and count the device out."""
+        self.done.set()
+        gone = self._close_table()
+        if gone is not None:
+            # The device's last connection there: it is marked disconnected
+            # (a stand-in may take its turn).
+            await self._command_quietly(gone[0], Disconnect(gone[1]))
+        for task in list(self._tasks):
+            await task
+
+    # ------------------------------------------------------------ messages
+
+    async def handle(self, text: str) -> None:
+        """Handle one message from the client; a refusal is an ``error`` and changes nothing."""
+        table_id: str | None = None
+        try:
+            msg = wire.parse_message(text)
+            table_id = getattr(msg, "table", None)
+            await self._dispatch(msg)
+        except wire.WireError as exc:
+            self.error(exc.code, exc.message, table_id)
+        except TableError as exc:
+            self.error(exc.code, exc.message, table_id)
+        except Exception:
+            log.exception("error while handling a message")
+            self.error("server_error", "the server failed; the table is unchanged", table_id)
+
+    async def _dispatch(self, msg: wire.ClientMessage) -> None:
+        if isinstance(msg, wire.Ping):
+            shown = self._shown
+            self.send(
+                wire.message(
+                    "pong",
+                    shown.id if shown else None,
+                    shown.version if shown else 0,
+                    server_time=self.tables.now(),
+                )
+            )
+            return
+        if isinstance(msg, wire.Hello):
+            await self._hello(msg)
+            return
+        token = self.token
+        if token is None:
+            raise wire.WireError("hello_first", "say hello with your device token first")
+        if isinstance(msg, wire.Create):
+            await self._create(token, msg)
+        elif isinstance(msg, wire.Join):
+            await self._join(token, msg)
+        elif isinstance(msg, wire.Open):
+            await self._open(msg.table)
+        else:
+            await self._table_command(token, msg)
+
+    async def _hello(self, msg: wire.Hello) -> None:
+        if self.token is not None and self.token != msg.token:
+            raise wire.WireError(
+                "bad_message", "hello: token: this connection already said hello as another device"
+            )
+        self.token = msg.token
+        store = self.tables.store
+
+        def open_tables() -> list[dict[str, Any]]:
+            found = []
+            for table_id in store.open_tables_of_device(msg.token):
+                data = store.table(table_id)
+                if data is not None:
+                    found.append({"table": data.id, "kind": data.kind, "stage": data.status})
+            return found
+
+        tables = await anyio.to_thread.run_sync(open_tables)
+        self.send(
+            {
+                **wire.message("welcome", None, 0),
+                "token": msg.token,
+                "tables": tables,
+                "record": await self._record(),
+                "levels": wire.levels_payload(),
+                "reactions": list(REACTIONS),
+                "protocol": wire.PROTOCOL_VERSION,
+                "server_time": self.tables.now(),
+            }
+        )
+        if msg.table is not None:
+            await self._open(msg.table)
+
+    def _check_rate(self, token: str) -> None:
+        if not self.limiter.allow(token, time.monotonic()):
+            limit = self.settings.rooms_per_minute
+            raise wire.WireError(
+                "rate_limited",
+                f"at most {limit} new tables or parties joined a minute: wait a moment",
+            )
+
+    async def _create(self, token: str, msg: wire.Create) -> None:
+        self._check_rate(token)
+        settings = TableSettings.from_dict(
+            dict(msg.settings), kind=msg.kind, allow_short_clock=self.settings.short_clocks
+        )
+        seats = None
+        if msg.seats is not None:
+            seats = {wire.seat_of(name): holder for name, holder in msg.seats.items()}
+        self._switch_table()
+        table = await self.tables.create(
+            kind=msg.kind, device=token, name=msg.name, settings=settings, seats=seats,
+            subscriber=self,
+        )  # fmt: skip
+        self._show(table)
+        await self._arrive()
+
+    async def _join(self, token: str, msg: wire.Join) -> None:
+        self._check_rate(token)
+        self._switch_table()
+        table, _events = await self.tables.join_by_code(
+            wire.normal_code(msg.code),
+            device=token,
+            name=msg.name,
+            spectator=msg.spectator,
+            subscriber=self,
+        )
+        self._show(table)
+        await self._arrive()
+
+    async def _table_command(self, token: str, msg: wire.TableMessage) -> None:
+        table_id = msg.table
+        if self._shown is None or self._shown.id != table_id:
+            await self._open(table_id)
+        command = self._command(token, msg)
+        await self.tables.command(table_id, command)
+        if isinstance(command, Leave | Resign):
+            # Gone from the table: this connection follows it no more.
+            self._close_table()
+
+    def _command(self, token: str, msg: wire.TableMessage) -> Command:
+        """The table's command for a message about a table."""
+        if isinstance(msg, wire.ShootMessage):
+            return Shoot(token, wire.seat_of(msg.seat), wire.shot_of(msg))
+        if isinstance(msg, wire.TakeSeat):
+            return TakeSeat(token, None if msg.seat is None else wire.seat_of(msg.seat))
+        if isinstance(msg, wire.Move):
+            seat = None if msg.seat is None else wire.seat_of(msg.seat)
+            return MoveMember(token, msg.member, seat)
+        if isinstance(msg, wire.SetCpu):
+            return SetCpu(token, wire.seat_of(msg.seat), msg.level)
+        if isinstance(msg, wire.Remove):
+            return Remove(token, msg.member)
+        if isinstance(msg, wire.Settings):
+            kind = self._shown.kind if self._shown is not None else "party"
+            settings = TableSettings.from_dict(
+                dict(msg.settings), kind=kind, allow_short_clock=self.settings.short_clocks
+            )
+            return ChangeSettings(token, settings)
+        if isinstance(msg, wire.Rename):
+            return Rename(token, msg.name)
+        if isinstance(msg, wire.React):
+            return React(token, msg.reaction)
+        assert isinstance(msg, wire.TableAction)
+        actions: dict[str, Callable[[str], Command]] = {
+            "start": Start,
+            "next_round": NextRound,
+            "rematch": Rematch,
+            "leave": Leave,
+            "resign": Resign,
+        }
+        return actions[msg.type](token)

@@ -1,0 +1,561 @@
+"""Protocol version 2 over real websockets: parties, seats, games, reconnection, every error.
+
+Each error code of docs/protocol.md has its test here (``test_error_<code>``),
+sent the way a client would cause it; the refusal changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crokinole.server.limits import ServerSettings
+from tests.server.helpers import Player, serving
+
+#: A one-round singles party played exactly as aimed (quick test options, same rules).
+SINGLES = {"layout": "singles", "rounds": 1, "hand": "steady", "tie": "draw"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db: Path = tmp_path_factory.mktemp("db") / "crokinole.db"
+    with serving(db, ServerSettings(warm_up=False, rooms_per_minute=20)) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server with short grace periods (test settings, never rules)."""
+    db: Path = tmp_path_factory.mktemp("db") / "crokinole.db"
+    settings = ServerSettings(
+        warm_up=False, standin_grace=0.3, turn_grace=0.1, round_countdown=0.3, short_clocks=True
+    )
+    with serving(db, settings) as url:
+        yield url
+
+
+_OPEN: list[Player] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_players() -> Iterator[None]:
+    """Every test client a test opened is closed after it."""
+    yield
+    while _OPEN:
+        _OPEN.pop().close()
+
+
+def _connect(url: str, token: str | None = None) -> Player:
+    p = Player(url, token)
+    _OPEN.append(p)
+    return p
+
+
+def _player(url: str) -> Player:
+    p = _connect(url)
+    p.hello()
+    return p
+
+
+def _party(url: str, **settings: Any) -> tuple[Player, Player, dict[str, Any]]:
+    """Ann's singles party, joined by Bob (by its code in lower case); Bob's table view."""
+    ann = _player(url)
+    created = ann.create("party", "Ann", **{**SINGLES, **settings})
+    bob = _player(url)
+    joined = bob.join(created["view"]["code"].lower(), "Bob")
+    return ann, bob, joined["view"]
+
+
+def _started(url: str, **settings: Any) -> tuple[Player, Player]:
+    ann, bob, _ = _party(url, **settings)
+    ann.act("start")
+    ann.until("game_started")
+    bob.until("game_started")
+    return ann, bob
+
+
+def _close(*players: Player) -> None:
+    for p in players:
+        p.close()
+
+
+# ---------------------------------------------------------------- parties
+
+
+def test_a_party_is_created_and_joined_by_its_code_and_both_see_the_same_lobby(
+    server: str,
+) -> None:
+    ann = _player(server)
+    created = ann.create("party", "Ann", **SINGLES)
+    view = created["view"]
+    code = view["code"]
+    assert len(code) == 6 and set(code) <= set("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
+    assert view["invite"] == f"/join/{code}" and view["stage"] == "lobby"
+    assert view["you"] == {"member": "m1", "seats": ["south"], "spectator": False, "host": True}
+    bob = _player(server)
+    answer = bob.join(f" {code.lower()} ", "Bob")
+    joined = answer["view"]
+    assert joined["you"] == {"member": "m2", "seats": ["north"], "spectator": False, "host": False}
+    # Ann is told, with the fresh lobby.
+    member = ann.until("member")
+    assert (member["change"], member["member"], member["name"]) == ("joined", "m2", "Bob")
+    seat = ann.until("seat")
+    assert seat["event"] == answer["event"]  # Bob's view is at the version of his seat
+    assert seat["lobby"]["seats"] == joined["seats"]
+    assert seat["lobby"]["you"]["member"] == "m1"
+    # No message ever carries a device token but the device's own welcome.
+    for text in (json.dumps(created), json.dumps(joined), json.dumps(seat)):
+        assert ann.token not in text and bob.token not in text
+    _close(ann, bob)
+
+
+def test_the_host_starts_and_every_screen_sees_the_same_shot(server: str) -> None:
+    ann, bob, _ = _party(server)
+    ann.act("start")
+    started = ann.until("game_started")
+    assert started["view"]["stage"] == "playing"
+    assert started["view"]["game"]["current_seat"] == "south"
+    assert started["view"]["placement"]["south"]
+    bob.until("game_started")
+    ann.shoot("south", power=28.0)
+    mine, theirs = ann.until("shot"), bob.until("shot")
+    assert mine == {**theirs, "lobby": mine["lobby"], "server_time": mine["server_time"]}
+    assert mine["by"] == "person" and mine["aimed"] is None
+    assert mine["report"]["seat"] == "south"
+    assert mine["game"]["current_seat"] == "north"
+    assert theirs["lobby"]["placement"] == mine["lobby"]["placement"]
+    assert list(theirs["lobby"]["placement"]) == ["north"]
+    _close(ann, bob)
+
+
+def test_a_spectator_joins_by_the_code_and_sees_the_same_shots(server: str) -> None:
+    ann, bob, view = _party(server)
+    spectator = _player(server)
+    watching = spectator.join(view["code"], "Cleo", spectator=True)["view"]
+    assert watching["you"]["spectator"] and watching["you"]["seats"] == []
+    assert watching["spectators"] == 1
+    ann.act("start")
+    spectator.until("game_started")
+    ann.shoot("south")
+    seen, played = spectator.until("shot"), ann.until("shot")
+    assert seen["report"] == played["report"] and seen["trajectory"] == played["trajectory"]
+    _close(ann, bob, spectator)
+
+
+def test_a_game_is_played_to_its_end_then_a_rematch_opens_with_the_other_seat(
+    server: str,
+) -> None:
+    ann, bob = _started(server)
+    seats = {"south": ann, "north": bob}
+    turn = "south"
+    finished: dict[str, Any] | None = None
+    for _ in range(16):  # R2: 8 discs a side, one round
+        seats[turn].shoot(turn, power=0.0)  # stays on the line: out, fast
+        shot = ann.until("shot")
+        assert bob.until("shot")["event"] == shot["event"]
+        turn = shot["game"]["current_seat"] or turn
+    finished = ann.until("finished")
+    theirs = bob.until("finished")
+    assert finished["game"] == theirs["game"] and not finished["abandoned"]
+    assert finished["game"]["phase"] == "game_over"
+    # A 0-0 round: the game is drawn; each device's record counts it (against people).
+    assert finished["winner"] is None and finished["drawn"] == [0, 1]
+    assert finished["record"]["people"]["four_rounds"]["draws"] == 1
+    assert finished["lobby"]["stage"] == "finished"
+    ann.act("rematch")
+    assert bob.until("rematch_vote")["member"] == "m1"
+    bob.act("rematch")
+    again = ann.until("game_started")
+    assert again["view"]["game_number"] == 2
+    assert again["view"]["game"]["current_seat"] == "north"
+    _close(ann, bob)
+
+
+def test_a_player_who_closes_the_page_comes_back_to_the_same_seat(server: str) -> None:
+    ann, bob = _started(server)
+    ann.shoot("south")
+    shot = ann.until("shot")
+    bob.close()
+    gone = ann.until("presence")
+    assert (gone["member"], gone["connected"]) == ("m2", False)
+    back = _connect(server, bob.token)
+    welcome = back.hello(table=ann.table)
+    assert {"table": ann.table, "kind": "party", "stage": "playing"} in welcome["tables"]
+    view = back.until("table")["view"]
+    assert view["you"]["seats"] == ["north"] and view["game"]["current_seat"] == "north"
+    assert view["game"] == shot["game"]  # up to date: the shot it missed is on the board
+    assert ann.until("presence")["connected"] is True
+    back.table = ann.table
+    back.shoot("north")
+    assert ann.until("shot")["seat"] == "north"
+    _close(ann, back)
+
+
+def test_a_second_tab_of_the_same_device_does_not_make_it_flicker(server: str) -> None:
+    ann, bob = _started(server)
+    second = _connect(server, bob.token)
+    second.hello(table=bob.table)
+    second.until("table")
+    second.close()
+    ann.shoot("south")
+    messages = ann.quiet(0.5)
+    assert not [m for m in messages if m["type"] == "presence"], messages
+    _close(ann, bob)
+
+
+def test_the_host_who_leaves_the_lobby_passes_the_host_role_on(server: str) -> None:
+    ann, bob, _ = _party(server)
+    ann.act("leave")
+    host = bob.until("member", lambda m: m["change"] == "host")
+    assert host["member"] == "m2" and host["lobby"]["you"]["host"]
+    assert [m["member"] for m in host["lobby"]["members"]] == ["m2"]
+    _close(ann, bob)
+
+
+def test_the_host_fills_a_seat_with_a_cpu_and_the_cpu_plays_it(server: str) -> None:
+    ann = _player(server)
+    ann.create("party", "Ann", **SINGLES)
+    ann.act("set_cpu", seat="north", level="easy")
+    seat = ann.until("seat")
+    north = seat["lobby"]["seats"][1]["occupant"]
+    assert north == {"kind": "cpu", "name": "CPU Easy", "level": "easy", "stand_in": False}
+    ann.act("start")
+    ann.until("game_started")
+    ann.shoot("south")
+    ann.until("shot", lambda m: m["seat"] == "south")
+    cpu = ann.until("shot", lambda m: m["seat"] == "north")
+    assert cpu["by"] == "cpu"
+    ann.close()
+
+
+def test_solo_hot_seat_doubles_on_one_device(server: str) -> None:
+    me = _player(server)
+    view = me.create(
+        "solo", "Ann", seats={"south": "me", "west": "me", "north": "me", "east": "me"},
+        layout="doubles",
+    )["view"]  # fmt: skip
+    assert view["kind"] == "solo" and view["code"] is None and view["stage"] == "playing"
+    assert view["you"]["seats"] == ["south", "north", "west", "east"]
+    assert view["settings"]["hand"] == "steady"
+    order = []
+    seat = view["game"]["current_seat"]
+    for _ in range(4):
+        me.shoot(seat, power=0.0)
+        shot = me.until("shot")
+        order.append(shot["seat"])
+        seat = shot["game"]["current_seat"]
+    assert order == ["south", "west", "north", "east"]  # doubles turn order from south
+    me.close()
+
+
+def test_reactions_reach_everyone(server: str) -> None:
+    ann, bob, _ = _party(server)
+    bob.act("react", reaction="good_luck")
+    seen = ann.until("reaction")
+    assert (seen["member"], seen["reaction"]) == ("m2", "good_luck")
+    _close(ann, bob)
+
+
+def test_ping_is_answered_with_the_server_time(server: str) -> None:
+    p = _connect(server)
+    p.send({"type": "ping"})
+    pong = p.until("pong")
+    assert isinstance(pong["server_time"], float) and pong["table"] is None
+    p.close()
+
+
+# ---------------------------------------------------------------- clocks (short test settings)
+
+
+def test_a_missing_player_is_stood_in_for_by_the_cpu_and_takes_the_seat_back(quick: str) -> None:
+    ann, bob = _started(quick)
+    bob_token = bob.token
+    bob.close()
+    ann.until("presence")
+    ann.shoot("south")
+    ann.until("shot", lambda m: m["seat"] == "south")
+    on = ann.until("stand_in")
+    assert on["seat"] == "north" and on["on"]
+    occupant = on["lobby"]["seats"][1]["occupant"]
+    assert occupant["stand_in"] and occupant["level"] == "normal" and occupant["name"] == "Bob"
+    standin = ann.until("shot", lambda m: m["seat"] == "north")
+    assert standin["by"] == "standin"
+    back = _connect(quick, bob_token)
+    back.hello(table=ann.table)
+    back.table = ann.table
+    view = back.until("table")["view"]
+    assert view["you"]["seats"] == ["north"]
+    ann.shoot("south")
+    off = back.until("stand_in")
+    assert off["seat"] == "north" and not off["on"]
+    back.shoot("north")
+    assert ann.until("shot", lambda m: m["seat"] == "north")["by"] == "person"
+    _close(ann, back)
+
+
+def test_the_turn_clock_runs_out_and_the_disc_goes_to_the_ditch(quick: str) -> None:
+    ann, bob = _started(quick, turn_time=1)
+    assert ann.quiet(0.0) == []
+    timeout = ann.until("timeout")
+    assert (timeout["seat"], timeout["reason"]) == ("south", "clock")  # R3
+    assert timeout["report"]["unplayed"] and timeout["report"]["foul"] == "timeout"
+    assert timeout["game"]["sides"][0]["ditch"] == 1
+    assert bob.until("timeout")["event"] == timeout["event"]
+    _close(ann, bob)
+
+
+# ---------------------------------------------------------------- errors, one per code
+
+
+def test_error_bad_json(server: str) -> None:
+    assert _player(server).error("{oops")["code"] == "bad_json"
+
+
+def test_error_too_large(server: str) -> None:
+    error = _player(server).error("x" * 20000)
+    assert error["code"] == "too_large" and "16384" in error["message"]
+
+
+def test_error_bad_message_names_the_field(server: str) -> None:
+    p = _player(server)
+    error = p.error({"type": "take_seat", "table": "ab" * 16})
+    assert error["code"] == "bad_message" and error["message"] == (
+        "take_seat: seat: Field required"
+    )
+
+
+def test_error_hello_first(server: str) -> None:
+    p = _connect(server)
+    error = p.error({"type": "create", "kind": "party", "settings": {}, "name": "Ann"})
+    assert error["code"] == "hello_first"
+    p.close()
+
+
+def test_error_unknown_table(server: str) -> None:
+    error = _player(server).error({"type": "open", "table": "0" * 32})
+    assert error["code"] == "unknown_table"
+
+
+def test_error_unknown_code(server: str) -> None:
+    error = _player(server).error({"type": "join", "code": "ABC234", "name": "Bob"})
+    assert error["code"] == "unknown_code"
+    assert error["message"] == "no party has the code ABC234: check it, or ask for a new link"
+
+
+def test_error_unknown_code_for_a_closed_party(server: str) -> None:
+    ann = _player(server)
+    code = ann.create("party", "Ann", **SINGLES)["view"]["code"]
+    ann.act("leave")  # the last player leaves: the party closes, its link expires
+    ann.quiet()
+    error = _player(server).error({"type": "join", "code": code, "name": "Bob"})
+    assert error["code"] == "unknown_code"
+
+
+def test_error_rate_limited(server: str) -> None:
+    p = _player(server)
+    for _ in range(20):
+        p.create("party", "Ann", **SINGLES)
+    error = p.error({"type": "create", "kind": "party", "settings": SINGLES, "name": "Ann"})
+    assert error["code"] == "rate_limited"
+
+
+def test_error_not_a_member(server: str) -> None:
+    ann, bob, _ = _party(server)
+    stranger = _player(server)
+    error = stranger.error({"type": "start", "table": ann.table})
+    assert error["code"] == "not_a_member"
+    _close(ann, bob, stranger)
+
+
+def test_error_not_host_when_a_guest_starts(server: str) -> None:
+    ann, bob, _ = _party(server)
+    bob.act("start")
+    error = bob.until("error")
+    assert error["code"] == "not_host" and "Ann" in error["message"]
+    _close(ann, bob)
+
+
+def test_error_party_full(server: str) -> None:
+    ann, bob, view = _party(server)
+    third = _player(server)
+    error = third.error({"type": "join", "code": view["code"], "name": "Cleo"})
+    assert error["code"] == "party_full" and "spectator" in error["message"]
+    _close(ann, bob, third)
+
+
+def test_error_seat_taken(server: str) -> None:
+    ann, bob, _ = _party(server)
+    bob.act("take_seat", seat="south")
+    assert bob.until("error")["code"] == "seat_taken"
+    _close(ann, bob)
+
+
+def test_error_not_a_seat(server: str) -> None:
+    ann, bob, _ = _party(server)
+    bob.act("take_seat", seat="east")  # singles: south and north only
+    assert bob.until("error")["code"] == "not_a_seat"
+    _close(ann, bob)
+
+
+def test_error_seats_empty(server: str) -> None:
+    ann = _player(server)
+    ann.create("party", "Ann", **SINGLES)
+    ann.act("start")
+    error = ann.until("error")
+    assert error["code"] == "seats_empty" and "north" in error["message"]
+    ann.close()
+
+
+def test_error_in_game(server: str) -> None:
+    ann, bob = _started(server)
+    bob.act("take_seat", seat=None)
+    assert bob.until("error")["code"] == "in_game"
+    _close(ann, bob)
+
+
+def test_error_not_your_seat_when_acting_for_anothers_seat(server: str) -> None:
+    ann, bob = _started(server)
+    bob.shoot("south")
+    error = bob.until("error")
+    assert error["code"] == "not_your_seat" and error["message"] == "south is not your seat"
+    _close(ann, bob)
+
+
+def test_error_not_your_turn(server: str) -> None:
+    ann, bob = _started(server)
+    bob.shoot("north")
+    assert bob.until("error")["code"] == "not_your_turn"
+    _close(ann, bob)
+
+
+def test_error_illegal_placement(server: str) -> None:
+    ann, bob = _started(server, required_contact=False)
+    ann.shoot("south", power=8.0)  # stops just inside south's line (y ≈ -11)
+    bob.until("shot")
+    bob.shoot("north", power=0.0)
+    shot = ann.until("shot", lambda m: m["seat"] == "north")
+    free = shot["lobby"]["placement"]["south"]
+    assert not any(lo <= 0.0 <= hi for lo, hi in free)  # R3: position 0 is blocked
+    ann.shoot("south", position=0.0)
+    assert ann.until("error")["code"] == "illegal_placement"
+    _close(ann, bob)
+
+
+def test_error_illegal_shot(server: str) -> None:
+    ann, bob = _started(server)
+    ann.shoot("south", power=150.0)
+    assert ann.until("error")["code"] == "illegal_shot"
+    _close(ann, bob)
+
+
+def test_error_illegal_action(server: str) -> None:
+    ann, bob = _started(server)
+    ann.act("next_round")  # no round result to leave
+    assert ann.until("error")["code"] == "illegal_action"
+    _close(ann, bob)
+
+
+def test_error_game_over(server: str) -> None:
+    me = _player(server)
+    me.create("solo", "Ann", seats={"south": "me", "north": "me"}, layout="singles", rounds=1)
+    turn = "south"
+    for _ in range(16):
+        me.shoot(turn, power=0.0)
+        turn = me.until("shot")["game"]["current_seat"] or turn
+    me.until("finished")
+    me.shoot("south")
+    assert me.until("error")["code"] == "game_over"
+    me.close()
+
+
+def test_error_bad_settings(server: str) -> None:
+    p = _player(server)
+    error = p.error(
+        {"type": "create", "kind": "party", "settings": {"layout": "singles", "discs": 7},
+         "name": "Ann"}
+    )  # fmt: skip
+    assert error["code"] == "bad_settings" and "7" in error["message"]
+
+
+def test_error_bad_name(server: str) -> None:
+    p = _player(server)
+    error = p.error({"type": "create", "kind": "party", "settings": {}, "name": "   "})
+    assert error["code"] == "bad_name"
+
+
+def test_error_unknown_reaction(server: str) -> None:
+    ann, bob, _ = _party(server)
+    bob.act("react", reaction="boo")
+    assert bob.until("error")["code"] == "unknown_reaction"
+    _close(ann, bob)
+
+
+def test_error_too_many_reactions(server: str) -> None:
+    ann, bob, _ = _party(server)
+    bob.act("react", reaction="thanks")
+    bob.until("reaction")
+    bob.act("react", reaction="thanks")  # within the 2 s gap
+    assert bob.until("error")["code"] == "too_many_reactions"
+    _close(ann, bob)
+
+
+def test_error_spectator(server: str) -> None:
+    ann, bob, view = _party(server)
+    watcher = _player(server)
+    watcher.join(view["code"], "Cleo", spectator=True)
+    watcher.act("react", reaction="thanks")
+    assert watcher.until("error")["code"] == "spectator"
+    _close(ann, bob, watcher)
+
+
+def test_error_closed(server: str) -> None:
+    me = _player(server)
+    me.create("solo", "Ann", seats={"south": "me", "north": "easy"})
+    me.act("resign")
+    finished = me.until("finished")
+    assert finished["abandoned"]
+    assert me.until("closed")["reason"] == "resigned"
+    # Against the CPU, resigning counts as a loss (R: abandoned = loss).
+    assert finished["record"]["easy"]["four_rounds"]["losses"] == 1
+    error = me.error({"type": "rematch", "table": me.table})
+    assert error["code"] == "closed"
+    me.close()
+
+
+def test_error_solo_table(server: str) -> None:
+    me = _player(server)
+    me.create("solo", "Ann", seats={"south": "me", "north": "easy"})
+    me.act("remove", member="m1")
+    assert me.until("error")["code"] == "solo_table"
+    me.close()
+
+
+# ---------------------------------------------------------------- HTTP
+
+
+def test_invite_and_watch_links_serve_the_game_page(server: str) -> None:
+    for path in ("/join/ABC234", "/watch/ABC234"):
+        with urllib.request.urlopen(server + path) as answer:
+            assert answer.status == 200 and b"<html" in answer.read().lower()
+
+
+def test_a_tables_game_record_is_served(server: str) -> None:
+    me = _player(server)
+    me.create("solo", "Ann", seats={"south": "me", "north": "me"})
+    me.shoot("south")
+    me.until("shot")
+    with urllib.request.urlopen(f"{server}/api/tables/{me.table}/record.json") as answer:
+        record = json.loads(answer.read())
+    assert record["rules"]["layout"] == "singles" and len(record["actions"]) == 1
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(f"{server}/api/tables/{secrets.token_hex(16)}/record.json")
+    assert info.value.code == 404
+    info.value.close()
+    me.close()
