@@ -385,7 +385,9 @@ def test_a_restarted_server_re_arms_the_clock_and_the_game_goes_on(store: Store)
     assert_log_is_the_table(store, final)
 
 
-def test_a_table_loaded_from_the_store_is_the_table_that_was_stored(store: Store) -> None:
+def test_a_table_loaded_from_the_store_is_the_stored_one_with_nobody_connected(
+    store: Store,
+) -> None:
     async def scenario() -> tuple[Table, Table | None, Table | None]:
         first = Tables(store)
         started = await party_of_two(first, settings={"hand": "human"})
@@ -397,8 +399,41 @@ def test_a_table_loaded_from_the_store_is_the_table_that_was_stored(store: Store
         return started, loaded, missing
 
     started, loaded, missing = run(scenario)
-    assert loaded == started
     assert missing is None
+    assert loaded is not None
+    # The stored table, and then the one thing a new process knows: nobody is here yet.
+    log = stored_events(store, started.id)
+    assert Table.replay(log[: started.version]) == started
+    assert [(type(e), e.mid, e.connected) for e in log[started.version :]] == [  # type: ignore[attr-defined]
+        (Presence, "m1", False),
+        (Presence, "m2", False),
+    ]
+    assert all(not m.connected for m in loaded.members)
+    assert_log_is_the_table(store, loaded)
+
+
+def test_idle_tables_are_forgotten_and_come_back_when_asked_for(store: Store) -> None:
+    async def scenario() -> tuple[list[int], Table, Table | None, Table | None]:
+        recorder = Recorder()
+        tables = Tables(store)
+        lobby = await tables.create(
+            kind="party", device="dev-ann", name="Ann", settings={}, subscriber=recorder
+        )
+        swept = [await tables.sweep()]  # followed by a connection: kept
+        tables.hub.unsubscribe(lobby.id, recorder)
+        await tables.command(lobby.id, Disconnect("dev-ann"))
+        swept.append(await tables.sweep())  # nobody follows it, nothing due: forgotten
+        forgotten = tables.held(lobby.id)
+        again = await tables.get(lobby.id)
+        await tables.close()
+        kept = tables.held(lobby.id)
+        return swept, lobby, forgotten, again if kept is None else None
+
+    swept, lobby, forgotten, again = run(scenario)
+    assert swept == [0, 1]
+    assert forgotten is None
+    assert again is not None and again.version == lobby.version + 1  # + Ann's Disconnect
+    assert_log_is_the_table(store, again)
 
 
 # ---------------------------------------------------------------- one at a time
@@ -511,7 +546,12 @@ def test_a_write_that_lost_to_another_owner_is_refused_and_the_table_reloaded(
     renamed, held, refused, reloaded = run(scenario)
     assert refused.code == "stale"
     assert held is None  # given up: the store has the table, not this owner's copy
-    assert reloaded == renamed  # the other owner's event, and no forked shot
+    # The other owner's event, and no forked shot (then nobody is connected yet).
+    assert reloaded is not None
+    log = stored_events(store, renamed.id)
+    assert Table.replay(log[: renamed.version]) == renamed
+    assert not any(isinstance(e, ShotPlayed) for e in log)
+    assert_log_is_the_table(store, reloaded)
 
 
 def test_a_refused_command_changes_nothing_and_publishes_nothing(store: Store) -> None:

@@ -49,6 +49,10 @@ class Hub(Protocol):
         """Stop sending the table's events to ``subscriber`` (unknown ones are ignored)."""
         ...
 
+    def subscribers(self, table_id: str) -> int:
+        """How many subscribers the table has in this process."""
+        ...
+
     async def publish(self, table_id: str, table: Table, events: Sequence[Event]) -> None:
         """Send ``events`` (and ``table`` after them) to every subscriber of the table."""
         ...

@@ -64,6 +64,9 @@ log = logging.getLogger("crokinole.server")
 #: Seconds before a failed deadline or CPU move (the store was down) is tried again.
 RETRY_S = 1.0
 
+#: Seconds between two sweeps of idle tables out of memory (see :meth:`Tables.sweep`).
+SWEEP_S = 60.0
+
 #: Tag of the CPU's random streams, apart from the table's others.
 CPU_STREAM = 1
 
@@ -129,8 +132,9 @@ class Tables:
         self._allow_short_clock = allow_short_clock
         self.owner = owner or secrets.token_hex(8)
         self._held: dict[str, _Held] = {}
-        self._loading = asyncio.Lock()
+        self._loading: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._sweeper: asyncio.Task[None] | None = None
         self._closed = False
 
     @classmethod
@@ -184,22 +188,49 @@ class Tables:
     async def startup(self) -> None:
         """Take up every table the store has a deadline for, and re-arm its timer.
 
-        The process that held them is gone, and with it every connection:
-        members still marked connected are marked disconnected (they come
-        back with ``Connect``), so a stand-in takes over a turn nobody is
-        there to play.
+        Also starts forgetting idle tables every :data:`SWEEP_S` seconds
+        (see :meth:`sweep`); :meth:`close` stops it.
         """
         armed = await anyio.to_thread.run_sync(self._store.armed_tables)
         for table_id, _at in armed:
             try:
-                held = await self._load(table_id)
-                if held is None:
-                    continue
-                for member in held.table.members:
-                    if member.connected:
-                        await self.command(table_id, Disconnect(member.device))
+                await self._load(table_id)
             except Exception:
                 log.exception("could not take up table %s at startup", table_id)
+        if self._sweeper is None:
+            self._sweeper = self._spawn(self._sweep_forever())
+
+    async def sweep(self) -> int:
+        """Forget the tables that nobody here follows and where nothing is to happen.
+
+        A table is idle with no subscriber in this process, no deadline, no
+        CPU to move and no command under way; the store keeps it, and it is
+        loaded again when asked for.  Returns how many were forgotten.
+        """
+        idle = [held for held in self._held.values() if self._idle(held)]
+        for held in idle:
+            await self._give_up(held)
+        return len(idle)
+
+    def _idle(self, held: _Held) -> bool:
+        task = held.cpu_task
+        return (
+            held.armed is None
+            and held.timer is None
+            and held.cpu_retry is None
+            and (task is None or task.done())
+            and not held.lock.locked()
+            and held.table.cpu_turn() is None
+            and self._hub.subscribers(held.table.id) == 0
+        )
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            await asyncio.sleep(SWEEP_S)
+            try:
+                await self.sweep()
+            except Exception:
+                log.exception("forgetting idle tables failed")
 
     async def close(self) -> None:
         """Stop every timer and CPU, give the tables up (the store keeps them)."""
@@ -353,23 +384,56 @@ class Tables:
     # ------------------------------------------------------------ inside
 
     async def _load(self, table_id: str) -> _Held | None:
+        """The held table, loaded from the store (and claimed) if need be; None if none."""
         held = self._held.get(table_id)
         if held is not None:
             return held
-        async with self._loading:
-            held = self._held.get(table_id)  # loaded while this one waited
-            if held is not None:
-                return held
-            data = await anyio.to_thread.run_sync(self._store.table, table_id)
-            if data is None:
-                return None
-            if not await self._hub.claim(table_id, self.owner):
-                raise TableError("busy", "another server holds this table: try again")
-            table = await anyio.to_thread.run_sync(Table.from_dict, data.snapshot)
-            held = _Held(table)
-            self._held[table_id] = held
-            self._after(held)
-            return held
+        loading = self._loading.setdefault(table_id, asyncio.Lock())
+        try:
+            async with loading:
+                held = self._held.get(table_id)  # loaded while this one waited
+                if held is not None:
+                    return held
+                data = await anyio.to_thread.run_sync(self._store.table, table_id)
+                if data is None:
+                    return None
+                if not await self._hub.claim(table_id, self.owner):
+                    raise TableError("busy", "another server holds this table: try again")
+                table = await anyio.to_thread.run_sync(Table.from_dict, data.snapshot)
+                held = self._held.get(table_id)
+                if held is not None:  # pragma: no cover - two loads after a failed one
+                    return held
+                held = _Held(table)
+                # Held locked: no command is applied before the members' presence is set.
+                await held.lock.acquire()
+                self._held[table_id] = held
+        finally:
+            if self._loading.get(table_id) is loading and not loading.locked():
+                del self._loading[table_id]
+        try:
+            await self._absent(held)
+        finally:
+            held.lock.release()
+        self._after(held)
+        return held
+
+    async def _absent(self, held: _Held) -> None:
+        """Mark the members of a table just loaded as disconnected.
+
+        Nobody is connected to a table this process did not hold (after a
+        restart, none is): those who are there come back with ``Connect``,
+        and a stand-in takes the turn of those who do not.
+        """
+        for member in held.table.members:
+            if not member.connected:
+                continue
+            try:
+                await self._apply(held, Disconnect(member.device))
+            except TableError as exc:
+                log.info("table %s: %s stays connected: %s", held.table.id, member.mid, exc)
+            except Exception:
+                log.exception("table %s: could not mark %s disconnected", held.table.id, member.mid)
+                return
 
     async def _apply(self, held: _Held, command: Command) -> list[Event]:
         """Apply, store, adopt, publish (the caller holds the table's lock)."""
