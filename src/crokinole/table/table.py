@@ -947,8 +947,9 @@ def _rename(d: _Draft, c: Rename) -> None:
 
 def _take_seat(d: _Draft, c: TakeSeat) -> None:
     t = d.table
-    _setup(t)
+    _open(t)
     _party(t)
+    _setup(t)
     member = _player(t, c.device)
     if c.seat is None:
         _stand_up(d, member.mid)
@@ -965,8 +966,9 @@ def _take_seat(d: _Draft, c: TakeSeat) -> None:
 
 def _move_member(d: _Draft, c: MoveMember) -> None:
     t = d.table
-    _setup(t)
+    _open(t)
     _party(t)
+    _setup(t)
     _host(t, c.device)
     target = t.member(c.mid)
     if target is None:
@@ -988,8 +990,9 @@ def _move_member(d: _Draft, c: MoveMember) -> None:
 
 def _set_cpu(d: _Draft, c: SetCpu) -> None:
     t = d.table
-    _setup(t)
+    _open(t)
     _party(t)
+    _setup(t)
     _host(t, c.device)
     seat = _check_seat(t, c.seat)
     occupant = None if c.level is None else Cpu(c.level)
@@ -1012,8 +1015,9 @@ def _remove(d: _Draft, c: Remove) -> None:
 
 def _change_settings(d: _Draft, c: ChangeSettings) -> None:
     t = d.table
-    _setup(t)
+    _open(t)
     _party(t)
+    _setup(t)
     _host(t, c.device)
     if not isinstance(c.settings, TableSettings):
         raise _refuse("bad_settings", f"settings are TableSettings, not {c.settings!r}")
