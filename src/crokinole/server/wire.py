@@ -12,7 +12,8 @@ secret: no message ever carries one (members are named by their public id,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -512,16 +513,51 @@ def _turns(before: Table, after: Table, events: Sequence[Event]) -> dict[int, Pl
     return found
 
 
-def _turn_fields(table: Table, turn: Played) -> dict[str, Any]:
-    before = turn.before
-    report = turn.report
-    ids = [d.id for d in before.discs] + [before.next_disc_id]
-    owners = [seat_name(d.owner) for d in before.discs] + [seat_name(report.seat)]
-    return {
-        "report": report_payload(report, before),
-        "trajectory": trajectory_payload(report.physics, ids, owners),
-        "game": game_view(table, turn.after),
-    }
+class _Shared:
+    """Parts of an event's messages that every viewer is sent alike, made once per event.
+
+    A shot's report, trajectory and game snapshot are the same for each
+    player and spectator of a table: the first viewer's rendering is kept
+    (by table and version) for the others.  Bounded: the oldest go first.
+    """
+
+    def __init__(self, size: int = 512) -> None:
+        self._size = size
+        self._items: OrderedDict[tuple[str, int, str], dict[str, Any] | None] = OrderedDict()
+
+    def get(
+        self, key: tuple[str, int, str], make: Callable[[], dict[str, Any] | None]
+    ) -> dict[str, Any] | None:
+        if key in self._items:
+            return self._items[key]
+        value = make()
+        self._items[key] = value
+        if len(self._items) > self._size:
+            self._items.popitem(last=False)
+        return value
+
+
+_SHARED = _Shared()
+
+
+def _turn_fields(table: Table, version: int, turn: Played) -> dict[str, Any]:
+    def make() -> dict[str, Any]:
+        before = turn.before
+        report = turn.report
+        ids = [d.id for d in before.discs] + [before.next_disc_id]
+        owners = [seat_name(d.owner) for d in before.discs] + [seat_name(report.seat)]
+        return {
+            "report": report_payload(report, before),
+            "trajectory": trajectory_payload(report.physics, ids, owners),
+            "game": game_view(table, turn.after),
+        }
+
+    return dict(_SHARED.get((table.id, version, "turn"), make) or {})
+
+
+def _shared_game(table: Table, version: int) -> dict[str, Any] | None:
+    """The game snapshot of ``table`` (after event ``version``), made once for all viewers."""
+    return _SHARED.get((table.id, version, "game"), lambda: game_view(table))
 
 
 def event_messages(
@@ -569,12 +605,12 @@ def _event_fields(
             "by": str(event.by),
             "aimed": shot_payload(event.aimed),
             "played": shot_payload(event.played),
-            **_turn_fields(table, turn),
+            **_turn_fields(table, event.version, turn),
         }
     if isinstance(event, TurnTimedOut):
         fields: dict[str, Any] = {"report": None, "game": game_view(table)}
         if turn is not None:
-            fields = _turn_fields(table, turn)
+            fields = _turn_fields(table, event.version, turn)
             del fields["trajectory"]
         return {"type": "timeout", "seat": seat_name(event.seat), "reason": str(event.reason),
                 **fields}  # fmt: skip
@@ -602,10 +638,11 @@ def _event_fields(
     if isinstance(event, NextPressed):
         return {"type": "next_pressed", "member": event.mid}
     if isinstance(event, RoundStarted):
-        return {"type": "round", "round": event.round, "game": game_view(table)}
+        return {"type": "round", "round": event.round, "game": _shared_game(table, event.version)}
     if isinstance(event, GameFinished):
         return {"type": "finished", "winner": event.winner, "drawn": list(event.drawn),
-                "abandoned": event.abandoned, "game": game_view(table), "record": None}  # fmt: skip
+                "abandoned": event.abandoned, "game": _shared_game(table, event.version),
+                "record": None}  # fmt: skip
     if isinstance(event, RematchVoted):
         return {"type": "rematch_vote", "member": event.mid}
     if isinstance(event, Reacted):
