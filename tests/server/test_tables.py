@@ -240,6 +240,38 @@ def test_a_cpu_that_moves_first_starts_at_once_and_cpus_alone_finish(store: Stor
     assert_log_is_the_table(store, final)
 
 
+def test_a_cpu_whose_table_moved_while_it_thought_thinks_again(store: Store) -> None:
+    async def scenario() -> tuple[list[Event], Table]:
+        recorder = Recorder()
+        tables = Tables(store)
+        table = await tables.create(
+            kind="solo",
+            device="dev-me",
+            name="Me",
+            settings={},
+            seats={Seat.SOUTH: "easy", Seat.NORTH: "me"},
+            subscriber=recorder,
+        )
+        # The CPU (south) starts thinking at the table's version; the table moves on first.
+        await tables.command(table.id, Disconnect("dev-me"))
+        await recorder.until(lambda: bool(recorder.of(ShotPlayed)))
+        final = tables.held(table.id)
+        await tables.close()
+        assert final is not None
+        return recorder.events, final
+
+    events, final = run(scenario)
+    gone, shot = events
+    assert isinstance(gone, Presence) and isinstance(shot, ShotPlayed)
+    assert (shot.seat, shot.by, shot.version) == (Seat.SOUTH, "cpu", gone.version + 1)
+    assert_log_is_the_table(store, final)
+
+
+def test_a_cpu_pool_has_at_least_one_thread() -> None:
+    with pytest.raises(ValueError, match="at least one worker"):
+        CpuPool(0)
+
+
 # ---------------------------------------------------------------- clocks
 
 
@@ -516,6 +548,39 @@ def test_a_failed_store_write_leaves_the_table_unchanged(store: Store, db: Path)
     assert "table_events" in str(error)
     first_new = stored_events(store, final.id)[started.version]
     assert first_new.version == started.version + 1 and isinstance(first_new, ShotPlayed)
+    assert_log_is_the_table(store, final)
+
+
+def test_a_deadline_that_could_not_be_stored_fires_once_the_database_is_back(
+    store: Store, db: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def scenario() -> tuple[Table, list[Event], Table]:
+        recorder = Recorder()
+        tables = Tables(store, timings=QUICK, allow_short_clock=True)
+        started = await party_of_two(
+            tables, settings={"turn_time": 1.0, "hand": "steady"}, recorder=recorder
+        )
+        with sqlite3.connect(db) as raw:
+            raw.execute("ALTER TABLE table_events RENAME TO table_events_away")
+        try:
+            with anyio.fail_after(PATIENCE):
+                while "firing the deadline" not in caplog.text:
+                    await asyncio.sleep(0.05)
+            assert not recorder.of(TurnTimedOut)  # not told: not stored
+        finally:
+            with sqlite3.connect(db) as raw:
+                raw.execute("ALTER TABLE table_events_away RENAME TO table_events")
+        await recorder.until(lambda: bool(recorder.of(TurnTimedOut)))
+        final = tables.held(started.id)
+        await tables.close()
+        assert final is not None
+        return started, recorder.events, final
+
+    started, events, final = run(scenario)
+    timeouts = [e for e in events if isinstance(e, TurnTimedOut)]
+    assert [(e.seat, e.reason) for e in timeouts][:1] == [(Seat.SOUTH, "clock")]
+    deadline = started.next_deadline()
+    assert deadline is not None and timeouts[0].at >= deadline.at
     assert_log_is_the_table(store, final)
 
 
