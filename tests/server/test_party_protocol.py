@@ -559,3 +559,39 @@ def test_a_tables_game_record_is_served(server: str) -> None:
     assert info.value.code == 404
     info.value.close()
     me.close()
+
+
+# ---------------------------------------------------------------- restart
+
+
+def test_a_party_goes_on_after_the_server_restarts_with_its_clocks(tmp_path: Path) -> None:
+    db = tmp_path / "restart.db"
+    settings = ServerSettings(warm_up=False, standin_grace=600.0, turn_grace=0.1, short_clocks=True)
+    with serving(db, settings) as url:
+        ann, bob = _started(url, turn_time=2)
+        ann.shoot("south", power=0.0)
+        shot = ann.until("shot")
+        bob.until("shot")
+        table = ann.table
+        ann.close()
+        bob.close()
+    # Every event was stored before it was sent: a new server process has the
+    # party, and re-arms north's turn clock, which runs out while nobody is there.
+    with serving(db, settings) as url:
+        back = _connect(url, bob.token)
+        back.hello(table=table)
+        view = back.until("table")["view"]
+        if view["game"]["current_seat"] == "north":
+            timeout = back.until("timeout")
+            assert (timeout["seat"], timeout["reason"]) == ("north", "clock")  # R3
+            game = timeout["game"]
+        else:
+            game = view["game"]
+        assert game["sides"][1]["ditch"] == 1 and game["current_seat"] == "south"
+        assert game["sides"][0] == shot["game"]["sides"][0]
+        again = _connect(url, ann.token)
+        again.hello(table=table)
+        again.table = table
+        assert again.until("table")["view"]["you"]["seats"] == ["south"]
+        again.shoot("south", power=0.0)
+        assert back.until("shot")["seat"] == "south"
