@@ -89,7 +89,8 @@ def test_a_shot_is_played_on_a_copy_and_reported() -> None:
         (1, Seat.EAST, Shot(0.0, 0.0, 30.0), "not_a_seat"),  # singles: south and north
         (1, Seat.SOUTH, Shot(0.0, 0.0, 130.0), "illegal_shot"),
         (1, Seat.SOUTH, Shot(0.0, float("nan"), 30.0), "illegal_shot"),
-        (1, Seat.SOUTH, Shot(50.0, 0.0, 30.0), "illegal_shot"),  # R3: beyond the quadrant line
+        # R3: placed beyond the quadrant line.
+        (1, Seat.SOUTH, Shot(50.0, 0.0, 30.0), "illegal_placement"),
         (9, Seat.SOUTH, Shot(0.0, 0.0, 30.0), "not_a_member"),
     ],
 )

@@ -162,14 +162,14 @@ class TableSettings:
         >>> TableSettings.for_kind("solo").hand.value
         'steady'
         """
-        kind = Kind(kind)
+        kind = _enum("kind", Kind, kind)
+        unknown = sorted(set(options) - {f.name for f in fields(cls)})
+        if unknown:
+            raise _bad(f"unknown setting(s): {', '.join(unknown)}")
         if kind is Kind.PARTY:
             options.setdefault("hand", Hand.HUMAN)
             options.setdefault("tie", TieSetting.EXTRA_ROUNDS)
-        try:
-            return cls(**options)
-        except TypeError as exc:
-            raise _bad(f"unknown setting: {exc}") from None
+        return cls(**options)
 
     @property
     def seats(self) -> tuple[Seat, ...]:
@@ -229,10 +229,8 @@ class TableSettings:
         """
         if not isinstance(data, dict):
             raise _bad(f"settings are an object, not {type(data).__name__}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(str(k) for k in set(data) - known)
-        if unknown:
-            raise _bad(f"unknown setting(s): {', '.join(unknown)}")
+        if not all(isinstance(k, str) for k in data):
+            raise _bad("settings are named by text")
         options = dict(data)
         if options.get("scoring") == Scoring.TO_100.value and "rounds" not in options:
             options["rounds"] = None

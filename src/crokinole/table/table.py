@@ -294,6 +294,8 @@ class Table:
             raise _refuse("bad_settings", "a party needs a code")
         if kind is Kind.SOLO and code is not None:
             raise _refuse("bad_settings", "a table on one device has no code")
+        if not is_real_number(now) or not math.isfinite(float(now)):
+            raise _refuse("bad_settings", f"the time is a number of seconds, not {now!r}")
         if not is_whole_number(seed) or seed < 0:
             raise _refuse("bad_settings", f"the seed is a whole number from 0, not {seed!r}")
         name = check_name(host_name)
@@ -1076,13 +1078,14 @@ def _shoot(d: _Draft, c: Shoot) -> None:
     shot = c.shot
     if not isinstance(shot, Shot):
         raise _refuse("illegal_shot", f"a shot is (position, direction, power), not {shot!r}")
+    # As Game.shoot: first where the disc is placed (R3), then the flick.
+    problem = game.placement_problem(seat, shot.position)
+    if problem is not None:
+        raise _refuse("illegal_placement", problem)
     try:
         game.board.launch(seat, shot)
     except InvalidShotError as exc:
         raise _refuse("illegal_shot", str(exc)) from None
-    problem = game.placement_problem(seat, shot.position)
-    if problem is not None:
-        raise _refuse("illegal_placement", problem)
     aimed: Shot | None = None
     played = shot
     if by == "person" and t.settings.hand is Hand.HUMAN:
