@@ -275,3 +275,39 @@ def test_no_room_on_the_line_is_a_timeout_at_once() -> None:
     first = table.report_of(events[0].version)
     assert first is not None and first.report.shot == Shot(9.3 * 4, 0.0, 7.0)
     assert [table.report_of(e.version) is not None for e in timeouts] == [True] * 6
+
+
+def test_the_host_starts_the_next_game_after_one_ends() -> None:
+    # A new game after the end: seats and rules may change first; the first
+    # shooter moves on to the next seat of the layout.
+    table, _ = started(3, rounds=1, tie="draw")
+    assert table.game is not None and table.game.first_seat is Seat.SOUTH
+    table = play_round(table, T0)
+    assert table.stage is Stage.FINISHED
+    table, events = table.apply(Start(device(1)), T0 + 1)
+    assert [e.TYPE for e in events] == ["game_started"]
+    assert table.game is not None and table.game.first_seat is Seat.WEST
+    assert table.game_number == 2
+
+
+def test_a_rematch_waits_for_every_connected_seated_player() -> None:
+    table, _ = started(3, rounds=1, tie="draw")
+    table = play_round(table, T0)
+    table, _ = table.apply(Rematch(device(1)), T0)
+    table, _ = table.apply(Rematch(device(2)), T0)
+    assert table.stage is Stage.FINISHED and table.rematch_votes == frozenset({"m1", "m2"})
+    table, events = table.apply(Rematch(device(3)), T0)
+    assert [e.TYPE for e in events] == ["rematch_voted", "game_started"]
+    assert table.game is not None and table.game.first_seat is Seat.WEST
+
+
+def test_one_who_leaves_after_the_game_empties_the_seat_for_the_rematch() -> None:
+    table, _ = started(rounds=1, tie="draw")
+    table = play_round(table, T0)
+    table, _ = table.apply(Rematch(device(1)), T0)
+    table, events = table.apply(Leave(device(2)), T0)
+    assert [e.TYPE for e in events] == ["member_left"]
+    assert table.stage is Stage.FINISHED and table.seats[Seat.NORTH] is None
+    with pytest.raises(TableError) as info:
+        table.apply(Start(device(1)), T0)
+    assert info.value.code == "seats_empty"

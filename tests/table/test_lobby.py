@@ -237,3 +237,44 @@ def test_the_last_player_leaving_the_lobby_closes_the_table() -> None:
     refused(table, React(device(2), "oops"), "closed")
     same, events = table.apply(Disconnect(device(2)), T0)
     assert events == [] and same is table
+
+
+def test_a_player_joining_mid_game_waits_unseated() -> None:
+    table, _ = started(4)
+    table, _ = table.apply(Leave(device(4)), T0)
+    assert table.seats[Seat.EAST] == Cpu("normal")
+    table, events = table.apply(Join(device(5), "Eve"), T0)
+    assert [e.TYPE for e in events] == ["member_joined"]
+    assert table.seats_of("m5") == ()
+
+
+def test_the_host_removing_a_player_mid_game_hands_the_seat_to_a_cpu() -> None:
+    table, _ = started(standin_level="easy")
+    table, events = table.apply(Remove(device(1), "m2"), T0)
+    assert [e.TYPE for e in events] == ["seat_changed", "member_left"]
+    assert table.seats[Seat.NORTH] == Cpu("easy") and table.member("m2") is None
+
+
+def test_the_host_clears_a_cpu_and_stands_a_player_up() -> None:
+    table, _ = party(2)
+    table, _ = table.apply(SetCpu(device(1), Seat.NORTH, "easy"), T0)
+    assert table.seats_of("m2") == ()  # the CPU took Bob's seat; Bob stays, unseated
+    table, events = table.apply(SetCpu(device(1), Seat.NORTH, None), T0)
+    assert [e.TYPE for e in events] == ["seat_changed"] and table.seats[Seat.NORTH] is None
+    same, events = table.apply(SetCpu(device(1), Seat.NORTH, None), T0)
+    assert events == [] and same is table
+    table, _ = table.apply(TakeSeat(device(2), Seat.NORTH), T0)
+    table, _ = table.apply(MoveMember(device(1), "m2", None), T0)
+    assert table.seats_of("m2") == ()
+
+
+def test_the_same_settings_again_change_nothing() -> None:
+    table, _ = party(2)
+    same, events = table.apply(ChangeSettings(device(1), table.settings), T0)
+    assert events == [] and same is table
+
+
+def test_a_rename_to_the_same_name_changes_nothing() -> None:
+    table, _ = party(2)
+    same, events = table.apply(Rename(device(2), " P2 "), T0)
+    assert events == [] and same is table
