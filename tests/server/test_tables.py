@@ -24,6 +24,7 @@ from sqlalchemy.exc import OperationalError
 from crokinole.ai import make_player
 from crokinole.board import Seat, Shot
 from crokinole.server.cpu import CpuPool, think
+from crokinole.server.limits import ServerSettings
 from crokinole.server.tables import Tables, new_code
 from crokinole.store import Store
 from crokinole.table import (
@@ -150,7 +151,7 @@ def test_a_solo_game_against_the_cpu_plays_itself_to_the_end_with_the_cpu_on_its
 
     async def scenario() -> tuple[Table, Recorder]:
         recorder = Recorder()
-        tables = Tables(store, cpu=CpuPool(1))
+        tables = Tables(store, cpu=1)
         table = await tables.create(
             kind="solo",
             device="dev-me",
@@ -270,6 +271,30 @@ def test_a_cpu_whose_table_moved_while_it_thought_thinks_again(store: Store) -> 
 def test_a_cpu_pool_has_at_least_one_thread() -> None:
     with pytest.raises(ValueError, match="at least one worker"):
         CpuPool(0)
+
+
+def test_a_server_s_settings_make_its_tables_timings(store: Store) -> None:
+    settings = ServerSettings(cpu_workers=3, turn_grace=0.5, standin_grace=1.0, short_clocks=True)
+
+    async def scenario() -> tuple[int, Timings]:
+        tables = Tables.from_settings(store, settings)
+        table = await tables.create(
+            kind="party", device="dev-ann", name="Ann", settings={"turn_time": 5}
+        )
+        await tables.close()
+        return tables.cpu.workers, table.timings
+
+    workers, timings = run(scenario)
+    assert workers == 3
+    assert timings == Timings(turn_grace=0.5, standin_grace=1.0)
+    # The server's defaults are the table's.
+    defaults = ServerSettings()
+    assert Timings() == Timings(
+        turn_grace=defaults.turn_grace,
+        standin_grace=defaults.standin_grace,
+        round_countdown=defaults.round_countdown,
+        reaction_gap=defaults.reaction_gap,
+    )
 
 
 # ---------------------------------------------------------------- clocks

@@ -104,8 +104,8 @@ class Tables:
         store: where the events, snapshots, members and deadlines are kept.
         hub: where events are published and tables claimed (one process:
             a :class:`MemoryHub`).
-        cpu: the CPU players' pool (made with 2 workers if not given; then
-            :meth:`close` shuts it down).
+        cpu: the CPU players' pool, or the number of threads of a pool of
+            its own (which :meth:`close` shuts down).
         clock: server time in seconds (``time.time``; tests pass their own).
         timings: the grace periods and countdowns of new tables.
         allow_short_clock: accept turn clocks under 30 s (test servers).
@@ -117,7 +117,7 @@ class Tables:
         store: Store,
         *,
         hub: Hub | None = None,
-        cpu: CpuPool | None = None,
+        cpu: CpuPool | int = 2,
         clock: Callable[[], float] = time.time,
         timings: Timings | None = None,
         allow_short_clock: bool = False,
@@ -125,8 +125,8 @@ class Tables:
     ) -> None:
         self._store = store
         self._hub: Hub = hub if hub is not None else MemoryHub()
-        self._own_cpu = cpu is None
-        self._cpu = cpu if cpu is not None else CpuPool(2)
+        self._own_cpu = not isinstance(cpu, CpuPool)
+        self._cpu = cpu if isinstance(cpu, CpuPool) else CpuPool(cpu)
         self._clock = clock
         self._timings = timings if timings is not None else Timings()
         self._allow_short_clock = allow_short_clock
@@ -153,16 +153,14 @@ class Tables:
             round_countdown=settings.round_countdown,
             reaction_gap=settings.reaction_gap,
         )
-        tables = cls(
+        return cls(
             store,
             hub=hub,
-            cpu=CpuPool(settings.cpu_workers),
+            cpu=settings.cpu_workers,
             clock=clock,
             timings=timings,
             allow_short_clock=settings.short_clocks,
         )
-        tables._own_cpu = True
-        return tables
 
     @property
     def store(self) -> Store:
