@@ -6,8 +6,10 @@ sent the way a client would cause it; the refusal changes nothing.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
+import sqlite3
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -595,3 +597,74 @@ def test_a_party_goes_on_after_the_server_restarts_with_its_clocks(tmp_path: Pat
         assert again.until("table")["view"]["you"]["seats"] == ["south"]
         again.shoot("south", power=0.0)
         assert back.until("shot")["seat"] == "south"
+
+
+# ---------------------------------------------------------------- host controls
+
+
+def test_the_host_moves_a_player_changes_the_rules_and_removes_a_player(server: str) -> None:
+    ann = _player(server)
+    view = ann.create("party", "Ann", layout="doubles", rounds=1)["view"]
+    assert [s["seat"] for s in view["seats"]] == ["south", "north", "west", "east"]
+    bob = _player(server)
+    bob.join(view["code"], "Bob")
+    ann.act("move", member="m2", seat="east")
+    moved = bob.until("seat", lambda m: m["seat"] == "east")
+    assert moved["lobby"]["you"]["seats"] == ["east"]
+    ann.act("settings", settings={"layout": "singles", "rounds": 1})
+    changed = bob.until("settings")
+    assert changed["settings"]["layout"] == "singles"
+    # East is not a seat of singles: Bob stays, unseated (R2's layouts).
+    assert changed["lobby"]["you"] == {"member": "m2", "seats": [], "spectator": False,
+                                       "host": False}  # fmt: skip
+    assert [s["seat"] for s in changed["lobby"]["seats"]] == ["south", "north"]
+    bob.act("rename", name="Robert")
+    renamed = ann.until("member", lambda m: m["change"] == "renamed")
+    assert (renamed["member"], renamed["name"]) == ("m2", "Robert")
+    ann.act("remove", member="m2")
+    removed = bob.until("member", lambda m: m["change"] == "removed")
+    assert removed["member"] == "m2" and removed["lobby"]["you"]["member"] is None
+    # Removed, Bob's connection no longer follows the party.
+    ann.act("set_cpu", seat="north", level="hard")
+    ann.until("seat")
+    assert [m for m in bob.quiet(0.3) if m["type"] == "seat"] == []
+
+
+# ---------------------------------------------------------------- faults
+
+
+def test_error_server_error_when_the_store_fails_and_nothing_changes(tmp_path: Path) -> None:
+    db = tmp_path / "broken.db"
+    with serving(db, ServerSettings(warm_up=False)) as url:
+        ann = _player(url)
+        created = ann.create("party", "Ann", **SINGLES)
+        # The database loses its event log behind the server's back.
+        with contextlib.closing(sqlite3.connect(db)) as broken:
+            broken.execute("ALTER TABLE table_events RENAME TO lost_events")
+            broken.commit()
+        ann.act("set_cpu", seat="north", level="easy")
+        error = ann.until("error")
+        assert error["code"] == "server_error" and "unchanged" in error["message"]
+        assert error["event"] == created["event"]
+        with contextlib.closing(sqlite3.connect(db)) as mended:
+            mended.execute("ALTER TABLE lost_events RENAME TO table_events")
+            mended.commit()
+        ann.act("open")
+        again = ann.until("table")
+        assert again["view"]["seats"][1]["occupant"] is None  # the refused change is not there
+
+
+def test_error_stale_when_another_server_wrote_the_table_meanwhile(tmp_path: Path) -> None:
+    db = tmp_path / "two.db"
+    settings = ServerSettings(warm_up=False)
+    with serving(db, settings) as first, serving(db, settings) as second:
+        ann = _player(first)
+        ann.create("party", "Ann", **SINGLES)
+        # The same device opens the party on another server process (no shared
+        # hub, a misconfiguration): that process writes the table too.
+        other = _connect(second, ann.token)
+        other.hello(table=ann.table)
+        other.until("table")
+        ann.act("set_cpu", seat="north", level="easy")
+        error = ann.until("error")
+        assert error["code"] == "stale" and "try again" in error["message"]
