@@ -110,6 +110,22 @@ class Tables:
         timings: the grace periods and countdowns of new tables.
         allow_short_clock: accept turn clocks under 30 s (test servers).
         owner: this owner's name on the hub (random if not given).
+
+    A party created, then joined with its code (any case):
+
+    >>> import shutil, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> store = Store.open(f"{folder}/doc.db")
+    >>> async def party() -> tuple[list[str], int, str]:
+    ...     tables = Tables(store)
+    ...     table = await tables.create(kind="party", device="dev-ann", name="Ann", settings={})
+    ...     joined, events = await tables.join_by_code(
+    ...         table.code.lower(), device="dev-bob", name="Bob")
+    ...     await tables.close()
+    ...     return [e.TYPE for e in events], joined.version, joined.stage.value
+    >>> anyio.run(party)
+    (['member_joined', 'seat_changed'], 6, 'lobby')
+    >>> store.close(); shutil.rmtree(folder)
     """
 
     def __init__(
