@@ -213,3 +213,29 @@ def test_match_help_speaks_of_95_percent_once() -> None:
     text = " ".join(out.stdout.split())
     assert "95% confidence intervals" in text
     assert "%%" not in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "flag", "why"),
+    [
+        (["--standin-grace", "-1"], "--standin-grace", "positive number"),
+        (["--round-countdown", "soon"], "--round-countdown", "positive number"),
+        (["--turn-grace", "0"], "--turn-grace", "positive number"),
+        (["--cpu-workers", "0"], "--cpu-workers", "positive integer"),
+    ],
+)
+def test_serve_party_timings_refuse_bad_values(args: list[str], flag: str, why: str) -> None:
+    result = _run("serve", "--port", "1", *args)
+    assert result.returncode == 2
+    assert flag in result.stderr
+    assert why in result.stderr
+
+
+def test_serve_party_timings_reach_the_server_settings() -> None:
+    from crokinole.cli.main import build_parser  # noqa: PLC0415
+
+    args = build_parser().parse_args(
+        ["serve", "--standin-grace", "0.5", "--round-countdown", "1", "--test-clocks"]
+    )
+    assert (args.standin_grace, args.round_countdown, args.test_clocks) == (0.5, 1.0, True)
+    assert (args.turn_grace, args.cpu_workers) == (2.0, 2)  # the defaults of ServerSettings

@@ -51,6 +51,11 @@ def run_serve(args: argparse.Namespace) -> int:
         connections_per_address=args.connections_per_address,
         retention_days=args.retention_days,
         warm_up=not args.no_warm_up,
+        cpu_workers=args.cpu_workers,
+        standin_grace=args.standin_grace,
+        round_countdown=args.round_countdown,
+        turn_grace=args.turn_grace,
+        short_clocks=args.test_clocks,
     )
     app = create_app(db, settings)
     print(f"crokinole: open http://{args.host}:{args.port} in a browser (database: {db})")
@@ -141,5 +146,46 @@ def add_command(
         action="store_true",
         help="do not compile the simulator and CPU search at startup (they then compile "
         "during the first game)",
+    )
+    serve.add_argument(
+        "--cpu-workers",
+        type=count(1),
+        default=_env("CROKINOLE_CPU_WORKERS", "2"),
+        metavar="N",
+        help="threads of the CPU players' own pool: CPU decisions computed at once "
+        "(default: %(default)s, or $CROKINOLE_CPU_WORKERS)",
+    )
+    timing = serve.add_argument_group(
+        "party timings", "waits of online parties; shorten them only to test or to demonstrate"
+    )
+    timing.add_argument(
+        "--standin-grace",
+        type=positive_number,
+        default=_env("CROKINOLE_STANDIN_GRACE", "10"),
+        metavar="SECONDS",
+        help="a player not connected when their turn comes is replaced by the CPU after "
+        "this long (default: %(default)s, or $CROKINOLE_STANDIN_GRACE)",
+    )
+    timing.add_argument(
+        "--round-countdown",
+        type=positive_number,
+        default=_env("CROKINOLE_ROUND_COUNTDOWN", "10"),
+        metavar="SECONDS",
+        help="the next round of a party starts after this long unless everyone pressed "
+        "Next sooner (default: %(default)s, or $CROKINOLE_ROUND_COUNTDOWN)",
+    )
+    timing.add_argument(
+        "--turn-grace",
+        type=positive_number,
+        default=_env("CROKINOLE_TURN_GRACE", "2"),
+        metavar="SECONDS",
+        help="latency grace added to every turn clock (default: %(default)s, "
+        "or $CROKINOLE_TURN_GRACE)",
+    )
+    timing.add_argument(
+        "--test-clocks",
+        action="store_true",
+        help="accept turn clocks shorter than 30 seconds (for tests; players choose "
+        "none, 30 or 60 seconds)",
     )
     serve.set_defaults(handler=run_serve)
