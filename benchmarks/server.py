@@ -118,6 +118,8 @@ PLACEMENT_MARGIN = 0.25
 #: Bots aim within ±this many degrees of the centre, at this power range (%).
 DIRECTION_SPREAD = 8.0
 POWER_RANGE = (30.0, 65.0)
+#: Seconds between two samples of the bots' event-loop lag.
+LAG_TICK = 0.01
 #: Error samples kept for the report.
 ERROR_SAMPLES = 5
 
@@ -218,6 +220,11 @@ class LoadFigures:
         rss_before_kib: server RSS after the warm-up, before the parties.
         rss_after_kib: server RSS at the end of the window.
         setup_seconds: time taken to open the parties.
+        loop_lags: how late the bots' event loop woke up (seconds), sampled
+            in the window: the bots' own share of the latency.
+        server_cpu: CPU time the server used in the window per second (1.0:
+            one core busy all the time).
+        bots_cpu: the same for this process, the bots.
         standin_grace: the server's stand-in grace in seconds.
     """
 
@@ -236,6 +243,9 @@ class LoadFigures:
     rss_after_kib: int
     setup_seconds: float
     standin_grace: float
+    loop_lags: tuple[float, ...] = ()
+    server_cpu: float = 0.0
+    bots_cpu: float = 0.0
 
     @property
     def error_count(self) -> int:
@@ -284,6 +294,14 @@ def rss_kib(pid: int) -> int:
     raise RuntimeError(f"process {pid} reports no VmRSS")
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system, every thread) process ``pid`` has used, in seconds."""
+    # /proc/PID/stat: the command is in parentheses and may hold spaces; utime
+    # and stime are fields 14 and 15, counted from after it.
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass(frozen=True, slots=True)
 class ServerOptions:
     """How to start the server: ``crokinole serve`` options the benchmark sets."""
@@ -291,6 +309,7 @@ class ServerOptions:
     games: int
     standin_grace: float
     db: str | None
+    log: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,8 +336,9 @@ def serve_takes(option: str) -> bool:
 def running_server(options: ServerOptions) -> Iterator[Server]:
     """Run ``crokinole serve`` on a free loopback port until the block ends.
 
-    The server's output goes to a log file whose end is shown if it fails.
-    A server without the ``--standin-grace`` option keeps its default grace.
+    The server's output goes to a log file whose end is shown if it fails to
+    start; it is copied to ``options.log`` at the end when that is set.  A
+    server without the ``--standin-grace`` option keeps its default grace.
     """
     folder = Path(tempfile.mkdtemp(prefix="crokinole-bench-server-"))
     port = free_port()
@@ -355,6 +375,8 @@ def running_server(options: ServerOptions) -> Iterator[Server]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        if options.log is not None:
+            shutil.copyfile(log_path, options.log)
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -399,6 +421,7 @@ class Tally:
     rounds: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     error_samples: list[str] = field(default_factory=list)
+    loop_lags: list[float] = field(default_factory=list)
 
     def error(self, kind: str, detail: str) -> None:
         """Count an error of ``kind`` (e.g. ``error not_your_turn``) and keep a sample."""
@@ -431,6 +454,7 @@ class Bot:
         self.game: dict[str, Any] | None = None
         self.placement: dict[str, list[list[float]]] = {}
         self.aiming = False
+        self.shot_sent = False
         self.pressed_round: tuple[int, int] | None = None
         self.reader: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -549,9 +573,10 @@ class Bot:
                 party.tally.error(
                     f"error {message.get('code')}", f"{self.name}: {message.get('message')}"
                 )
-            if self.aiming:  # the shot was refused: nothing is coming back for it
-                self.aiming = False
+            if self.shot_sent:  # the shot was refused: nothing is coming back for it
+                self.shot_sent = False
                 party.pending = None
+                self._spawn(self._aim_again())
             return
         view = message.get("view")
         if isinstance(view, dict):
@@ -597,6 +622,14 @@ class Bot:
                 self.aiming = True
                 self._spawn(self._shoot(stretches))
 
+    async def _aim_again(self) -> None:
+        # A refused shot changed nothing, so no message will come to prompt the
+        # next try: try again one pace later (the refusal is already an error).
+        await asyncio.sleep(self.party.pace)
+        self.aiming = False
+        if self.party.started:
+            self._act()
+
     async def _shoot(self, stretches: list[list[float]]) -> None:
         party = self.party
         delay = party.last_shot + party.pace - time.perf_counter()
@@ -605,10 +638,13 @@ class Bot:
         if not party.tally.shooting or self.ws is None:
             self.aiming = False
             return
-        position, direction, power = party.choose_shot(stretches)
+        # The stretches as the latest message has them (they do not change
+        # while it is this seat's turn, unless the game moved on).
+        position, direction, power = party.choose_shot(self.placement.get(self.seat) or stretches)
         sent = time.perf_counter()
         party.last_shot = sent
         party.pending = Pending(self.seat, sent, counted=party.tally.measuring)
+        self.shot_sent = True
         await self.send(
             {
                 "type": "shoot",
@@ -670,7 +706,7 @@ class Party:
                 self.last_shot = max(self.last_shot, arrived)
             return
         if message.get("seat") == bot.seat:
-            bot.aiming = False  # its shot is played: the bot may aim its next one
+            bot.aiming = bot.shot_sent = False  # its shot is played: it may aim the next one
         pending = self.pending
         if pending is None or message.get("seat") != pending.seat:
             return
@@ -783,6 +819,7 @@ class BenchOptions:
     setup_timeout: float = DEFAULT_SETUP_TIMEOUT
     seed: int = DEFAULT_SEED
     db: str | None = None
+    server_log: Path | None = None
 
 
 def standin_parties(games: int, share: float) -> list[bool]:
@@ -794,6 +831,18 @@ def standin_parties(games: int, share: float) -> list[bool]:
     50
     """
     return [math.floor((i + 1) * share) > math.floor(i * share) for i in range(games)]
+
+
+async def _watch_loop(tally: Tally) -> None:
+    """Sample how late this process's event loop wakes up: the bots' own delay.
+
+    A message is timed when the bots' loop gets to it, so a busy loop adds to
+    the latency; this lag says how much of it is the bots', not the server's.
+    """
+    while True:
+        asked = time.perf_counter()
+        await asyncio.sleep(LAG_TICK)
+        tally.loop_lags.append(time.perf_counter() - asked - LAG_TICK)
 
 
 async def play_parties(
@@ -841,6 +890,8 @@ async def play_parties(
     tally.measuring = True
     measuring = progress.add_task("measuring", total=options.seconds)
     start = time.perf_counter()
+    server_cpu, bots_cpu = cpu_seconds(pid), time.process_time()
+    watch = asyncio.create_task(_watch_loop(tally))
     while (elapsed := time.perf_counter() - start) < options.seconds:
         progress.update(
             measuring,
@@ -852,6 +903,9 @@ async def play_parties(
         await asyncio.sleep(min(0.25, options.seconds - elapsed))
     tally.measuring = False
     window_end = time.perf_counter()
+    server_cpu = cpu_seconds(pid) - server_cpu
+    bots_cpu = time.process_time() - bots_cpu
+    watch.cancel()
     rss_after = rss_kib(pid)
     progress.update(measuring, completed=options.seconds)
 
@@ -891,7 +945,20 @@ async def play_parties(
         rss_after_kib=rss_after,
         setup_seconds=setup_seconds,
         standin_grace=server.standin_grace,
+        loop_lags=tuple(tally.loop_lags),
+        server_cpu=server_cpu / (window_end - start),
+        bots_cpu=bots_cpu / (window_end - start),
     )
+
+
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop when installed (as the server runs on it): less of the bots' lag."""
+    try:
+        import uvloop  # noqa: PLC0415 - optional, with uvicorn[standard]
+    except ImportError:
+        return None
+    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return factory
 
 
 def run_server_bench(
@@ -911,10 +978,14 @@ def run_server_bench(
             starting: TaskID = progress.add_task(
                 f"{count} parties: starting the server", total=None
             )
-            server = ServerOptions(count, options.standin_grace, options.db)
+            log = options.server_log
+            if log is not None and len(games) > 1:
+                log = log.with_name(f"{log.stem}-{count}{log.suffix}")
+            server = ServerOptions(count, options.standin_grace, options.db, log)
             with running_server(server) as running:
                 progress.update(starting, total=1, completed=1)
-                figures.append(asyncio.run(play_parties(running, count, options, progress)))
+                with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+                    figures.append(runner.run(play_parties(running, count, options, progress)))
             for task in list(progress.task_ids):
                 progress.remove_task(task)
     return figures
@@ -972,9 +1043,17 @@ def print_server_report(
         )
     console.print(table)
 
-    details = Table(title="Details", caption="own socket: the shooter's, in stand-in parties")
+    details = Table(
+        title="Details",
+        caption=(
+            "own socket: the shooter's, in stand-in parties; bots' loop lag: how late the "
+            "bots' event loop woke up, a part of every latency that is not the server's; "
+            "CPU: share of one core used in the window (the server's threads together)"
+        ),
+    )
     for name in ("parties", "opening", "rounds", "timeouts", "own socket p50 ms", "own p99 ms",
-                 "stand-in grace", "server RSS"):  # fmt: skip
+                 "bots' loop lag p99 ms", "CPU server / bots", "stand-in grace",
+                 "server RSS"):  # fmt: skip
         details.add_column(name, justify="right")
     for f in figures:
         details.add_row(
@@ -984,6 +1063,8 @@ def print_server_report(
             str(f.timeouts),
             _quantile(Quantile.of(f.own_latencies, 0.5)),
             _quantile(Quantile.of(f.own_latencies, 0.99)),
+            _quantile(Quantile.of(f.loop_lags, 0.99)),
+            f"{f.server_cpu:.0%} / {f.bots_cpu:.0%}",
             f"{f.standin_grace:g} s",
             f"{f.rss_before_kib / 1024:,.0f} → {f.rss_after_kib / 1024:,.0f} MiB",
         )
@@ -1110,6 +1191,14 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         help="the server's database: a SQLAlchemy URL or SQLite path (default: a new "
         "SQLite file in a temporary folder, deleted afterwards)",
     )
+    parser.add_argument(
+        "--server-log",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="keep the server's output (warnings and errors) in FILE; with several --games "
+        "values, one file each, named FILE-N (default: not kept)",
+    )
     return parser
 
 
@@ -1137,6 +1226,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         setup_timeout=args.setup_timeout,
         seed=args.seed,
         db=args.db,
+        server_log=args.server_log,
     )
     start = time.perf_counter()
     try:
