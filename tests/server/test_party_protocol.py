@@ -668,3 +668,35 @@ def test_error_stale_when_another_server_wrote_the_table_meanwhile(tmp_path: Pat
         ann.act("set_cpu", seat="north", level="easy")
         error = ann.until("error")
         assert error["code"] == "stale" and "try again" in error["message"]
+
+
+# ---------------------------------------------------------------- races
+
+
+@pytest.mark.parametrize("first", ["shoot", "resign"])
+def test_a_shot_racing_a_resign_from_another_tab_is_applied_before_it_or_refused(
+    server: str, first: str
+) -> None:
+    one = _player(server)
+    one.create("solo", "Ann", seats={"south": "me", "north": "me"}, **SINGLES)
+    two = _connect(server, one.token)
+    two.hello(table=one.table)
+    two.until("table")
+    two.table = one.table
+    shoot = {"type": "shoot", "table": one.table, "seat": "south", "position": 0.0,
+             "direction": 0.0, "power": 28.0}  # fmt: skip
+    resign = {"type": "resign", "table": one.table}
+    # Both leave at once, from two sockets; the table takes them one at a time.
+    one.send(shoot if first == "shoot" else resign)
+    two.send(resign if first == "shoot" else shoot)
+    shooter = one if first == "shoot" else two
+    seen = shooter.quiet(1.0)
+    kinds = [m["type"] for m in seen]
+    assert "finished" in kinds and "closed" in kinds
+    ended = kinds.index("finished")
+    assert "shot" not in kinds[ended:]  # nothing is played after the end
+    refused = [m for m in seen if m["type"] == "error"]
+    if "shot" in kinds:
+        assert refused == []
+    else:
+        assert [m["code"] for m in refused] == ["closed"]
