@@ -700,3 +700,13 @@ def test_a_shot_racing_a_resign_from_another_tab_is_applied_before_it_or_refused
         assert refused == []
     else:
         assert [m["code"] for m in refused] == ["closed"]
+
+
+def test_the_device_record_route_lists_the_devices_open_tables(server: str) -> None:
+    me = _player(server)
+    me.create("solo", "Ann", seats={"south": "me", "north": "easy"})
+    asked = urllib.request.Request(f"{server}/api/record", headers={"X-Device-Token": me.token})
+    with urllib.request.urlopen(asked) as answer:
+        body = json.loads(answer.read())
+    assert body["tables"] == [me.table]
+    assert body["record"]["easy"]["four_rounds"] == {"wins": 0, "draws": 0, "losses": 0}
