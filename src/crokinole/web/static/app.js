@@ -1,70 +1,75 @@
 // The crokinole browser client: draws what the server sends, sends what the player intends.
-// Protocol: docs/protocol.md. No build step, no dependencies.
+// Protocol: docs/protocol.md (v2). The state is state.js's pure reducer over the server's
+// messages; this module queues the messages (a shot is animated before the next is shown),
+// wires the input and calls the views (board.js, scoreboard.js, lobby.js, dialogs.js,
+// controls.js). No build step, no dependencies.
 
 import { framesAt } from "./anim.js";
-import { BoardView, markSvg, setScheme } from "./board.js";
+import { BoardView, setScheme } from "./board.js";
+import { DEFAULT_POWER, renderControls, wireControls } from "./controls.js";
+import { cpuOpponent, gameBody, gameTitle, roundBody } from "./dialogs.js";
+import { $, anyModalOpen, closeDialog, escapeHtml, openDialog } from "./dom.js";
 import {
-  SEAT_ANGLE, aimVector, clamp, compass, directionOf, placement, placementProblem, positionOf, round, zoneOf,
+  SEAT_ANGLE, aimVector, clamp, compass, directionOf, placement, positionOf, round, zoneOf,
 } from "./geometry.js";
+import { renderLobby } from "./lobby.js";
 import { Connection } from "./net.js";
+import { renderClock, renderScoreboard } from "./scoreboard.js";
 import { play, setSoundEnabled } from "./sound.js";
+import {
+  LAYOUTS, bottomSeat, clock, codeFromPath, initialState, isHotSeat, isSpectator, leaveTable, levelName,
+  memberOf, nearestFree, normalizeCode, placementProblem, reactionLine, reactionText, reduce, seatOf, shooter,
+  soloSeats, tableSettings, turnText, withConnection,
+} from "./state.js";
 import { deviceToken, loadGame, loadPrefs, saveGame, savePrefs } from "./store.js";
 import { cap, describeShot, viewerOf, whose } from "./words.js";
 
-const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const TEST_ROUNDS = Number.parseInt(params.get("rounds") || "", 10);
+const TEST_TURN_TIME = Number.parseFloat(params.get("turn_time") || "");
 const SPEED = clamp(Number.parseFloat(params.get("speed") || "1") || 1, 0.1, 20);
 // Tests may shorten the CPU's pause from the address (?cpu_pause=0); players use Settings.
 const PAUSE_PARAM = Number.parseFloat(params.get("cpu_pause") ?? "");
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
-// A first shot starts straight at the centre with a power that stops in the 10: a neutral
-// starting point, not a made 20 (every straight shot from 27% to 42.7% drops on an open board).
-const DEFAULT_POWER = 20;
 const BUSY_AFTER_MS = 600; // an answer slower than this shows the "server is working" sign
 const FADE_S = 0.45; // removed discs (out, fouls) fade after the motion ends
-const ROUND_WAIT_S = 10; // R6: the next round starts after 10 seconds
-const FORMAT_NAME = { four_rounds: "four rounds", to_100: "to 100" };
+const SEAT_WORD = { south: "South", west: "West", north: "North", east: "East" };
+const WHERE = { 90: "right", 180: "top", 270: "left" }; // a seat's place on screen, by its angle from the bottom seat
+
+/** This page's clock in seconds (monotonic); only ever compared with itself plus the offset. */
+const localNow = () => performance.now() / 1000;
 
 // ------------------------------------------------------------------ state
 
-const S = {
+let S = initialState(); // what the server said (state.js)
+const UI = {
   token: deviceToken(),
   prefs: loadPrefs(),
-  room: null, // room of the game on screen
-  game: null, // last snapshot fully shown
-  you: [],
-  opponent: null,
-  record: null,
-  lastEvent: null, // last event number fully shown
-  lastQueued: null, // last event number received (duplicates after a reconnect are dropped)
-  queue: [],
+  queue: [], // server messages waiting to be shown, in order
   processing: false,
   animating: false,
   anim: null,
   paused: false,
   pending: null, // {type, at} of a request awaiting its answer
-  welcomeRoom: null,
-  queueRoom: null, // room of the events queued
   aim: {},
   drag: null,
   screen: "start",
-  roundTimer: null,
+  thinking: false,
   confirmAction: null,
-  startConfirmed: false,
-  connection: "connecting",
-  levels: [], // [{id, name}] from welcome.levels, weakest first
-  log: [], // the shots of the round on screen: [{text, foul}]
-  thinking: false, // the CPU's shot has arrived and waits for its pause to end
+  lastShot: null,
+  roundShown: null, // key of the round result on screen
+  gameShown: null, // key of the game result on screen
+  joinLink: codeFromPath(location.pathname),
+  status: "",
 };
 
 const view = new BoardView($("board"));
 const conn = new Connection({
   hello: () => ({
     type: "hello",
-    token: S.token,
-    room: S.room,
-    last_event: S.game && S.room ? S.lastEvent : null,
+    token: UI.token,
+    table: S.table,
+    last_event: S.table && Number.isInteger(S.event) ? S.event : null,
   }),
   onMessage: receive,
   onStatus: connectionStatus,
@@ -73,19 +78,13 @@ const conn = new Connection({
 // ------------------------------------------------------------------ helpers
 
 function aimOf(seat) {
-  if (!S.aim[seat]) S.aim[seat] = { position: 0, direction: 0, power: DEFAULT_POWER };
-  return S.aim[seat];
-}
-
-/** "CPU Easy" for a level id, from the server's list. */
-function levelName(id) {
-  const l = S.levels.find((x) => x.id === id);
-  return l ? `CPU ${l.name}` : id === "local" ? "Two players" : String(id);
+  if (!UI.aim[seat]) UI.aim[seat] = { position: 0, direction: 0, power: DEFAULT_POWER };
+  return UI.aim[seat];
 }
 
 function cpuPause() {
   if (Number.isFinite(PAUSE_PARAM)) return clamp(PAUSE_PARAM, 0, 5);
-  const v = Number.parseFloat(S.prefs.cpu_pause);
+  const v = Number.parseFloat(UI.prefs.cpu_pause);
   return Number.isFinite(v) ? clamp(v, 0, 5) : 0.8;
 }
 
@@ -95,41 +94,25 @@ function sleep(ms) {
   });
 }
 
-function seatInfo(game, seat) {
-  return game.seats.find((s) => s.seat === seat);
-}
-
 function sideOfSeat(game, seat) {
-  const s = seatInfo(game, seat);
-  return s ? s.side : 0;
-}
-
-function sideName(game, side) {
-  const names = game.seats.filter((s) => s.side === side).map((s) => s.name);
-  return names.join(" & ") || `Side ${side + 1}`;
-}
-
-function isLocal() {
-  return S.opponent === "local" || (S.you && S.you.length > 1);
+  const x = game.seats.find((y) => y.seat === seat);
+  return x ? x.side : 0;
 }
 
 /** The seat whose shot the controls set now, or null when no input is allowed. */
-function shooter() {
-  const g = S.game;
-  if (S.screen !== "game" || !g || g.phase !== "playing" || !g.current_seat) return null;
-  if (!S.you.includes(g.current_seat)) return null;
-  return g.current_seat;
+function myShooter() {
+  return UI.screen === "game" ? shooter(S) : null;
 }
 
 function canInput() {
   return (
-    shooter() !== null && !S.animating && !S.processing && S.queue.length === 0 && !S.paused
-    && !S.pending && !anyModalOpen() && S.connection === "open"
+    myShooter() !== null && !UI.animating && !UI.processing && UI.queue.length === 0 && !UI.paused
+    && !UI.pending && !anyModalOpen() && S.connection === "open"
   );
 }
 
-function anyModalOpen() {
-  return Array.from(document.querySelectorAll("dialog")).some((d) => d.open);
+function viewer(game) {
+  return viewerOf(game, S.you.seats, isHotSeat(S) || isSpectator(S));
 }
 
 function setMessage(text, bad = false) {
@@ -147,31 +130,26 @@ function announce(text) {
   }, 30);
 }
 
-function escapeHtml(s) {
-  return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
-}
-
 function fmt(v, digits = 1) {
   return round(v, digits).toFixed(digits);
 }
 
 function persist() {
-  if (!S.room) {
+  if (!S.table) {
     saveGame(null);
     return;
   }
-  saveGame({
-    room: S.room, lastEvent: S.lastEvent, game: S.game, you: S.you, opponent: S.opponent, aim: S.aim, log: S.log,
-  });
+  const { connection, ...kept } = S;
+  saveGame({ table: S.table, event: S.event, state: kept, aim: UI.aim });
 }
 
 function send(msg) {
   if (!conn.send(msg)) {
-    setMessage("Not connected to the server — reconnecting…", true);
+    showStatus("Not connected to the server — reconnecting…", true);
     return false;
   }
-  if (msg.type !== "ping") {
-    S.pending = { type: msg.type, at: performance.now() };
+  if (msg.type !== "ping" && msg.type !== "react") {
+    UI.pending = { type: msg.type, at: performance.now() };
     setTimeout(renderBusy, BUSY_AFTER_MS + 20);
   }
   refresh();
@@ -180,27 +158,49 @@ function send(msg) {
 
 /** The "server is working" sign: shown while an answer takes more than a moment. */
 function renderBusy() {
-  const slow = Boolean(S.pending) && performance.now() - S.pending.at >= BUSY_AFTER_MS && S.connection === "open";
-  const el = $("busy");
+  const slow = Boolean(UI.pending) && performance.now() - UI.pending.at >= BUSY_AFTER_MS && S.connection === "open";
   if (slow) {
-    $("busy-text").textContent = S.pending.type === "new_game" || S.pending.type === "rematch"
+    $("busy-text").textContent = ["create", "rematch", "start", "join"].includes(UI.pending.type)
       ? "Setting up the game…"
       : "The server is working…";
   }
-  el.hidden = !slow;
+  $("busy").hidden = !slow;
+}
+
+/** A line for the player, where they look: the start screen, the lobby or the game. */
+function showStatus(text, bad = false) {
+  if (UI.screen === "game") {
+    setMessage(text, bad);
+    return;
+  }
+  const target = UI.screen === "lobby" ? $("lobby-status") : $("join-form").contains(document.activeElement) ? $("join-status") : startStatus();
+  target.textContent = text;
+  target.classList.toggle("status-bad", bad);
+}
+
+function startStatus() {
+  let e = $("start-status");
+  if (!e) {
+    e = document.createElement("p");
+    e.id = "start-status";
+    e.setAttribute("role", "status");
+    e.className = "note";
+    $("start-form").append(e);
+  }
+  return e;
 }
 
 // ------------------------------------------------------------------ connection
 
 function connectionStatus(status) {
-  S.connection = status;
-  const el = $("connection");
+  S = withConnection(S, status);
+  const e = $("connection");
   if (status === "open") {
-    el.hidden = true;
-    S.pending = null;
+    e.hidden = true;
+    UI.pending = null;
   } else {
-    el.hidden = false;
-    el.textContent = status === "reconnecting" ? "Connection lost — reconnecting…" : "Connecting…";
+    e.hidden = false;
+    e.textContent = status === "reconnecting" ? "Connection lost — reconnecting…" : "Connecting…";
   }
   refresh();
 }
@@ -208,6 +208,7 @@ function connectionStatus(status) {
 function receive(msg) {
   switch (msg.type) {
     case "pong":
+      S = reduce(S, msg, localNow());
       return;
     case "error":
       onError(msg);
@@ -215,178 +216,234 @@ function receive(msg) {
     case "welcome":
       onWelcome(msg);
       return;
-    case "state":
-    case "shot":
-    case "round":
-    case "finished":
-      enqueue(msg);
-      return;
     default:
-      // Unknown types from a newer server are ignored.
+      enqueue(msg);
   }
 }
 
 function enqueue(msg) {
-  const sameRoom = msg.room === S.queueRoom;
-  if (msg.type === "shot" && !sameRoom) return; // a shot of a game no longer on screen
-  // Shots and rounds advance the event number: a number already received is a resent copy.
-  // Snapshots (state, finished) are idempotent; a resignation's `finished` keeps the number.
-  const advances = msg.type === "shot" || msg.type === "round";
-  if (sameRoom && advances && S.lastQueued !== null && msg.event <= S.lastQueued) return;
-  if (!sameRoom) {
-    // A new game (new_game, rematch, continue): whatever was queued belongs to the old one.
-    S.queue.length = 0;
+  const snapshot = msg.type === "table" || msg.type === "game_started";
+  if (snapshot && msg.view && msg.view.table !== S.table) {
+    // Another table (created, joined, continued): what was queued belongs to the old one.
+    UI.queue.length = 0;
     finishAnimationNow();
-    S.queueRoom = msg.room;
   }
-  S.lastQueued = S.lastQueued === null || !sameRoom ? msg.event : Math.max(S.lastQueued, msg.event);
-  if (S.pending && (msg.type !== "shot" || S.pending.type === "shoot")) S.pending = null;
-  S.queue.push(msg);
+  if (UI.pending && (msg.type !== "shot" || UI.pending.type === "shoot")) UI.pending = null;
+  UI.queue.push(msg);
   pump();
 }
 
 async function pump() {
-  if (S.processing) return;
-  S.processing = true;
+  if (UI.processing) return;
+  UI.processing = true;
   try {
-    while (S.queue.length && !S.paused) {
-      const msg = S.queue.shift();
+    while (UI.queue.length && !UI.paused) {
+      const msg = UI.queue.shift();
       await showEvent(msg);
-      S.room = msg.room;
-      S.lastEvent = msg.event;
       persist();
     }
   } finally {
-    S.processing = false;
+    UI.processing = false;
   }
   refresh();
   if (canInput()) announceTurn();
 }
 
 function onError(msg) {
-  const pending = S.pending;
-  S.pending = null;
+  const pending = UI.pending;
+  UI.pending = null;
+  S = reduce(S, msg, localNow());
   const text = msg.message || msg.code || "refused";
   if (msg.code === "hello_first") {
     conn.restart();
     return;
   }
-  if (msg.code === "unknown_room" || msg.code === "not_your_room") {
-    // The game was abandoned (a new game from another tab of this device) or is not ours.
-    forgetGame();
+  if (msg.code === "unknown_table" || msg.code === "not_a_member" || (msg.code === "closed" && pending && pending.type === "open")) {
+    forgetTable();
     showStart();
-    setStartStatus("That game is no longer available. Start a new one.");
+    showStatus("That game is no longer available. Start a new one.");
     return;
   }
   if (pending && pending.type === "next_round" && msg.code === "illegal_action") {
     refresh(); // the round had already moved on
     return;
   }
-  if (S.screen === "start") setStartStatus(text, true);
-  else if (msg.code === "illegal_placement") setMessage(`Can't place there: ${text}`, true);
-  else setMessage(text, true);
+  if (msg.code === "illegal_placement") setMessage(`Can't place there: ${text}`, true);
+  else showStatus(text, true);
   refresh();
 }
 
 function onWelcome(msg) {
-  S.pending = null;
-  if (Array.isArray(msg.levels)) setLevels(msg.levels);
-  if (msg.record) S.record = msg.record;
+  UI.pending = null;
+  S = reduce(S, msg, localNow());
+  setLevels();
   renderRecord();
-  if (S.room && msg.room !== S.room) {
-    // The game we showed is unknown to the server now.
-    forgetGame();
+  const mine = S.myTables.filter((t) => t.stage !== "closed" && t.table !== S.table);
+  $("continue-box").hidden = !mine.length || UI.screen !== "start";
+  if (mine.length) {
+    const t = mine[0];
+    $("continue-text").textContent = t.kind === "party"
+      ? `You are in a party (${t.stage === "lobby" ? "in its lobby" : "game in progress"}).`
+      : "You have an unfinished game.";
+    $("continue-button").textContent = t.kind === "party" ? "Back to the party" : "Continue game";
   }
-  S.welcomeRoom = msg.room || null;
-  if (!S.game || S.game.phase === "game_over") showStart();
-  $("continue-box").hidden = !S.welcomeRoom;
+  const party = mine.find((t) => t.kind === "party");
+  if (!S.table && !UI.joinLink && party && !UI.reopened) {
+    // R7: this device is in a party: reopening the page goes back to its seat.
+    UI.reopened = true;
+    send({ type: "open", table: party.table, last_event: null });
+  }
+  if (!S.table && UI.joinLink && UI.joinLink.spectator && !UI.joinLink.sent) {
+    UI.joinLink.sent = true;
+    join(UI.joinLink.code, UI.prefs.names?.me || "Spectator", true);
+  }
   refresh();
 }
 
-/** The CPU levels the server offers (welcome.levels) become the opponent choices. */
-function setLevels(levels) {
-  S.levels = levels.filter((l) => l && typeof l.id === "string" && typeof l.name === "string");
-  for (const form of [$("start-form"), $("settings-form")]) {
-    const select = form.elements.opponent;
-    // The choice on screen stays (a reconnect's welcome comes again); before the first
-    // list there is none, and the saved one applies.
-    const keep = select.value || S.prefs.opponent;
-    const local = select.querySelector("option[value=local]");
-    for (const o of Array.from(select.options)) if (o.value !== "local") o.remove();
-    for (const l of S.levels) select.insertBefore(new Option(`CPU ${l.name}`, l.id), local);
-    select.value = keep;
-  }
-  toggleNameField();
+/** The CPU levels the server offers (welcome.levels) become the level choices. */
+function setLevels() {
+  const fill = (select, keep) => {
+    const value = select.value || keep;
+    select.replaceChildren(...S.levels.map((l) => new Option(`CPU ${l.name}`, l.id)));
+    if (S.levels.some((l) => l.id === value)) select.value = value;
+  };
+  fill($("start-form").elements.opponent, UI.prefs.opponent);
+  fill($("start-form").elements.standin_level, "normal");
+  fill($("rules-form").elements.standin_level, "normal");
 }
 
-function forgetGame() {
-  S.room = null;
-  S.game = null;
-  S.you = [];
-  S.log = [];
-  S.lastEvent = null;
-  S.queueRoom = null;
-  S.lastQueued = null;
-  S.queue.length = 0;
+function forgetTable() {
+  S = leaveTable(S);
+  UI.queue.length = 0;
+  UI.roundShown = null;
+  UI.gameShown = null;
+  finishAnimationNow();
   persist();
 }
 
 // ------------------------------------------------------------------ events
 
 async function showEvent(msg) {
-  switch (msg.type) {
-    case "state":
-      closeDialog($("round-dialog"));
-      closeDialog($("game-dialog"));
-      S.you = Array.isArray(msg.you) ? msg.you : S.you;
-      S.opponent = msg.opponent ?? S.opponent;
-      if (msg.room !== S.room) {
-        // A new game: its log starts empty; each player keeps the aim of their last shot.
-        S.log = [];
-      }
-      applySnapshot(msg.game);
-      showGame();
-      setMessage("");
-      if (msg.game.phase === "round_over") openRoundDialog();
-      if (msg.game.phase === "game_over") openGameDialog();
-      return;
-    case "shot": {
-      if (msg.cpu) await thinkingPause(msg);
-      if (msg.room !== S.queueRoom) return; // a new game started meanwhile: this shot is history
-      await animateShot(msg);
-      applySnapshot(msg.game);
-      const text = describeShot(msg.report, viewerOf(msg.game, S.you, isLocal()), msg.seat);
-      const foul = Boolean(msg.report && msg.report.valid === false);
-      S.log.push({ text, foul });
-      setMessage(text, foul);
-      renderLog();
-      if (msg.game.phase === "round_over") openRoundDialog();
-      return;
-    }
-    case "round":
-      closeDialog($("round-dialog"));
-      S.log = [];
-      renderLog();
-      applySnapshot(msg.game);
-      setMessage(`Round ${msg.game.round} begins.`);
-      return;
-    case "finished":
-      closeDialog($("round-dialog"));
-      applySnapshot(msg.game);
-      if (msg.record) S.record = msg.record;
-      renderRecord();
-      showGame();
-      openGameDialog();
-      return;
-    default:
+  const before = S;
+  if (msg.type === "shot" && msg.table === S.table && !(Number.isInteger(msg.event) && msg.event <= S.event)) {
+    if (msg.by && msg.by !== "person") await thinkingPause(msg);
+    if (msg.table !== S.table) return;
+    await animateShot(msg);
   }
+  S = reduce(S, msg, localNow());
+  if (S === before) return;
+  afterEvent(msg, before);
 }
 
-function applySnapshot(game) {
-  S.game = game;
-  view.setBoard(game.board);
-  updateFlip();
-  refresh();
+/** What an event changes on screen besides the state: screens, dialogs, words, sounds. */
+function afterEvent(msg, before) {
+  if (before.table !== S.table) {
+    UI.roundShown = null;
+    UI.gameShown = null;
+    if (S.table && UI.joinLink) {
+      UI.joinLink = null;
+      history.replaceState(null, "", "/");
+    }
+  }
+  if (msg.type === "game_started") {
+    closeDialog($("round-dialog"));
+    closeDialog($("game-dialog"));
+    UI.roundShown = null;
+    UI.gameShown = null;
+    setMessage(S.game && before.stage === "finished" ? "A new game begins." : "");
+  }
+  if (msg.type === "shot" || msg.type === "timeout") {
+    const entry = S.log[S.log.length - 1];
+    const text = logText(entry);
+    const foul = Boolean(entry.report && entry.report.valid === false);
+    setMessage(text, foul);
+  }
+  if (msg.type === "round") {
+    closeDialog($("round-dialog"));
+    UI.roundShown = null;
+    setMessage(`Round ${S.game.round} begins.`);
+  }
+  if (msg.type === "reaction") {
+    const r = S.reactions[S.reactions.length - 1];
+    if (r) announce(reactionLine(S, r));
+  }
+  if (msg.type === "stand_in" && msg.seat) {
+    const x = seatOf(S, msg.seat);
+    const name = x && x.occupant ? x.occupant.name : SEAT_WORD[msg.seat];
+    setMessage(msg.on ? `${name} is away: a CPU plays for them.` : `${name} is back.`);
+  }
+  if (msg.type === "member" && msg.change === "removed" && before.you.member && msg.member === before.you.member) {
+    forgetTable();
+    showStart();
+    showStatus("The host removed you from the party.");
+    return;
+  }
+  if (msg.type === "closed") {
+    const reason = S.closed;
+    closeDialog($("round-dialog"));
+    if (S.game && S.game.phase !== "game_over" && S.kind === "solo") {
+      // A resigned game: its result, then the start screen.
+    } else if (!S.game) {
+      forgetTable();
+      showStart();
+      showStatus(reason === "removed" ? "The host removed you from the party." : "The party was closed.");
+      return;
+    }
+  }
+  syncScreen();
+}
+
+function logText(entry) {
+  if (!entry) return "";
+  const g = S.game;
+  if (entry.reason === "clock") {
+    // R3: the turn clock ran out (the report's unplayed disc would read as "no room").
+    const x = g.seats.find((y) => y.seat === entry.seat);
+    return `Time ran out: ${S.you.seats.includes(entry.seat) && !isHotSeat(S) ? "your" : `${x ? x.name : SEAT_WORD[entry.seat]}'s`} disc goes to the ditch.`;
+  }
+  return describeShot(entry.report, viewer(g), entry.seat);
+}
+
+/** A turn starts with the disc where the player last placed it, or the nearest free place. */
+function snapAim() {
+  const seat = myShooter();
+  if (!seat) return;
+  const a = aimOf(seat);
+  if (problemAt(seat, a.position) === null) return;
+  const free = nearestFree(S, seat, a.position);
+  if (free !== null) a.position = round(free, 2);
+}
+
+/** The screen and dialogs that the state calls for. */
+function syncScreen() {
+  if (!S.table) {
+    if (UI.screen !== "start") showStart();
+    return;
+  }
+  if (S.stage === "lobby") {
+    showLobby();
+    return;
+  }
+  if (!S.game) return;
+  showGame();
+  snapAim();
+  const g = S.game;
+  if (g.phase === "round_over" && !UI.anim) {
+    const key = `${S.table}/${g.round}/${g.history.length}`;
+    if (UI.roundShown !== key) {
+      UI.roundShown = key;
+      openRoundDialog();
+    }
+  } else {
+    closeDialog($("round-dialog"));
+  }
+  if ((g.phase === "game_over" || S.stage === "finished" || S.stage === "closed") && !UI.anim) {
+    const key = `${S.table}/${g.history.length}/${S.stage}/${S.abandoned}`;
+    if (UI.gameShown !== key) {
+      UI.gameShown = key;
+      openGameDialog();
+    } else if ($("game-dialog").open) renderGameButtons();
+  }
 }
 
 /** The CPU's shot waits a moment after the last one ends, so "thinking…" is seen and the
@@ -394,24 +451,28 @@ function applySnapshot(game) {
 async function thinkingPause(msg) {
   const ms = cpuPause() * 1000;
   if (ms <= 0) return;
-  S.thinking = true;
+  UI.thinking = true;
   refresh();
   let left = ms;
-  while (left > 0 && msg.room === S.queueRoom) {
+  while (left > 0 && msg.table === S.table) {
     const step = Math.min(left, 100);
     await sleep(step); // short steps: a pause taken meanwhile holds the CPU too
-    if (!S.paused) left -= step; // a paused game pauses the CPU too
+    if (!UI.paused) left -= step; // a paused game pauses the CPU too
   }
-  S.thinking = false;
+  UI.thinking = false;
 }
 
+let logKey = "";
 function renderLog() {
+  const key = `${S.table}/${S.game && S.game.round}/${S.log.length}/${S.log.length && S.log[S.log.length - 1].event}`;
+  if (key === logKey) return;
+  logKey = key;
   const list = $("shot-log");
   list.replaceChildren(
     ...S.log.map((e) => {
       const li = document.createElement("li");
-      li.textContent = e.text;
-      if (e.foul) li.className = "foul";
+      li.textContent = logText(e);
+      if (e.report && e.report.valid === false) li.className = "foul";
       return li;
     }).reverse(),
   );
@@ -425,29 +486,27 @@ function animateShot(msg) {
   return new Promise((resolve) => {
     const before = S.game;
     const traj = msg.trajectory;
-    if (!before || !traj || !Array.isArray(traj.discs) || reducedMotion.matches || document.hidden) {
+    if (!before || !traj || !Array.isArray(traj.discs) || reducedMotion.matches || document.hidden || UI.screen !== "game") {
       resolve();
       return;
     }
     const sideOf = (owner) => sideOfSeat(msg.game, owner);
-    const removed = new Set((msg.report?.removed || []).map((d) => d.id));
-    const leaving = new Map(traj.discs.filter((d) => d.leaves).map((d) => [d.id, d]));
-    S.anim = {
-      msg, before, traj, sideOf, removed, leaving, t: 0, last: null, soundIndex: 0, resolve,
+    UI.anim = {
+      msg, before, traj, sideOf, t: 0, last: null, soundIndex: 0, resolve,
       sounds: (traj.sounds || [])
         .concat(traj.discs.filter((d) => d.leaves && d.leaves.how === "ditch").map((d) => [d.leaves.t, "ditch"]))
         .sort((x, y) => x[0] - y[0]),
     };
-    S.animating = true;
+    UI.animating = true;
     refresh();
     requestAnimationFrame(step);
   });
 }
 
 function step(now) {
-  const a = S.anim;
+  const a = UI.anim;
   if (!a) return;
-  if (a.last !== null && !S.paused) a.t += (Math.min(now - a.last, 250) / 1000) * SPEED;
+  if (a.last !== null && !UI.paused) a.t += (Math.min(now - a.last, 250) / 1000) * SPEED;
   a.last = now;
   while (a.soundIndex < a.sounds.length && a.sounds[a.soundIndex][0] <= a.t) {
     play(a.sounds[a.soundIndex][1]);
@@ -462,16 +521,16 @@ function step(now) {
 }
 
 function finishAnimationNow() {
-  const a = S.anim;
+  const a = UI.anim;
   if (!a) return;
-  S.anim = null;
-  S.animating = false;
+  UI.anim = null;
+  UI.animating = false;
   a.resolve();
 }
 
 /** Discs to draw now: the snapshot, or a frame of the shot in play. */
 function animatedScene() {
-  const a = S.anim;
+  const a = UI.anim;
   const dur = a.traj.duration;
   if (a.t < dur) return { discs: framesAt(a.before, a.traj, a.sideOf, a.t), fading: [] };
   // Motion over: the snapshot, with the discs the rules removed fading out where they stopped.
@@ -490,38 +549,60 @@ function requestDraw() {
   drawQueued = true;
   requestAnimationFrame(() => {
     drawQueued = false;
-    if (!S.anim) draw();
+    if (!UI.anim) draw();
   });
 }
 
+/** What blocks a placement, in words for the player placing (the nearest disc). */
+function inTheWay(seat, position) {
+  const g = S.game;
+  const c = placement(g.board, seat, position);
+  let best = null;
+  let dist = Infinity;
+  for (const d of g.discs) {
+    const k = Math.hypot(d.x - c.x, d.y - c.y);
+    if (k < dist) {
+      dist = k;
+      best = d;
+    }
+  }
+  if (!best) return null;
+  if (best.owner === seat) return "one of your discs";
+  return `${whose(viewer(g), best.owner)} disc`;
+}
+
+function problemAt(seat, position) {
+  return placementProblem(S, seat, position, inTheWay(seat, position));
+}
+
 function draw() {
-  if (!S.game || S.screen !== "game") return;
-  const game = S.anim ? S.anim.msg.game : S.game;
+  if (!S.game || UI.screen !== "game") return;
+  const game = UI.anim ? UI.anim.msg.game : S.game;
   view.setBoard(game.board);
   const scene = { game };
-  if (S.anim) Object.assign(scene, animatedScene());
+  if (UI.anim) Object.assign(scene, animatedScene());
   else {
     scene.discs = S.game.discs;
     scene.scores = S.game.phase !== "playing";
   }
-  const seat = S.anim ? null : shooter();
+  const seat = UI.anim ? null : myShooter();
   if (seat) {
     const board = S.game.board;
     const aim = aimOf(seat);
     const live = canInput();
     scene.quarter = { angle: SEAT_ANGLE[seat], limit: S.game.placement_limit, active: live };
     const c = placement(board, seat, aim.position);
-    const bad = placementProblem(S.game, seat, aim.position) !== null;
+    const bad = problemAt(seat, aim.position) !== null;
     scene.ghost = { x: c.x, y: c.y, side: sideOfSeat(S.game, seat), bad };
     if (live && !bad) {
-      const d = S.drag && S.drag.aiming ? S.drag : aim;
+      const d = UI.drag && UI.drag.aiming ? UI.drag : aim;
       const u = aimVector(board, seat, aim.position, d.direction);
       scene.aim = {
         x: c.x, y: c.y, ux: u.x, uy: u.y, power: d.power,
-        invalid: Boolean(S.drag && S.drag.aiming && S.drag.invalid),
-        pull: S.drag && S.drag.aiming ? S.drag.pointer : null,
+        invalid: Boolean(UI.drag && UI.drag.aiming && UI.drag.invalid),
+        pull: UI.drag && UI.drag.aiming ? UI.drag.pointer : null,
       };
-      if (S.drag && S.drag.dragging && !S.drag.aiming) scene.aim = null;
+      if (UI.drag && UI.drag.dragging && !UI.drag.aiming) scene.aim = null;
     }
   }
   view.draw(scene);
@@ -538,8 +619,8 @@ function wideLayout() {
  * taller than the space between its top and the bottom of the screen.
  */
 function layout() {
-  document.body.classList.toggle("in-game", S.screen === "game");
-  if (S.screen !== "game") return;
+  document.body.classList.toggle("in-game", UI.screen === "game");
+  if (UI.screen !== "game") return;
   const game = $("game-screen");
   const wrap = $("board-wrap");
   const cs = getComputedStyle(game);
@@ -562,7 +643,7 @@ function layout() {
 
 /** On wide screens the result dialogs sit over the side column, beside the board. */
 function placeResultDialogs() {
-  const beside = S.screen === "game" && wideLayout();
+  const beside = UI.screen === "game" && wideLayout();
   const side = $("side").getBoundingClientRect();
   const score = document.querySelector(".scoreboard").getBoundingClientRect();
   for (const d of [$("round-dialog"), $("game-dialog")]) {
@@ -578,129 +659,81 @@ function placeResultDialogs() {
   }
 }
 
-function updateFlip() {
-  const g = S.game;
-  const flip = Boolean(S.prefs.turn_board && isLocal() && g && g.phase === "playing" && g.current_seat === "north");
-  view.setFlip(flip);
+function updateBottom() {
+  view.setBottom(bottomSeat(S, Boolean(UI.prefs.turn_board)));
 }
 
 // ------------------------------------------------------------------ rendering of HTML parts
 
 function refresh() {
-  renderScoreboard();
-  renderControls();
-  renderDiscList();
+  updateBottom();
+  if (UI.screen === "lobby") renderLobby(S, act);
+  if (UI.screen === "game") {
+    renderScoreboard(S, { moving: UI.anim ? null : S.game && S.game.current_seat, turnText: screenTurnText(), thinking: isThinking() });
+    renderClock(S, localNow());
+    renderAim();
+    renderDiscList();
+    renderReactions();
+    renderLog();
+  }
   renderBusy();
-  $("pause-button").disabled = S.screen !== "game";
+  $("pause-button").disabled = UI.screen !== "game" || S.kind !== "solo";
   requestDraw();
 }
 
-function renderScoreboard() {
+function isThinking() {
   const g = S.game;
-  if (!g) return;
-  const moving = S.anim ? null : g.current_seat;
-  const turn = $("turn-indicator");
-  turn.classList.toggle("thinking", S.thinking || (!S.anim && g.phase === "playing" && Boolean(seatInfo(g, g.current_seat)?.cpu)));
-  for (let i = 0; i < 2; i += 1) {
-    const card = $(`side-card-${i}`);
-    const side = g.sides[i];
-    if (!side) {
-      card.hidden = true;
-      continue;
-    }
-    card.hidden = false;
-    const seats = g.seats.filter((s) => s.side === i);
-    const inHand = seats.reduce((n, s) => n + (s.in_hand || 0), 0);
-    const toMove = g.phase === "playing" && seats.some((s) => s.seat === moving);
-    card.classList.toggle("to-move", toMove);
-    // The name may be cut short (style.css ellipsis): the tooltip holds all of it, not seat words.
-    const name = escapeHtml(sideName(g, i));
-    card.innerHTML = `<div class="name">${markSvg(g, i)}<span title="${name}">${name}</span></div>
-      <div class="stats"><span>Score <b class="score" data-testid="score-${i}">${side.score}</b></span>
-      <span>This round <b data-testid="round-total-${i}">${side.round_total}</b></span>
-      <span>In hand <b data-testid="in-hand-${i}">${inHand}</b></span>
-      <span>20s <b data-testid="twenties-${i}">${side.twenties}</b></span>
-      <span>Ditch <b>${side.ditch ?? 0}</b></span></div>`;
-    card.setAttribute("aria-label", `${sideName(g, i)}: score ${side.score}, this round ${side.round_total}, ${inHand} discs in hand, ${side.twenties} twenties, ${side.ditch ?? 0} in the ditch${toMove ? ", to shoot" : ""}`);
-  }
-  const rules = g.rules;
-  $("round-label").textContent = rules.scoring === "to_100"
-    ? `Round ${g.round} · to ${rules.target || 100}`
-    : `Round ${g.round} of ${rules.rounds}`;
-  $("turn-indicator").textContent = turnText();
+  if (UI.thinking) return true;
+  if (UI.anim || !g || g.phase !== "playing") return false;
+  const info = g.seats.find((x) => x.seat === g.current_seat);
+  const x = seatOf(S, g.current_seat);
+  return Boolean((info && info.cpu) || (x && x.occupant && x.occupant.stand_in));
 }
 
-function turnText() {
+function screenTurnText() {
+  if (!S.game) return "";
+  if (UI.paused) return "Paused";
+  if (UI.anim) return "Discs moving…";
   const g = S.game;
-  if (!g) return "";
-  if (S.paused) return "Paused";
-  if (S.anim) return "Discs moving…";
-  if (g.phase === "round_over") return "Round over";
-  if (g.phase === "game_over") return "Game over";
-  const seat = g.current_seat;
-  const info = seat && seatInfo(g, seat);
-  if (!info) return "";
-  if (S.you.includes(seat)) {
-    if (isLocal()) return `${info.name} to shoot`;
-    return "Your turn";
-  }
-  if (info.cpu || S.thinking) return `${info.name} is thinking…`;
-  return `${info.name} to shoot`;
+  const info = g.seats.find((x) => x.seat === g.current_seat);
+  if (UI.thinking && info) return `${info.name} is thinking…`;
+  return turnText(S);
 }
 
 let lastAnnounced = "";
 function announceTurn() {
   const g = S.game;
   if (!g || g.phase !== "playing") return;
-  const key = `${S.room}/${S.lastEvent}`;
+  const key = `${S.table}/${S.event}`;
   if (key === lastAnnounced) return;
   lastAnnounced = key;
-  const scores = g.sides.map((s, i) => `${sideName(g, i)} ${s.round_total}`).join(", ");
-  announce(`${turnText()}. This round: ${scores}.`);
+  const scores = g.sides.map((x, i) => `${g.seats.filter((y) => y.side === i).map((y) => y.name).join(" & ")} ${x.round_total}`).join(", ");
+  announce(`${screenTurnText()}. This round: ${scores}.`);
 }
 
-let restoreFocus = null;
-function renderControls() {
-  const seat = shooter();
-  const live = canInput();
-  const fs = $("controls");
-  if (!live && fs.contains(document.activeElement)) restoreFocus = document.activeElement;
-  fs.disabled = !live;
-  if (live && restoreFocus) {
-    const el = restoreFocus;
-    restoreFocus = null;
-    if (document.activeElement === document.body) el.focus({ preventScroll: true });
-  }
+function renderAim() {
   const g = S.game;
   if (!g) return;
-  const lim = Math.floor(g.placement_limit * 10) / 10;
-  for (const id of ["position", "position-num"]) {
-    $(id).min = String(-lim);
-    $(id).max = String(lim);
+  const seat = myShooter();
+  const live = canInput();
+  const shown = seat || (g.current_seat && S.you.seats.includes(g.current_seat) ? g.current_seat : S.you.seats[0]);
+  const opts = { live, limit: g.placement_limit, aim: null };
+  if (shown) {
+    const a = aimOf(shown);
+    const info = g.seats.find((x) => x.seat === shown);
+    const waiting = !seat && g.phase === "playing" ? screenTurnText() : "";
+    const where = WHERE[(SEAT_ANGLE[shown] - SEAT_ANGLE[bottomSeat(S, Boolean(UI.prefs.turn_board))] + 360) % 360];
+    Object.assign(opts, {
+      aim: a,
+      shown: UI.drag && UI.drag.aiming && !UI.drag.invalid ? UI.drag : a,
+      legend: waiting || (isHotSeat(S) && info ? `${info.name}'s shot` : "Your shot"),
+      hint: where && isHotSeat(S)
+        ? `${info ? info.name : "This player"} shoots from the ${where}: position and direction are seen from their chair — positive turns to their right.`
+        : "Position 0° is the middle of your quarter; direction 0° points at the centre, positive to your right.",
+    });
   }
-  const shown = seat || (g.current_seat && S.you.includes(g.current_seat) ? g.current_seat : S.you[0]);
-  if (!shown) return;
-  const a = aimOf(shown);
-  const d = S.drag && S.drag.aiming && !S.drag.invalid ? S.drag : a;
-  setControl("position", a.position);
-  setControl("direction", d.direction);
-  setControl("power", d.power);
-  const info = seatInfo(g, shown);
-  // Out of turn, the legend says what is going on: it is next to Shoot, where the eyes are.
-  const waiting = !seat && g.phase === "playing" ? turnText() : "";
-  $("controls-legend").textContent = waiting || (isLocal() && info ? `${info.name}'s shot` : "Your shot");
-  $("controls-hint").textContent = isLocal() && shown === "north" && !view.flip
-    ? `${info ? info.name : "The top player"} shoots from the top: position and direction are seen from their chair — positive turns to their right (your screen's left).`
-    : "Position 0° is the middle of your quarter; direction 0° points at the centre, positive to your right.";
-}
-
-function setControl(name, value) {
-  const range = $(name);
-  const num = $(`${name}-num`);
-  const text = fmt(value, 1);
-  if (document.activeElement !== num && num.value !== text) num.value = text;
-  if (range.value !== String(value)) range.value = String(value);
-  range.setAttribute("aria-valuetext", name === "power" ? `${text} percent` : `${text} degrees`);
+  $("controls").hidden = isSpectator(S);
+  renderControls(opts);
 }
 
 function zoneWords(z) {
@@ -711,22 +744,52 @@ function renderDiscList() {
   const g = S.game;
   const list = $("disc-list");
   if (!g) return;
-  const viewer = viewerOf(g, S.you, isLocal());
+  const v = viewer(g);
   const items = g.discs.map((d) => {
-    const who = whose(viewer, d.owner);
     const z = zoneOf(g.board, d.x, d.y);
     const dist = Math.hypot(d.x, d.y);
-    return `<li>${escapeHtml(cap(who))} disc ${zoneWords(z)}, ${fmt(dist)} inches ${compass(d.x, d.y)} of the centre</li>`;
+    return `<li>${escapeHtml(cap(whose(v, d.owner)))} disc ${zoneWords(z)}, ${fmt(dist)} inches ${compass(d.x, d.y)} of the centre</li>`;
   });
   list.innerHTML = items.join("") || "<li>No discs on the board.</li>";
-  const canvas = $("board");
-  const seat = shooter();
-  let label = `Crokinole board seen from ${view.flip ? "north" : "south"}: ${g.discs.length} disc${g.discs.length === 1 ? "" : "s"} on the board. ${turnText()}.`;
+  const seat = myShooter();
+  let label = `Crokinole board seen from ${bottomSeat(S, Boolean(UI.prefs.turn_board))}: ${g.discs.length} disc${g.discs.length === 1 ? "" : "s"} on the board. ${screenTurnText()}.`;
   if (seat) {
     const a = aimOf(seat);
     label += ` Disc placed at ${fmt(a.position)} degrees, aim ${fmt(a.direction)} degrees, power ${fmt(a.power)} percent.`;
   }
-  canvas.setAttribute("aria-label", label);
+  $("board").setAttribute("aria-label", label);
+}
+
+/** Quick reactions: a fixed set of buttons for players of a party, and the latest few. */
+let reactionsKey = "";
+function renderReactions() {
+  const box = $("reactions");
+  const on = S.kind === "party";
+  box.hidden = !on;
+  if (!on) return;
+  const key = `${S.reactionIds.join()}/${isSpectator(S)}`;
+  if (key !== reactionsKey) {
+    reactionsKey = key;
+    $("reaction-buttons").replaceChildren(...(isSpectator(S) ? [] : S.reactionIds.map((id) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = reactionText(id);
+      b.dataset.testid = `react-${id}`;
+      b.addEventListener("click", () => send({ type: "react", table: S.table, reaction: id }));
+      return b;
+    })));
+  }
+  const feed = $("reaction-feed");
+  const items = S.reactions.slice(-3).map((r) => {
+    const li = document.createElement("li");
+    li.textContent = reactionLine(S, r);
+    return li;
+  });
+  const text = items.map((li) => li.textContent).join("|");
+  if (feed.dataset.text !== text) {
+    feed.dataset.text = text;
+    feed.replaceChildren(...items);
+  }
 }
 
 function renderRecord() {
@@ -740,7 +803,7 @@ function renderRecord() {
       if (r.wins + r.draws + r.losses > 0) any = true;
       return `<td>${r.wins}</td><td>${r.draws}</td><td>${r.losses}</td>`;
     });
-    return `<tr><th scope="row">${escapeHtml(levelName(lvl))}</th>${cells.join("")}</tr>`;
+    return `<tr><th scope="row">${escapeHtml(levelName(S, lvl))}</th>${cells.join("")}</tr>`;
   });
   if (!any) {
     box.innerHTML = '<p class="note">No games against the CPU yet.</p>';
@@ -754,94 +817,50 @@ function renderRecord() {
 
 // ------------------------------------------------------------------ screens and dialogs
 
+function setScreen(name) {
+  UI.screen = name;
+  $("start-screen").hidden = name !== "start";
+  $("lobby-screen").hidden = name !== "lobby";
+  $("game-screen").hidden = name !== "game";
+  if (name !== "game") {
+    closeDialog($("round-dialog"));
+    closeDialog($("game-dialog"));
+  }
+}
+
 function showStart() {
-  // The form shows the saved choices when the screen is entered; a welcome while it is on
-  // screen (a reconnect) keeps what the player has chosen since. init() fills it first.
-  if (S.screen !== "start") fillOptions($("start-form"), S.prefs);
-  S.screen = "start";
-  $("start-screen").hidden = false;
-  $("game-screen").hidden = true;
-  closeDialog($("round-dialog"));
-  closeDialog($("game-dialog"));
-  stopRoundTimer();
-  toggleNameField();
-  resetStartConfirm();
+  if (UI.screen !== "start") fillStart();
+  setScreen("start");
+  updateStartForm();
   layout();
   refresh();
   // The device token goes in a header, never in the address (it would land in access logs).
-  fetch("/api/record", { headers: { "X-Device-Token": S.token } })
+  fetch("/api/record", { headers: { "X-Device-Token": UI.token } })
     .then((r) => (r.ok ? r.json() : null))
     .then((data) => {
       if (!data) return;
-      if (data.record) S.record = data.record;
+      if (data.record) S = { ...S, record: data.record };
       renderRecord();
-      if (data.room && data.room !== S.room) S.welcomeRoom = data.room;
-      if (!S.welcomeRoom) resetStartConfirm();
-      $("continue-box").hidden = !S.welcomeRoom || S.screen !== "start";
     })
     .catch(() => {});
 }
 
+function showLobby() {
+  if (UI.screen !== "lobby") {
+    setScreen("lobby");
+    layout();
+  }
+  renderLobby(S, act);
+  refresh();
+}
+
 function showGame() {
-  if (S.screen === "game") return;
-  S.screen = "game";
-  $("start-screen").hidden = true;
-  $("game-screen").hidden = false;
+  if (UI.screen === "game") return;
+  setScreen("game");
   layout();
   renderLog();
   refresh();
   $("board").focus({ preventScroll: true });
-}
-
-function setStartStatus(text, bad = false) {
-  let el = $("start-status");
-  if (!el) {
-    el = document.createElement("p");
-    el.id = "start-status";
-    el.setAttribute("role", "status");
-    el.className = "note";
-    $("start-form").append(el);
-  }
-  el.textContent = text;
-  el.classList.toggle("status-bad", bad);
-}
-
-function openDialog(d) {
-  if (!d.open) d.showModal();
-}
-
-function closeDialog(d) {
-  if (d.open) d.close();
-}
-
-/** A round's result, one column per side (so it fits a phone whatever the names). */
-function resultTable(g, h) {
-  const four = g.rules.scoring !== "to_100";
-  const sides = g.sides.map((_, i) => i);
-  const head = sides.map((i) => `<th scope="col"><span class="side-head">${markSvg(g, i, 16)}<span>${escapeHtml(sideName(g, i))}</span></span></th>`).join("");
-  const row = (label, cells, cls = "") => `<tr${cls ? ` class="${cls}"` : ""}><th scope="row">${label}</th>${cells.map((c) => `<td>${c}</td>`).join("")}</tr>`;
-  const counts = (k) => sides.map((i) => ((h.counts && h.counts[i]) || [0, 0, 0, 0])[k]);
-  const rows = [
-    row("20s", counts(0)), row("15s", counts(1)), row("10s", counts(2)), row("5s", counts(3)),
-    row("Round total", sides.map((i) => h.totals[i]), "total"),
-    row(four ? "Round points" : "Points added", sides.map((i) => {
-      const pts = h.points ? h.points[i] : 0;
-      return four ? pts : `+${pts}`;
-    })),
-    row("Game score", sides.map((i) => (h.scores_after ? h.scores_after[i] : ""))),
-  ];
-  return `<table class="result-table"><thead><tr><td></td>${head}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
-}
-
-function roundWinnerLine(g, h) {
-  const t = h.totals;
-  const best = Math.max(...t);
-  const winners = t.map((v, i) => (v === best ? i : -1)).filter((i) => i >= 0);
-  if (winners.length > 1) return `Round ${h.number} is tied, ${t.join(" to ")}.`;
-  const w = winners[0];
-  const who = sideName(g, w);
-  const you = !isLocal() && g.seats.some((s) => s.side === w && S.you.includes(s.seat));
-  return `${you ? "You win" : `${who} wins`} round ${h.number}, ${t[w]} to ${Math.max(...t.filter((_, i) => i !== w))}.`;
 }
 
 function openRoundDialog() {
@@ -849,18 +868,32 @@ function openRoundDialog() {
   const h = g.history[g.history.length - 1];
   if (!h) return;
   $("round-title").textContent = `Round ${h.number} result`;
-  const line = roundWinnerLine(g, h);
-  $("round-body").innerHTML = `<p class="result-line">${escapeHtml(line)}</p>${resultTable(g, h)}
-    <p class="countdown" id="round-countdown"></p>`;
-  const next = $("next-button");
-  next.disabled = false;
-  next.setAttribute("aria-label", "Next round");
+  $("round-body").innerHTML = roundBody(S, h);
   setPeek(false);
   placeResultDialogs();
   openDialog($("round-dialog"));
-  next.focus();
-  announce(line);
-  startRoundTimer();
+  renderNext();
+  if (!isSpectator(S)) $("next-button").focus();
+  announce($("round-body").querySelector(".result-line").textContent);
+}
+
+/** Next: pressed or not, how many of the players pressed, and the server's countdown. */
+function renderNext() {
+  const d = $("round-dialog");
+  if (!d.open || !S.game) return;
+  const next = $("next-button");
+  const pressed = S.you.member && S.nextPressed.includes(S.you.member);
+  next.hidden = isSpectator(S);
+  next.disabled = Boolean(pressed);
+  const c = clock(S, localNow());
+  const left = c && c.kind === "round" ? Math.ceil(c.left) : null;
+  next.textContent = pressed ? "Waiting…" : left !== null ? `Next (${left})` : "Next";
+  const players = S.members.filter((m) => !m.spectator && m.connected !== false && m.seat).length;
+  const parts = [];
+  if (left !== null) parts.push(`The next round starts in ${left} s.`);
+  if (S.kind === "party" && S.nextPressed.length) parts.push(`${S.nextPressed.length} of ${players} pressed Next.`);
+  const cd = $("round-countdown");
+  if (cd) cd.textContent = parts.join(" ");
 }
 
 /** "Look at the board": the round result shrinks to a bar so the discs can be seen. */
@@ -879,85 +912,49 @@ function setPeek(on) {
   b.textContent = on ? "Show the result" : "Look at the board";
 }
 
-function startRoundTimer() {
-  stopRoundTimer();
-  let left = ROUND_WAIT_S;
-  const tick = () => {
-    $("next-button").textContent = `Next (${Math.ceil(left)})`;
-    const cd = $("round-countdown");
-    if (cd) cd.textContent = `The next round starts in ${Math.ceil(left)} s.`;
-  };
-  tick();
-  S.roundTimer = setInterval(() => {
-    if (S.paused || $("round-dialog").classList.contains("peek")) return; // looking at the board
-    left -= 0.25;
-    tick();
-    if (left <= 0) {
-      stopRoundTimer();
-      confirmNextRound();
-    }
-  }, 250);
-}
-
-function stopRoundTimer() {
-  clearInterval(S.roundTimer);
-  S.roundTimer = null;
-}
-
 function confirmNextRound() {
-  stopRoundTimer();
-  const next = $("next-button");
-  if (S.game && S.game.phase === "round_over" && send({ type: "next_round", room: S.room })) {
-    next.disabled = true;
-    next.textContent = "Waiting…";
-  } else {
-    next.textContent = "Next";
+  if (S.game && S.game.phase === "round_over" && send({ type: "next_round", table: S.table })) {
+    $("next-button").disabled = true;
+    $("next-button").textContent = "Waiting…";
   }
 }
 
 function openGameDialog() {
-  const g = S.game;
-  const o = g.outcome;
-  const mySide = isLocal() || !S.you.length ? null : sideOfSeat(g, S.you[0]);
-  let title = "Game over";
-  if (!o && g.phase !== "game_over") {
-    title = isLocal() ? "Game abandoned" : "You resigned";
-  } else if (o && o.winner !== null && o.winner !== undefined) {
-    title = mySide === null ? `${sideName(g, o.winner)} wins!` : o.winner === mySide ? "You win!" : `${sideName(g, o.winner)} wins`;
-  } else if (o) {
-    title = "A draw";
-  }
+  closeDialog($("round-dialog"));
+  const title = gameTitle(S);
   $("game-title").textContent = title;
-  const scores = g.sides.map((s, i) => `${markSvg(g, i, 16)} ${escapeHtml(sideName(g, i))} <b>${s.score}</b>`).join(" &nbsp;·&nbsp; ");
-  const rounds = g.history.map((h) => `<tr><th scope="row">${h.number}</th><td>${h.totals.join(" – ")}</td>
-    <td>${(h.points || []).join(" – ")}</td><td>${(h.scores_after || []).join(" – ")}</td></tr>`).join("");
-  const last = g.history[g.history.length - 1];
-  let record = "";
-  const lvl = S.opponent;
-  if (S.record && S.levels.some((l) => l.id === lvl)) {
-    const r = S.record[lvl]?.[g.rules.scoring];
-    if (r) record = `<p class="note">Your record against ${escapeHtml(levelName(lvl))}, ${FORMAT_NAME[g.rules.scoring]}: ${r.wins} won, ${r.draws} drawn, ${r.losses} lost.</p>`;
-  }
-  $("game-body").innerHTML = `<p class="result-line">${scores}</p>
-    ${last ? `<h3>Last round</h3>${resultTable(g, last)}` : ""}
-    ${rounds ? `<h3>Rounds</h3><table class="result-table"><thead><tr><th scope="col">Round</th><th scope="col">Totals</th>
-    <th scope="col">${g.rules.scoring === "to_100" ? "Points added" : "Round points"}</th><th scope="col">Game score</th></tr></thead><tbody>${rounds}</tbody></table>` : ""}
-    ${record}`;
-  $("rematch-button").disabled = false;
-  $("rematch-button").hidden = g.phase !== "game_over"; // a resigned game is gone from the server
+  $("game-body").innerHTML = gameBody(S, (lvl) => levelName(S, lvl));
+  renderGameButtons();
   placeResultDialogs();
   openDialog($("game-dialog"));
   ($("rematch-button").hidden ? $("new-game-button") : $("rematch-button")).focus();
-  announce(`${title} Final score ${g.sides.map((s, i) => `${sideName(g, i)} ${s.score}`).join(", ")}.`);
+  const g = S.game;
+  announce(`${title} Final score ${g.sides.map((x, i) => `${g.seats.filter((y) => y.side === i).map((y) => y.name).join(" & ")} ${x.score}`).join(", ")}.`);
+}
+
+function renderGameButtons() {
+  const rematch = $("rematch-button");
+  const voted = S.you.member && S.rematchVotes.includes(S.you.member);
+  rematch.hidden = S.stage !== "finished" || isSpectator(S);
+  rematch.disabled = Boolean(voted);
+  const players = S.members.filter((m) => !m.spectator && m.seat).length;
+  rematch.textContent = voted
+    ? `Waiting for the others (${S.rematchVotes.length} of ${players})`
+    : S.kind === "party" && S.rematchVotes.length ? `Rematch (${S.rematchVotes.length} of ${players} agree)` : "Rematch";
+  $("new-game-button").textContent = S.kind === "party" ? "Leave the party" : "New game";
 }
 
 // ------------------------------------------------------------------ actions
 
+function act(msg) {
+  return send(msg);
+}
+
 function shoot() {
-  const seat = shooter();
+  const seat = myShooter();
   if (!seat || !canInput()) return;
   const a = aimOf(seat);
-  const problem = placementProblem(S.game, seat, a.position);
+  const problem = problemAt(seat, a.position);
   if (problem) {
     setMessage(`Can't place there: ${problem}.`, true);
     return;
@@ -969,58 +966,113 @@ function shoot() {
   setMessage("");
   play("shoot");
   const msg = {
-    type: "shoot", room: S.room, seat,
+    type: "shoot", table: S.table, seat,
     position: round(a.position, 2), direction: round(a.direction, 2), power: round(a.power, 2),
   };
-  if (send(msg)) S.lastShot = msg;
+  if (send(msg)) UI.lastShot = msg;
 }
 
-function newGame(opts) {
-  const msg = {
-    type: "new_game",
-    opponent: opts.opponent,
-    scoring: opts.scoring,
-    discs: Number(opts.discs),
-    required_contact: Boolean(opts.required_contact),
-  };
-  if (opts.scoring === "four_rounds" && TEST_ROUNDS >= 1 && TEST_ROUNDS <= 4) msg.rounds = TEST_ROUNDS;
-  const names = {};
-  const south = (opts.names?.south || "").trim().slice(0, 24);
-  const north = (opts.names?.north || "").trim().slice(0, 24);
-  if (south) names.south = south;
-  if (north && opts.opponent === "local") names.north = north;
-  if (Object.keys(names).length) msg.names = names;
-  S.welcomeRoom = null;
-  $("continue-box").hidden = true;
-  return send(msg);
-}
-
-function readOptions(form) {
-  const f = new FormData(form);
+function readStart() {
+  const f = $("start-form").elements;
   return {
-    opponent: f.get("opponent"),
-    scoring: f.get("scoring"),
-    discs: Number(f.get("discs")),
-    required_contact: f.get("required_contact") === "on",
+    mode: f.mode.value,
+    layout: f.layout.value,
+    opponent: f.opponent.value,
+    scoring: f.scoring.value,
+    discs: Number(f.discs.value),
+    required_contact: f.required_contact.checked,
+    tie: f.tie.value,
+    turn_time: f.turn_time.value,
+    hand: f.hand.value,
+    standin_level: f.standin_level.value || "normal",
+    name: f.name.value.trim().slice(0, 24),
+    people: Number(f.people.value) || 2,
   };
 }
 
-function fillOptions(form, p) {
-  form.elements.opponent.value = p.opponent;
-  form.elements.scoring.value = p.scoring;
-  form.elements.discs.value = String(p.discs);
-  form.elements.required_contact.checked = Boolean(p.required_contact);
-  if (form.elements.name_south) form.elements.name_south.value = p.names?.south || "";
-  if (form.elements.name_north) form.elements.name_north.value = p.names?.north || "";
+function createFrom(o) {
+  const party = o.mode === "party";
+  const settings = tableSettings({
+    ...o,
+    rounds: TEST_ROUNDS,
+    tie: party ? o.tie : "draw",
+    turn_time: party ? o.turn_time : null,
+    hand: party ? o.hand : "steady",
+  });
+  if (Number.isFinite(TEST_TURN_TIME) && TEST_TURN_TIME > 0) settings.turn_time = TEST_TURN_TIME; // a test setting
+  const msg = { type: "create", kind: party ? "party" : "solo", settings, name: o.name || "You" };
+  if (!party) {
+    const seats = LAYOUTS[settings.layout].seats.length;
+    const people = o.mode === "device" ? clamp(o.people, 2, seats) : 1;
+    msg.seats = soloSeats(settings.layout, people, o.opponent || "normal");
+  }
+  return msg;
 }
 
-function toggleNameField() {
-  $("name-north-field").hidden = $("start-form").elements.opponent.value !== "local";
+function join(code, name, spectator) {
+  const c = normalizeCode(code);
+  if (c.length !== 6) {
+    $("join-status").textContent = "A party code has 6 letters and digits, like ABC234.";
+    $("join-status").classList.add("status-bad");
+    return false;
+  }
+  $("join-status").classList.remove("status-bad");
+  $("join-status").textContent = spectator ? "Joining as a spectator…" : "Joining…";
+  return send({ type: "join", code: c, name: (name || "").trim().slice(0, 24) || "Player", spectator: Boolean(spectator) });
+}
+
+/** The start form follows the mode: which fields apply, and R2's discs for the format. */
+function updateStartForm() {
+  const f = $("start-form").elements;
+  const mode = f.mode.value;
+  const layout = LAYOUTS[f.layout.value] || LAYOUTS.singles;
+  const n = layout.seats.length;
+  const keepPeople = f.people.value || String(n);
+  f.people.replaceChildren(...Array.from({ length: n - 1 }, (_, i) => new Option(`${i + 2} people`, String(i + 2))));
+  f.people.value = Number(keepPeople) <= n ? keepPeople : String(n);
+  const people = Number(f.people.value);
+  $("people-field").hidden = mode !== "device" || n === 2;
+  $("opponent-field").hidden = !(mode === "cpu" || (mode === "device" && people < n));
+  $("party-rules").hidden = mode !== "party";
+  const keep = f.discs.value;
+  f.discs.replaceChildren(...layout.discs.map((d) => new Option(d === 8 ? "8 (tournament)" : d === 12 && layout.discs.length > 1 ? "12 (home rule)" : String(d), String(d))));
+  f.discs.value = layout.discs.map(String).includes(keep) ? keep : String(layout.discs[0]);
+  f.discs.disabled = layout.discs.length === 1;
+  const notes = {
+    cpu: f.layout.value === "singles" ? "You play south against a CPU."
+      : f.layout.value === "doubles" ? "You play south with a CPU partner north, against two CPUs."
+        : f.layout.value === "two_vs_one" ? "You play south with a CPU partner north, against a CPU west."
+          : "You play south against two CPUs, each on their own.",
+    device: people < n
+      ? `${people} people take turns on this device (${layout.seats.slice(0, people).join(", ")}); CPUs play the other seats.`
+      : `${n} people take turns on this device.`,
+    party: `${n} seats: friends join with the link or the code; the host can fill seats with CPUs.`,
+  };
+  $("layout-note").textContent = notes[mode] || "";
+  $("start-button").textContent = mode === "party" ? "Create the party" : "Start";
+}
+
+function fillStart() {
+  const f = $("start-form").elements;
+  const p = UI.prefs;
+  if (p.mode) f.mode.value = p.mode;
+  if (p.layout && LAYOUTS[p.layout]) f.layout.value = p.layout;
+  f.scoring.value = p.scoring || "four_rounds";
+  f.required_contact.checked = p.required_contact !== false;
+  if (p.opponent && S.levels.some((l) => l.id === p.opponent)) f.opponent.value = p.opponent;
+  f.name.value = p.names?.me || "";
+  $("join-form").elements.name.value = p.names?.me || "";
+  updateStartForm();
+  if (p.discs && Array.from(f.discs.options).some((o) => o.value === String(p.discs))) f.discs.value = String(p.discs);
+  if (UI.joinLink) {
+    $("join-form").elements.code.value = UI.joinLink.code;
+    $("join-form").elements.spectator.checked = UI.joinLink.spectator;
+  }
 }
 
 function setPaused(on) {
-  if (on === S.paused) return;
-  S.paused = on;
+  if (on === UI.paused) return;
+  UI.paused = on;
   $("pause-button").setAttribute("aria-pressed", String(on));
   if (on) {
     cancelDrag();
@@ -1036,8 +1088,8 @@ function setPaused(on) {
 }
 
 function setSound(on) {
-  S.prefs.sound = on;
-  savePrefs(S.prefs);
+  UI.prefs.sound = on;
+  savePrefs(UI.prefs);
   setSoundEnabled(on);
   const b = $("sound-toggle");
   b.setAttribute("aria-pressed", String(on));
@@ -1055,7 +1107,7 @@ function pointerBoard(ev) {
 
 function onPointerDown(ev) {
   if (ev.button !== 0 && ev.pointerType === "mouse") return;
-  const seat = shooter();
+  const seat = myShooter();
   if (!seat || !canInput()) return;
   ev.preventDefault();
   $("board").focus({ preventScroll: true });
@@ -1065,7 +1117,7 @@ function onPointerDown(ev) {
   const c = placement(board, seat, a.position);
   const grab = Math.max(board.disc_radius * 1.5, 24 / view.scale);
   if (Math.hypot(p.x - c.x, p.y - c.y) <= grab) {
-    S.drag = {
+    UI.drag = {
       id: ev.pointerId, seat, dragging: true, aiming: false, moved: false, start: p, pointer: p,
       direction: a.direction, power: a.power, invalid: false,
     };
@@ -1086,7 +1138,7 @@ function placeAt(seat, p) {
   }
   const lim = S.game.placement_limit;
   const position = round(clamp(pos, -lim, lim), 1);
-  const problem = placementProblem(S.game, seat, position);
+  const problem = problemAt(seat, position);
   if (problem) {
     setMessage(`Can't place there: ${problem}.`, true);
     return;
@@ -1109,7 +1161,7 @@ function dragGeometry(d, p) {
 }
 
 function onPointerMove(ev) {
-  const d = S.drag;
+  const d = UI.drag;
   if (!d || ev.pointerId !== d.id) return;
   ev.preventDefault();
   const p = pointerBoard(ev);
@@ -1124,15 +1176,15 @@ function onPointerMove(ev) {
   } else {
     d.aiming = false;
   }
-  renderControls();
+  renderAim();
   requestDraw();
 }
 
 function onPointerUp(ev) {
-  const d = S.drag;
+  const d = UI.drag;
   if (!d || ev.pointerId !== d.id) return;
   ev.preventDefault();
-  S.drag = null;
+  UI.drag = null;
   if (view.canvas.hasPointerCapture(ev.pointerId)) view.canvas.releasePointerCapture(ev.pointerId);
   const p = pointerBoard(ev);
   if (!d.moved) {
@@ -1158,8 +1210,8 @@ function onPointerUp(ev) {
 }
 
 function cancelDrag() {
-  if (!S.drag) return;
-  S.drag = null;
+  if (!UI.drag) return;
+  UI.drag = null;
   refresh();
 }
 
@@ -1168,7 +1220,7 @@ function cancelDrag() {
 const TYPING = new Set(["text", "number", "search", "email", "password"]);
 
 function onKeyDown(ev) {
-  if (S.screen !== "game" || anyModalOpen()) return;
+  if (UI.screen !== "game" || anyModalOpen()) return;
   const t = ev.target;
   const tag = t && t.tagName;
   if (tag === "SELECT" || tag === "TEXTAREA" || (tag === "INPUT" && TYPING.has(t.type))) return;
@@ -1177,11 +1229,11 @@ function onKeyDown(ev) {
   const k = ev.key;
   if (ev.ctrlKey || ev.metaKey) return;
   if (k === "Escape") {
-    if (S.drag) {
+    if (UI.drag) {
       cancelDrag();
       setMessage("Shot cancelled.");
     } else {
-      const seat = shooter();
+      const seat = myShooter();
       if (seat) {
         const a = aimOf(seat);
         a.direction = 0;
@@ -1198,7 +1250,7 @@ function onKeyDown(ev) {
     shoot();
     return;
   }
-  const seat = shooter();
+  const seat = myShooter();
   if (!seat || !canInput()) {
     if (["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", " "].includes(k) && !onRange) ev.preventDefault();
     return;
@@ -1240,41 +1292,25 @@ function onKeyDown(ev) {
 }
 
 function placementFeedback(seat) {
-  const problem = placementProblem(S.game, seat, aimOf(seat).position);
+  const problem = problemAt(seat, aimOf(seat).position);
   if (problem) setMessage(`Can't place there: ${problem}.`, true);
   else if ($("message").classList.contains("bad")) setMessage("");
 }
 
 // ------------------------------------------------------------------ wiring
 
-function wireControls() {
-  for (const name of ["position", "direction", "power"]) {
-    const range = $(name);
-    const num = $(`${name}-num`);
-    const apply = (raw) => {
-      const seat = shooter();
-      if (!seat) return;
-      const v = Number.parseFloat(raw);
-      if (!Number.isFinite(v)) return;
-      const a = aimOf(seat);
-      const lim = S.game.placement_limit;
-      if (name === "position") a.position = clamp(v, -lim, lim);
-      if (name === "direction") a.direction = clamp(v, -90, 90);
-      if (name === "power") a.power = clamp(v, 0, 100);
-      if (name === "position") placementFeedback(seat);
-      refresh();
-    };
-    range.addEventListener("input", () => apply(range.value));
-    num.addEventListener("change", () => apply(num.value));
-    num.addEventListener("keydown", (ev) => {
-      if (ev.key === "Enter") {
-        apply(num.value);
-        ev.preventDefault();
-        shoot();
-      }
-    });
-  }
-  $("shoot-button").addEventListener("click", shoot);
+function wire() {
+  wireControls((name, v) => {
+    const seat = myShooter();
+    if (!seat) return;
+    const a = aimOf(seat);
+    const lim = S.game.placement_limit;
+    if (name === "position") a.position = clamp(v, -lim, lim);
+    if (name === "direction") a.direction = clamp(v, -90, 90);
+    if (name === "power") a.power = clamp(v, 0, 100);
+    if (name === "position") placementFeedback(seat);
+    refresh();
+  }, shoot);
 
   const canvas = $("board");
   canvas.addEventListener("pointerdown", onPointerDown);
@@ -1286,40 +1322,69 @@ function wireControls() {
   canvas.addEventListener("contextmenu", (ev) => ev.preventDefault());
   document.addEventListener("keydown", onKeyDown);
 
-  $("start-form").addEventListener("submit", (ev) => {
+  const form = $("start-form");
+  form.addEventListener("change", (ev) => {
+    if (["mode", "layout", "people"].includes(ev.target.name)) updateStartForm();
+  });
+  form.addEventListener("submit", (ev) => {
     ev.preventDefault();
-    const form = $("start-form");
-    if (S.welcomeRoom && !S.startConfirmed) {
-      // An unfinished game exists: starting another abandons it (a loss against the CPU).
-      S.startConfirmed = true;
-      $("start-confirm").hidden = false;
-      $("start-button").textContent = "Yes, abandon it and start";
-      return;
-    }
-    const opts = readOptions(form);
-    S.prefs = {
-      ...S.prefs, ...opts,
-      names: { south: form.elements.name_south.value, north: form.elements.name_north.value },
+    const o = readStart();
+    UI.prefs = {
+      ...UI.prefs, mode: o.mode, layout: o.layout, opponent: o.opponent, scoring: o.scoring, discs: o.discs,
+      required_contact: o.required_contact, names: { ...UI.prefs.names, me: o.name },
     };
-    savePrefs(S.prefs);
-    if (newGame({ ...opts, names: S.prefs.names })) {
-      setStartStatus("Starting…");
-      resetStartConfirm();
+    savePrefs(UI.prefs);
+    if (send(createFrom(o))) showStatus(o.mode === "party" ? "Creating the party…" : "Starting…");
+  });
+  $("join-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const f = $("join-form").elements;
+    const name = f.name.value.trim();
+    if (name) {
+      UI.prefs.names = { ...UI.prefs.names, me: name };
+      savePrefs(UI.prefs);
     }
-    else setStartStatus("Not connected to the server — reconnecting…", true);
+    join(f.code.value, name, f.spectator.checked);
   });
-  $("start-form").elements.opponent.addEventListener("change", toggleNameField);
   $("continue-button").addEventListener("click", () => {
-    if (!S.welcomeRoom) return;
-    forgetGame();
-    S.room = S.welcomeRoom;
-    S.queueRoom = null;
-    S.welcomeRoom = null;
+    const t = S.myTables.find((x) => x.stage !== "closed" && x.table !== S.table);
+    if (!t) return;
     $("continue-box").hidden = true;
-    setStartStatus("Loading your game…");
-    persist();
-    conn.restart();
+    showStatus("Loading your game…");
+    send({ type: "open", table: t.table, last_event: null });
   });
+
+  $("copy-button").addEventListener("click", async () => {
+    const link = $("invite-link").value;
+    try {
+      await navigator.clipboard.writeText(link);
+      $("copy-status").textContent = "Link copied. Send it to your friends, or read them the code.";
+    } catch {
+      $("invite-link").select();
+      $("copy-status").textContent = "Select the link and copy it, or read your friends the code.";
+    }
+  });
+  $("leave-button").addEventListener("click", leave);
+  $("party-start-button").addEventListener("click", () => send({ type: "start", table: S.table }));
+  $("rules-button").addEventListener("click", () => {
+    fillRules();
+    openDialog($("rules-dialog"));
+  });
+  $("rules-form").elements.layout.addEventListener("change", () => fillRulesDiscs());
+  $("rules-apply").addEventListener("click", () => {
+    const f = $("rules-form").elements;
+    const settings = tableSettings({
+      layout: f.layout.value, discs: f.discs.value, scoring: f.scoring.value,
+      rounds: S.settings && S.settings.rounds, tie: f.tie.value, required_contact: f.required_contact.checked,
+      turn_time: f.turn_time.value, hand: f.hand.value, standin_level: f.standin_level.value,
+    });
+    // A short test clock (not one of R2's choices) stays unless another clock is chosen.
+    const old = S.settings && S.settings.turn_time;
+    if (!f.turn_time.value && old && ![30, 60].includes(old)) settings.turn_time = old;
+    closeDialog($("rules-dialog"));
+    send({ type: "settings", table: S.table, settings });
+  });
+  $("rules-close").addEventListener("click", () => closeDialog($("rules-dialog")));
 
   $("next-button").addEventListener("click", confirmNextRound);
   $("peek-button").addEventListener("click", () => setPeek(!$("round-dialog").classList.contains("peek")));
@@ -1327,80 +1392,81 @@ function wireControls() {
     $(id).addEventListener("cancel", (ev) => ev.preventDefault());
   }
   $("rematch-button").addEventListener("click", () => {
-    if (send({ type: "rematch", room: S.room })) $("rematch-button").disabled = true;
+    if (send({ type: "rematch", table: S.table })) $("rematch-button").disabled = true;
   });
   $("new-game-button").addEventListener("click", () => {
     closeDialog($("game-dialog"));
-    forgetGame();
-    showStart();
+    leave();
   });
 
-  $("pause-button").addEventListener("click", () => setPaused(!S.paused));
+  $("pause-button").addEventListener("click", () => setPaused(!UI.paused));
   $("resume-button").addEventListener("click", () => setPaused(false));
   $("pause-dialog").addEventListener("cancel", (ev) => {
     ev.preventDefault();
     setPaused(false);
   });
 
-  $("sound-toggle").addEventListener("click", () => setSound(!S.prefs.sound));
+  $("sound-toggle").addEventListener("click", () => setSound(!UI.prefs.sound));
 
   const settings = $("settings-dialog");
   const sform = $("settings-form");
   $("settings-button").addEventListener("click", () => {
-    fillOptions(sform, S.prefs);
-    if (S.opponent && S.game && S.screen === "game") {
-      sform.elements.opponent.value = S.opponent;
-      sform.elements.scoring.value = S.game.rules.scoring;
-      sform.elements.discs.value = String(S.game.rules.discs_per_side);
-      sform.elements.required_contact.checked = Boolean(S.game.rules.required_contact);
-    }
-    sform.elements.turn_board.checked = Boolean(S.prefs.turn_board);
-    sform.elements.sound.checked = Boolean(S.prefs.sound);
-    sform.elements.scheme.value = S.prefs.scheme || "classic";
+    sform.elements.turn_board.checked = Boolean(UI.prefs.turn_board);
+    sform.elements.sound.checked = Boolean(UI.prefs.sound);
+    sform.elements.scheme.value = UI.prefs.scheme || "classic";
     sform.elements.cpu_pause.value = String(cpuPause());
     if (!sform.elements.cpu_pause.value) sform.elements.cpu_pause.value = "0.8";
+    const me = memberOf(S, S.you.member);
+    $("rename-field").hidden = !me;
+    sform.elements.rename.value = me ? me.name : "";
     resetConfirm();
-    const inGame = S.screen === "game" && S.game && S.game.phase !== "game_over";
+    const inGame = UI.screen === "game" && S.game && S.stage === "playing" && !isSpectator(S);
     $("settings-resign").hidden = !inGame;
+    $("settings-resign").textContent = S.kind === "party" ? "Leave the game" : "Resign";
+    $("settings-new").hidden = UI.screen === "start";
     openDialog(settings);
   });
   sform.elements.sound.addEventListener("change", () => setSound(sform.elements.sound.checked));
   sform.elements.scheme.addEventListener("change", () => {
-    S.prefs.scheme = sform.elements.scheme.value;
-    savePrefs(S.prefs);
+    UI.prefs.scheme = sform.elements.scheme.value;
+    savePrefs(UI.prefs);
     applyScheme();
   });
   sform.elements.cpu_pause.addEventListener("change", () => {
-    S.prefs.cpu_pause = Number.parseFloat(sform.elements.cpu_pause.value);
-    savePrefs(S.prefs);
+    UI.prefs.cpu_pause = Number.parseFloat(sform.elements.cpu_pause.value);
+    savePrefs(UI.prefs);
   });
   sform.elements.turn_board.addEventListener("change", () => {
-    S.prefs.turn_board = sform.elements.turn_board.checked;
-    savePrefs(S.prefs);
-    updateFlip();
+    UI.prefs.turn_board = sform.elements.turn_board.checked;
+    savePrefs(UI.prefs);
     refresh();
+  });
+  sform.elements.rename.addEventListener("change", () => {
+    const name = sform.elements.rename.value.trim();
+    if (name && S.table) send({ type: "rename", table: S.table, name });
   });
   $("settings-close").addEventListener("click", () => closeDialog(settings));
   settings.addEventListener("close", resetConfirm);
-  $("settings-apply").addEventListener("click", () => {
-    const inGame = S.screen === "game" && S.game && S.game.phase !== "game_over";
-    if (inGame && S.confirmAction !== "new") {
-      askConfirm("new", "Yes, abandon and start");
+  $("settings-new").addEventListener("click", () => {
+    const inGame = UI.screen === "game" && S.game && S.stage === "playing" && !isSpectator(S);
+    if (inGame && UI.confirmAction !== "new") {
+      askConfirm("new", "Yes, leave it and start anew");
       return;
     }
-    const opts = readOptions(sform);
-    S.prefs = { ...S.prefs, ...opts };
-    savePrefs(S.prefs);
     closeDialog(settings);
-    if (newGame({ ...opts, names: S.prefs.names })) setMessage("Starting a new game…");
+    leave();
   });
   $("settings-resign").addEventListener("click", () => {
-    if (S.confirmAction !== "resign") {
-      askConfirm("resign", "Yes, resign");
+    if (UI.confirmAction !== "resign") {
+      askConfirm("resign", S.kind === "party" ? "Yes, leave" : "Yes, resign");
       return;
     }
     closeDialog(settings);
-    send({ type: "resign", room: S.room });
+    send({ type: S.kind === "party" ? "leave" : "resign", table: S.table });
+    if (S.kind === "party") {
+      forgetTable();
+      showStart();
+    }
   });
 
   const help = $("help-dialog");
@@ -1419,11 +1485,17 @@ function wireControls() {
   window.addEventListener("resize", layout);
   // A request the server never answered (a dropped frame, a restart) must not block input for good.
   setInterval(() => {
-    if (S.pending && performance.now() - S.pending.at > 15000) {
-      S.pending = null;
+    if (UI.pending && performance.now() - UI.pending.at > 15000) {
+      UI.pending = null;
       refresh();
     }
   }, 3000);
+  // The clocks on screen: the turn clock, the stand-in grace and the round countdown.
+  setInterval(() => {
+    if (UI.screen !== "game") return;
+    renderClock(S, localNow());
+    renderNext();
+  }, 250);
   if (window.ResizeObserver) new ResizeObserver(layout).observe($("game-screen"));
   window.addEventListener("online", () => {
     if (!conn.open) conn.restart();
@@ -1433,33 +1505,63 @@ function wireControls() {
   });
 }
 
+/** Leave the table on screen: a party is left for good; a solo game in progress is resigned. */
+function leave() {
+  if (S.table && S.stage !== "closed") {
+    if (S.kind === "party") send({ type: "leave", table: S.table });
+    else if (S.stage === "playing") send({ type: "resign", table: S.table });
+  }
+  UI.pending = null;
+  forgetTable();
+  showStart();
+}
+
+function fillRules() {
+  const f = $("rules-form").elements;
+  const x = S.settings || {};
+  f.layout.value = x.layout || "singles";
+  fillRulesDiscs();
+  f.discs.value = String(x.discs || 8);
+  f.scoring.value = x.scoring || "four_rounds";
+  f.required_contact.checked = x.required_contact !== false;
+  f.tie.value = x.tie || "extra_rounds";
+  f.turn_time.value = [30, 60].includes(x.turn_time) ? String(x.turn_time) : "";
+  f.hand.value = x.hand || "human";
+  f.standin_level.value = x.standin_level || "normal";
+}
+
+function fillRulesDiscs() {
+  const f = $("rules-form").elements;
+  const l = LAYOUTS[f.layout.value] || LAYOUTS.singles;
+  const keep = f.discs.value;
+  f.discs.replaceChildren(...l.discs.map((d) => new Option(String(d), String(d))));
+  if (l.discs.map(String).includes(keep)) f.discs.value = keep;
+}
+
 function askConfirm(action, label) {
-  S.confirmAction = action;
+  UI.confirmAction = action;
   $("settings-confirm").hidden = false;
-  const cpu = S.opponent && S.opponent !== "local";
-  $("settings-confirm").querySelector("p").textContent = action === "resign"
-    ? `Resign this game? ${cpu ? "It counts as a loss in your record." : "It ends without a winner."}`
-    : `Starting a new game abandons this one. ${cpu ? "It counts as a loss in your record, as resigning does." : "It ends without a winner."}`;
-  $(action === "resign" ? "settings-resign" : "settings-apply").textContent = label;
-}
-
-function resetStartConfirm() {
-  S.startConfirmed = false;
-  $("start-confirm").hidden = true;
-  $("start-button").textContent = "Start";
-}
-
-function applyScheme() {
-  setScheme(S.prefs.scheme || "classic");
-  view.invalidate();
-  refresh(); // redraws the board and the scoreboard's marks in the new colours
+  const cpu = cpuOpponent(S) !== null;
+  const party = S.kind === "party";
+  $("settings-confirm").querySelector("p").textContent = party
+    ? "Leave this game? A CPU plays your seat for the rest of it."
+    : action === "resign"
+      ? `Resign this game? ${cpu ? "It counts as a loss in your record." : "It ends without a winner."}`
+      : `A new game abandons this one. ${cpu ? "It counts as a loss in your record, as resigning does." : "It ends without a winner."}`;
+  $(action === "resign" ? "settings-resign" : "settings-new").textContent = label;
 }
 
 function resetConfirm() {
-  S.confirmAction = null;
+  UI.confirmAction = null;
   $("settings-confirm").hidden = true;
-  $("settings-apply").textContent = "Start a new game";
-  $("settings-resign").textContent = "Resign";
+  $("settings-new").textContent = "New game";
+  $("settings-resign").textContent = S.kind === "party" ? "Leave the game" : "Resign";
+}
+
+function applyScheme() {
+  setScheme(UI.prefs.scheme || "classic");
+  view.invalidate();
+  refresh(); // redraws the board and the scoreboard's marks in the new colours
 }
 
 let helpLoaded = false;
@@ -1483,17 +1585,28 @@ async function loadHelp() {
 const api = {};
 Object.defineProperties(api, {
   state: { get: () => S.game, enumerable: true },
-  animating: { get: () => S.animating, enumerable: true },
-  lastEvent: { get: () => S.lastEvent, enumerable: true },
-  you: { get: () => S.you.slice(), enumerable: true },
-  room: { get: () => S.room, enumerable: true },
-  opponent: { get: () => S.opponent, enumerable: true },
-  busy: { get: () => S.animating || S.processing || S.queue.length > 0 || Boolean(S.pending), enumerable: true },
-  thinking: { get: () => S.thinking, enumerable: true },
-  log: { get: () => S.log.map((e) => e.text), enumerable: true },
+  view: {
+    get: () => JSON.parse(JSON.stringify({
+      table: S.table, kind: S.kind, code: S.code, invite: S.invite, stage: S.stage, host: S.host, you: S.you,
+      members: S.members, seats: S.seats, settings: S.settings, deadline: S.deadline, placement: S.placement,
+      spectators: S.spectators, nextPressed: S.nextPressed, rematchVotes: S.rematchVotes, error: S.error,
+    })),
+    enumerable: true,
+  },
+  screen: { get: () => UI.screen, enumerable: true },
+  animating: { get: () => UI.animating, enumerable: true },
+  lastEvent: { get: () => S.event, enumerable: true },
+  you: { get: () => S.you.seats.slice(), enumerable: true },
+  table: { get: () => S.table, enumerable: true },
+  room: { get: () => S.table, enumerable: true },
+  busy: { get: () => UI.animating || UI.processing || UI.queue.length > 0 || Boolean(UI.pending), enumerable: true },
+  thinking: { get: () => UI.thinking, enumerable: true },
+  log: { get: () => S.log.map(logText), enumerable: true },
   levels: { get: () => S.levels.map((l) => ({ ...l })), enumerable: true },
   canShoot: { get: () => canInput(), enumerable: true },
   connected: { get: () => S.connection === "open", enumerable: true },
+  clockLeft: { get: () => (clock(S, localNow()) || { left: null }).left, enumerable: true },
+  bottom: { get: () => bottomSeat(S, Boolean(UI.prefs.turn_board)), enumerable: true },
   /** Page coordinates (CSS pixels) of a board point, and of the disc waiting to be shot. */
   toPage: {
     value: (x, y) => {
@@ -1504,14 +1617,16 @@ Object.defineProperties(api, {
   },
   placedDisc: {
     get: () => {
-      const seat = shooter();
+      const seat = myShooter();
       if (!seat) return null;
       const c = placement(S.game.board, seat, aimOf(seat).position);
       return api.toPage(c.x, c.y);
     },
   },
-  aim: { get: () => (shooter() ? { ...aimOf(shooter()) } : null) },
-  lastShot: { get: () => (S.lastShot ? { ...S.lastShot } : null) },
+  /** A free position of the shooter's quarter near `position` (from the server's stretches). */
+  freePosition: { value: (position = 0) => (myShooter() ? nearestFree(S, myShooter(), position) : null) },
+  aim: { get: () => (myShooter() ? { ...aimOf(myShooter()) } : null) },
+  lastShot: { get: () => (UI.lastShot ? { ...UI.lastShot } : null) },
 });
 Object.freeze(api);
 Object.defineProperty(window, "crokinole", { value: api, writable: false, configurable: false });
@@ -1519,33 +1634,27 @@ Object.defineProperty(window, "crokinole", { value: api, writable: false, config
 // ------------------------------------------------------------------ start
 
 function init() {
-  setScheme(S.prefs.scheme || "classic");
-  wireControls();
-  setSound(Boolean(S.prefs.sound));
-  fillOptions($("start-form"), S.prefs);
-  toggleNameField();
+  setScheme(UI.prefs.scheme || "classic");
+  wire();
+  setSound(Boolean(UI.prefs.sound));
+  fillStart();
   const saved = loadGame();
-  if (saved) {
-    S.room = saved.room;
-    S.queueRoom = saved.room;
-    if (saved.game && Number.isInteger(saved.lastEvent)) {
-      S.game = saved.game;
-      S.you = Array.isArray(saved.you) ? saved.you : [];
-      S.opponent = saved.opponent ?? null;
-      S.lastEvent = saved.lastEvent;
-      S.lastQueued = saved.lastEvent;
-      if (saved.aim && typeof saved.aim === "object") S.aim = saved.aim;
-      if (Array.isArray(saved.log)) S.log = saved.log.filter((e) => e && typeof e.text === "string");
-      view.setBoard(S.game.board);
-      updateFlip();
-      if (S.game.phase !== "game_over") showGame();
-      else showStart();
-      if (S.game.phase === "round_over") openRoundDialog();
-    } else {
-      showStart();
+  if (saved && saved.state && typeof saved.table === "string" && saved.state.table === saved.table) {
+    S = { ...initialState(), ...saved.state, connection: "connecting" };
+    if (saved.aim && typeof saved.aim === "object") UI.aim = saved.aim;
+    if (UI.joinLink) {
+      // A link to another party than the one this device is in: the link wins.
+      if (UI.joinLink.code !== S.code) S = leaveTable(S);
+      else UI.joinLink = null;
     }
-  } else {
-    showStart();
+  }
+  if (S.table) syncScreen();
+  else showStart();
+  if (UI.joinLink && !UI.joinLink.spectator) {
+    $("join-form").elements.name.focus();
+    $("join-form").scrollIntoView({ block: "center" });
+    showStatus("");
+    $("join-status").textContent = `You are invited to party ${UI.joinLink.code}: enter your name and press Join.`;
   }
   conn.connect();
   refresh();

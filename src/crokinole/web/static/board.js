@@ -3,6 +3,7 @@
 import { zoneOf } from "./geometry.js";
 
 const TAU = Math.PI * 2;
+const BOTTOM_ANGLE = { south: 270, west: 180, north: 90, east: 0 };
 
 // Disc colours. Every disc's outer ring (`edge`, at least EDGE_MIN_PX wide) has at least 3:1
 // contrast with every colour of the maple surface (WCAG non-text contrast): a light disc cannot
@@ -62,7 +63,7 @@ export class BoardView {
     this.board = null;
     this.cssSize = 0;
     this.dpr = 1;
-    this.flip = false;
+    this.rotation = 0; // degrees the board is turned counter-clockwise on screen
     this.cache = null;
     this.cacheKey = "";
   }
@@ -97,11 +98,22 @@ export class BoardView {
     this.cache = null;
   }
 
-  setFlip(flip) {
-    if (flip !== this.flip) {
-      this.flip = flip;
+  /** Turn the board so that `seat` is at the bottom of the screen (south when none). */
+  setBottom(seat) {
+    const rotation = (270 - (BOTTOM_ANGLE[seat] ?? 270) + 360) % 360;
+    if (rotation !== this.rotation) {
+      this.rotation = rotation;
       this.cache = null;
     }
+  }
+
+  /** The old two-player flip: north at the bottom. */
+  setFlip(flip) {
+    this.setBottom(flip ? "north" : "south");
+  }
+
+  get flip() {
+    return this.rotation === 180;
   }
 
   get extent() {
@@ -117,20 +129,28 @@ export class BoardView {
   toScreen(x, y) {
     const s = this.scale;
     const c = this.cssSize / 2;
-    const f = this.flip ? -1 : 1;
-    return [c + f * x * s, c - f * y * s];
+    const a = (this.rotation * Math.PI) / 180;
+    const cos = Math.round(Math.cos(a));
+    const sin = Math.round(Math.sin(a));
+    const rx = x * cos - y * sin;
+    const ry = x * sin + y * cos;
+    return [c + rx * s, c - ry * s];
   }
 
   /** Board coordinates (inches, y north) of a CSS pixel position in the canvas. */
   toBoard(px, py) {
     const s = this.scale;
     const c = this.cssSize / 2;
-    const f = this.flip ? -1 : 1;
-    return { x: (f * (px - c)) / s, y: (-f * (py - c)) / s };
+    const a = (this.rotation * Math.PI) / 180;
+    const cos = Math.round(Math.cos(a));
+    const sin = Math.round(Math.sin(a));
+    const rx = (px - c) / s;
+    const ry = -(py - c) / s;
+    return { x: rx * cos + ry * sin, y: -rx * sin + ry * cos };
   }
 
   _staticLayer() {
-    const key = `${this.cssSize}/${this.dpr}/${this.flip}/${this.boardKey}`;
+    const key = `${this.cssSize}/${this.dpr}/${this.rotation}/${this.boardKey}`;
     if (this.cache && this.cacheKey === key) return this.cache;
     const layer = document.createElement("canvas");
     layer.width = this.canvas.width;
@@ -211,7 +231,7 @@ export class BoardView {
     g.textAlign = "center";
     g.textBaseline = "middle";
     g.font = `600 ${Math.max(9, 0.9 * s)}px system-ui, sans-serif`;
-    const labelAngle = ((this.flip ? 292.5 : 112.5) * Math.PI) / 180;
+    const labelAngle = ((112.5 - this.rotation) * Math.PI) / 180; // upper left on screen
     const labels = [
       ["5", (b.ten_radius + b.shooting_line_radius) / 2],
       ["10", (b.fifteen_radius + b.ten_radius) / 2],
@@ -328,9 +348,9 @@ export class BoardView {
     const s = this.scale;
     const [cx, cy] = this.toScreen(0, 0);
     // Screen angles run clockwise (y down); board angles counter-clockwise.
-    const f = this.flip ? Math.PI : 0;
-    const a1 = -(toDeg * Math.PI) / 180 + f;
-    const a2 = -(fromDeg * Math.PI) / 180 + f;
+    const f = (this.rotation * Math.PI) / 180;
+    const a1 = -(toDeg * Math.PI) / 180 - f;
+    const a2 = -(fromDeg * Math.PI) / 180 - f;
     g.beginPath();
     g.arc(cx, cy, r * s, a1, a2);
     g.strokeStyle = colour;

@@ -1,8 +1,6 @@
 // Board geometry seen from the client: placements, aims, zones (docs/protocol.md, BOARD.md).
 // Lengths in inches from the centre, y north; angles in degrees counter-clockwise from east.
 
-import { viewerOf, whose } from "./words.js";
-
 export const SEAT_ANGLE = { south: 270, west: 180, north: 90, east: 0 };
 const RAD = Math.PI / 180;
 
@@ -11,29 +9,6 @@ export function placement(board, seat, position) {
   const a = (SEAT_ANGLE[seat] + position) * RAD;
   const r = board.shooting_line_radius;
   return { x: r * Math.cos(a), y: r * Math.sin(a) };
-}
-
-/** Why a disc may not be placed there, or null (the server checks again and has the last word). */
-export function placementProblem(game, seat, position) {
-  const limit = game.placement_limit;
-  if (!Number.isFinite(position) || Math.abs(position) > limit + 1e-9) {
-    return `the disc would cross the quadrant line (allowed −${limit.toFixed(1)}° to ${limit.toFixed(1)}°)`;
-  }
-  const board = game.board;
-  const c = placement(board, seat, position);
-  const min = 2 * board.disc_radius - 1e-9;
-  for (const d of game.discs) {
-    if (Math.hypot(d.x - c.x, d.y - c.y) < min) {
-      return `the disc would overlap ${describeOwner(game, d, seat)}`;
-    }
-  }
-  return null;
-}
-
-/** Whose disc is in the way, told to the player placing (`seat`). */
-function describeOwner(game, disc, seat) {
-  if (disc.owner === seat) return "one of your discs";
-  return `${whose(viewerOf(game, [seat], false), disc.owner)} disc`; // "CPU Easy's disc"
 }
 
 /** Unit vector of the launch for a direction (0 = at the centre, positive = shooter's right). */

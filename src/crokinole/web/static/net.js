@@ -1,7 +1,9 @@
-// The websocket to the server (docs/protocol.md): hello on every (re)connect, keep-alive pings,
+// The websocket to the server (docs/protocol.md, v2): hello on every (re)connect, keep-alive pings,
 // automatic reconnection with exponential backoff.
 
 const PING_EVERY_MS = 25000;
+/** The websocket of protocol version 2 (docs/protocol.md). */
+export const WS_PATH = "/ws/v2";
 const BACKOFF_MS = [300, 1000, 2000, 4000, 8000, 15000];
 
 export class Connection {
@@ -25,7 +27,7 @@ export class Connection {
 
   get url() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    return `${proto}//${location.host}/ws`;
+    return `${proto}//${location.host}${WS_PATH}`;
   }
 
   get open() {

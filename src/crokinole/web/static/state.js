@@ -183,7 +183,7 @@ export function reduce(s, msg, localNow) {
       return out;
     case "finished":
       if (msg.game) out.game = msg.game;
-      out.stage = msg.stage ?? (msg.abandoned && s.kind === "solo" ? "closed" : "finished");
+      out.stage = (msg.lobby && msg.lobby.stage) || msg.stage || (msg.abandoned && s.kind === "solo" ? "closed" : "finished");
       out.abandoned = Boolean(msg.abandoned);
       if (msg.record) out.record = msg.record;
       return out;
@@ -355,6 +355,8 @@ const EDGE = 1e-6;
 /** Is `position` (degrees) inside one of the server's free stretches for `seat`? */
 export function placementFree(s, seat, position) {
   if (!Number.isFinite(position)) return false;
+  // No stretches sent for this seat: nothing known here, the server judges the placement.
+  if (!s.placement || !Array.isArray(s.placement[seat])) return true;
   return freeStretches(s, seat).some(([lo, hi]) => position >= lo - EDGE && position <= hi + EDGE);
 }
 
@@ -379,7 +381,7 @@ export function placementProblem(s, seat, position, inTheWay = null) {
     return `the disc would cross the quadrant line (allowed −${limit.toFixed(1)}° to ${limit.toFixed(1)}°)`;
   }
   if (placementFree(s, seat, position)) return null;
-  if (!freeStretches(s, seat).length && s.placement && s.placement[seat]) {
+  if (!freeStretches(s, seat).length) {
     return "there is no room on your part of the shooting line";
   }
   return `the disc would overlap ${inTheWay || "a disc"}`;

@@ -1,5 +1,5 @@
-// What the client keeps in localStorage: the device token, preferences, and the game it shows
-// (room, last fully-shown event and that snapshot, so a reopened tab resumes where it was).
+// What the client keeps in localStorage: the device token, preferences, and the table it shows
+// (its id, last fully-shown event and that state, so a reopened tab resumes where it was).
 
 const PREFIX = "crokinole.";
 const TOKEN_RE = /^[A-Za-z0-9_-]{16,64}$/;
@@ -54,10 +54,10 @@ export function savePrefs(prefs) {
   write("prefs", prefs);
 }
 
-/** {room, lastEvent, game, you, opponent} of the game on screen, or null. */
+/** {table, event, state, aim} of the table on screen (state.js's state), or null. */
 export function loadGame() {
   const g = read("game", null);
-  if (!g || typeof g.room !== "string") return null;
+  if (!g || typeof g.table !== "string" || !g.state || typeof g.state !== "object") return null;
   return g;
 }
 

@@ -1,0 +1,84 @@
+// The round result and the end of the game, written from the state (no sending here).
+
+import { markSvg } from "./board.js";
+import { escapeHtml } from "./dom.js";
+import { isHotSeat, isSpectator, mySide, sideName } from "./state.js";
+
+const FORMAT_NAME = { four_rounds: "four rounds", to_100: "to 100" };
+
+/** A round's result, one column per side (so it fits a phone whatever the names). */
+export function resultTable(g, h) {
+  const four = g.rules.scoring !== "to_100";
+  const sides = g.sides.map((_, i) => i);
+  const head = sides.map((i) => `<th scope="col"><span class="side-head">${markSvg(g, i, 16)}<span>${escapeHtml(sideName(g, i))}</span></span></th>`).join("");
+  const row = (label, cells, cls = "") => `<tr${cls ? ` class="${cls}"` : ""}><th scope="row">${label}</th>${cells.map((c) => `<td>${c}</td>`).join("")}</tr>`;
+  const counts = (k) => sides.map((i) => ((h.counts && h.counts[i]) || [0, 0, 0, 0])[k]);
+  const rows = [
+    row("20s", counts(0)), row("15s", counts(1)), row("10s", counts(2)), row("5s", counts(3)),
+    row("Round total", sides.map((i) => h.totals[i]), "total"),
+    row(four ? "Round points" : "Points added", sides.map((i) => {
+      const pts = h.points ? h.points[i] : 0;
+      return four ? pts : `+${pts}`;
+    })),
+    row("Game score", sides.map((i) => (h.scores_after ? h.scores_after[i] : ""))),
+  ];
+  return `<table class="result-table"><thead><tr><td></td>${head}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+}
+
+export function roundWinnerLine(s, h) {
+  const g = s.game;
+  const t = h.totals;
+  const best = Math.max(...t);
+  const winners = t.map((v, i) => (v === best ? i : -1)).filter((i) => i >= 0);
+  if (winners.length > 1) return `Round ${h.number} is tied, ${t.join(" to ")}.`;
+  const w = winners[0];
+  const you = mySide(s) === w;
+  return `${you ? "You win" : `${sideName(g, w)} wins`} round ${h.number}, ${t[w]} to ${Math.max(...t.filter((_, i) => i !== w))}.`;
+}
+
+export function roundBody(s, h) {
+  return `<p class="result-line">${escapeHtml(roundWinnerLine(s, h))}</p>${resultTable(s.game, h)}
+    <p class="countdown" id="round-countdown" data-testid="round-countdown"></p>`;
+}
+
+export function gameTitle(s) {
+  const g = s.game;
+  const o = g.outcome;
+  const side = mySide(s);
+  if (!o && g.phase !== "game_over") {
+    if (s.kind === "party" || isHotSeat(s) || isSpectator(s)) return "Game abandoned";
+    return "You resigned";
+  }
+  if (o && o.winner !== null && o.winner !== undefined) {
+    if (side === null) return `${sideName(g, o.winner)} win${g.seats.filter((x) => x.side === o.winner).length > 1 ? "" : "s"}!`;
+    return o.winner === side ? "You win!" : `${sideName(g, o.winner)} wins`;
+  }
+  return "A draw";
+}
+
+/** The cpu level of a game against the CPU (every other seat a CPU of one level), or null. */
+export function cpuOpponent(s) {
+  const g = s.game;
+  if (!g || s.kind !== "solo" || isHotSeat(s)) return null;
+  const levels = g.seats.filter((x) => x.cpu).map((x) => x.cpu);
+  return levels.length ? levels[0] : null;
+}
+
+export function gameBody(s, levelName) {
+  const g = s.game;
+  const scores = g.sides.map((x, i) => `${markSvg(g, i, 16)} ${escapeHtml(sideName(g, i))} <b>${x.score}</b>`).join(" &nbsp;·&nbsp; ");
+  const rounds = g.history.map((h) => `<tr><th scope="row">${h.number}</th><td>${h.totals.join(" – ")}</td>
+    <td>${(h.points || []).join(" – ")}</td><td>${(h.scores_after || []).join(" – ")}</td></tr>`).join("");
+  const last = g.history[g.history.length - 1];
+  let record = "";
+  const lvl = cpuOpponent(s);
+  if (lvl && s.record && s.record[lvl]) {
+    const r = s.record[lvl][g.rules.scoring];
+    if (r) record = `<p class="note">Your record against ${escapeHtml(levelName(lvl))}, ${FORMAT_NAME[g.rules.scoring]}: ${r.wins} won, ${r.draws} drawn, ${r.losses} lost.</p>`;
+  }
+  return `<p class="result-line">${scores}</p>
+    ${last ? `<h3>Last round</h3>${resultTable(g, last)}` : ""}
+    ${rounds ? `<h3>Rounds</h3><table class="result-table"><thead><tr><th scope="col">Round</th><th scope="col">Totals</th>
+    <th scope="col">${g.rules.scoring === "to_100" ? "Points added" : "Round points"}</th><th scope="col">Game score</th></tr></thead><tbody>${rounds}</tbody></table>` : ""}
+    ${record}`;
+}

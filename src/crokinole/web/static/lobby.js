@@ -1,0 +1,130 @@
+// The lobby of a party: seats and who sits where, presence, the rules, the invite, and the
+// host's controls. Every action goes through `act(message)`; the server answers with the
+// new lobby, which is drawn again from the state.
+
+import { $, button, el } from "./dom.js";
+import { LAYOUTS, SEATS, allSeatsFilled, canStart, levelName, memberOf, occupantName } from "./state.js";
+
+const SEAT_WORD = { south: "South", west: "West", north: "North", east: "East" };
+const SIDE_WORD = ["light", "dark", "third"];
+
+export function rulesLines(s) {
+  const x = s.settings || {};
+  const lines = [];
+  lines.push(LAYOUTS[x.layout] ? LAYOUTS[x.layout].name : String(x.layout));
+  lines.push(`${x.discs} discs each side`);
+  lines.push(x.scoring === "to_100" ? "First to 100" : `Four rounds (2 points a round win)${x.rounds && x.rounds !== 4 ? `, ${x.rounds} round${x.rounds === 1 ? "" : "s"} only` : ""}`);
+  if (x.scoring !== "to_100") lines.push(x.tie === "extra_rounds" ? "A tie: extra rounds (at most 4)" : "A tie: the game is drawn");
+  lines.push(x.required_contact === false ? "No required contact" : "Required contact");
+  lines.push(x.turn_time ? `${x.turn_time} s per turn` : "No turn clock");
+  lines.push(x.hand === "human" ? "Human hand: shots vary like a strong club player's" : "Steady hand: shots go exactly as aimed");
+  if (x.standin_level) lines.push(`A missing player is played by ${levelName(s, x.standin_level)}`);
+  return lines;
+}
+
+function levelSelect(s, label, onPick, testid) {
+  const sel = el("select");
+  sel.setAttribute("aria-label", label);
+  if (testid) sel.dataset.testid = testid;
+  sel.append(new Option(label, ""));
+  for (const l of s.levels) sel.append(new Option(`CPU ${l.name}`, l.id));
+  sel.addEventListener("change", () => {
+    if (sel.value) onPick(sel.value);
+  });
+  return sel;
+}
+
+function moveSelect(s, member, current, act) {
+  const sel = el("select");
+  sel.setAttribute("aria-label", `Move ${(memberOf(s, member) || {}).name || "player"}`);
+  sel.dataset.testid = `move-${member}`;
+  sel.append(new Option("Move to…", ""));
+  for (const x of s.seats) if (x.seat !== current) sel.append(new Option(SEAT_WORD[x.seat], x.seat));
+  if (current) sel.append(new Option("Stand up", "none"));
+  sel.addEventListener("change", () => {
+    if (!sel.value) return;
+    act({ type: "move", table: s.table, member, seat: sel.value === "none" ? null : sel.value });
+  });
+  return sel;
+}
+
+/** Draw the lobby of state `s`; `act(msg)` sends a message. */
+export function renderLobby(s, act) {
+  $("lobby-title").textContent = s.you.spectator ? "Watching a party" : "Party lobby";
+  $("party-code").textContent = s.code || "";
+  const link = s.invite ? new URL(s.invite, location.origin).href : "";
+  const input = $("invite-link");
+  if (input.value !== link) input.value = link;
+  const host = Boolean(s.you.host);
+  const list = $("lobby-seats");
+  const clockwise = s.seats.slice().sort((a, b) => SEATS.indexOf(a.seat) - SEATS.indexOf(b.seat));
+  const items = clockwise.map((x) => {
+    const li = el("li", "lobby-seat");
+    li.dataset.seat = x.seat;
+    li.dataset.testid = `seat-${x.seat}`;
+    const o = x.occupant;
+    const head = el("div", "seat-head");
+    head.append(el("span", "seat-word", `${SEAT_WORD[x.seat]} · ${SIDE_WORD[x.side] || ""} side`));
+    const who = el("span", "seat-who");
+    if (o && o.kind === "person") {
+      const dot = el("i", `dot ${o.connected === false ? "off" : "on"}`);
+      dot.setAttribute("aria-label", o.connected === false ? "not connected" : "connected");
+      who.append(dot);
+    }
+    const mine = o && o.kind === "person" && o.member === s.you.member;
+    who.append(el("span", "seat-name", occupantName(s, x.seat) + (mine ? " (you)" : "")));
+    if (o && o.kind === "person" && o.member === s.host) who.append(el("span", "badge", "host"));
+    if (!o) who.classList.add("empty");
+    head.append(who);
+    li.append(head);
+    const tools = el("div", "seat-tools");
+    if (!o && !s.you.spectator && s.you.member) {
+      tools.append(button("Sit here", () => act({ type: "take_seat", table: s.table, seat: x.seat }), { "data-testid": `sit-${x.seat}` }));
+    }
+    if (mine) tools.append(button("Stand up", () => act({ type: "take_seat", table: s.table, seat: null }), { "data-testid": `stand-${x.seat}` }));
+    if (host) {
+      if (!o) tools.append(levelSelect(s, "Fill with a CPU…", (lvl) => act({ type: "set_cpu", table: s.table, seat: x.seat, level: lvl }), `cpu-${x.seat}`));
+      else if (o.kind === "cpu") {
+        tools.append(button("Clear", () => act({ type: "set_cpu", table: s.table, seat: x.seat, level: null }), { "data-testid": `clear-${x.seat}` }));
+      } else {
+        tools.append(moveSelect(s, o.member, x.seat, act));
+        if (!mine) tools.append(button("Remove", () => act({ type: "remove", table: s.table, member: o.member }), { "data-testid": `remove-${o.member}` }));
+      }
+    }
+    if (tools.childElementCount) li.append(tools);
+    return li;
+  });
+  list.replaceChildren(...items);
+
+  const seated = new Set(s.seats.filter((x) => x.occupant && x.occupant.member).map((x) => x.occupant.member));
+  const loose = s.members.filter((m) => !m.spectator && !seated.has(m.member));
+  const box = $("lobby-unseated");
+  if (!loose.length) box.replaceChildren();
+  else {
+    const ul = el("ul", "unseated-list");
+    for (const m of loose) {
+      const li = el("li");
+      const dot = el("i", `dot ${m.connected === false ? "off" : "on"}`);
+      li.append(dot, el("span", "", `${m.name}${m.member === s.you.member ? " (you)" : ""}: not seated`));
+      if (host) {
+        li.append(moveSelect(s, m.member, null, act));
+        if (m.member !== s.you.member) li.append(button("Remove", () => act({ type: "remove", table: s.table, member: m.member }), { "data-testid": `remove-${m.member}` }));
+      }
+      ul.append(li);
+    }
+    box.replaceChildren(el("h3", "", "Not seated"), ul);
+  }
+  const watching = s.spectators || 0;
+  $("lobby-spectators").textContent = watching ? `${watching} watching` : "";
+  $("lobby-rules").replaceChildren(...rulesLines(s).map((t) => el("li", "", t)));
+
+  $("rules-button").hidden = !host;
+  const start = $("party-start-button");
+  start.hidden = !host;
+  start.disabled = !canStart(s);
+  let status = "";
+  if (s.you.spectator) status = "You are watching: the game shows here when the host starts it.";
+  else if (!allSeatsFilled(s)) status = host ? "Fill every seat (people or CPUs) to start." : "Pick a seat. The host starts the game when every seat is filled.";
+  else status = host ? "Every seat is filled: start when you are ready." : "Every seat is filled: waiting for the host to start.";
+  $("lobby-status").textContent = status;
+}

@@ -1,0 +1,317 @@
+"""Online parties in real Chromium contexts against the real server (R7; issue 10).
+
+Each player is a browser context of its own (its own localStorage, so its own
+device token). A party is created, joined by its link and by its code, seats
+are picked, and a short game (``?rounds=1`` on the host: a test option that
+shortens the game and changes no rule) is played to its end, with every
+screen agreeing; a player closes their context mid-game and comes back with
+the same storage to the same seat; a spectator sees the same shots.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.conftest import ARTIFACTS, REPO
+
+pytestmark = pytest.mark.browser
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+DOCS_IMAGES = REPO / "docs" / "images"
+
+
+@pytest.fixture
+def people(browser: Any) -> Iterator[Any]:
+    """Open players: each a fresh context (a device) with its page; page errors fail the test."""
+    contexts: list[Any] = []
+    errors: list[str] = []
+
+    def open_person(storage: Any = None, **options: Any) -> Any:
+        options.setdefault("viewport", {"width": 1200, "height": 860})
+        options.setdefault("reduced_motion", "reduce")
+        if storage is not None:
+            options["storage_state"] = storage
+        ctx = browser.new_context(**options)
+        ctx.set_default_timeout(30_000)
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        return page
+
+    yield open_person
+    for ctx in contexts:
+        ctx.close()
+    assert errors == [], f"errors in the pages: {errors}"
+
+
+def connected(page: Any) -> None:
+    page.wait_for_function("() => window.crokinole && window.crokinole.connected")
+
+
+def view(page: Any) -> dict[str, Any]:
+    result: dict[str, Any] = page.evaluate("() => window.crokinole.view")
+    return result
+
+
+def create_party(
+    page: Any, url: str, layout: str, name: str, query: str = "", turn_time: str = ""
+) -> str:
+    """The host creates a party; returns its code."""
+    page.goto(f"{url}/{query}")
+    connected(page)
+    page.get_by_test_id("mode-party").check()
+    page.get_by_test_id("layout-select").select_option(layout)
+    page.get_by_test_id("turn-time-select").select_option(turn_time)
+    page.get_by_test_id("name-input").fill(name)
+    page.get_by_test_id("start-button").click()
+    page.wait_for_function("() => window.crokinole.screen === 'lobby'")
+    code = page.get_by_test_id("party-code").inner_text().strip()
+    assert len(code) == 6 and not set(code) & set("01OIL"), code
+    link = page.get_by_test_id("invite-link").input_value()
+    assert link.endswith(f"/join/{code}"), link
+    return code
+
+
+def join_by_link(page: Any, url: str, code: str, name: str) -> None:
+    page.goto(f"{url}/join/{code}")
+    connected(page)
+    sync_api.expect(page.get_by_test_id("code-input")).to_have_value(code)
+    page.get_by_test_id("join-name-input").fill(name)
+    page.get_by_test_id("join-button").click()
+    page.wait_for_function("() => window.crokinole.screen === 'lobby'")
+
+
+def join_by_code(page: Any, url: str, code: str, name: str) -> None:
+    page.goto(url)
+    connected(page)
+    page.get_by_test_id("code-input").fill(code.lower())  # codes are read in any case
+    page.get_by_test_id("join-name-input").fill(name)
+    page.get_by_test_id("join-button").click()
+    page.wait_for_function("() => window.crokinole.screen === 'lobby'")
+
+
+def sit(page: Any, seat: str) -> None:
+    if seat in page.evaluate("() => window.crokinole.you"):
+        return  # the party's creator already sits south
+    page.get_by_test_id(f"sit-{seat}").click()
+    page.wait_for_function(f"() => window.crokinole.you.includes('{seat}')")
+
+
+def free_position(page: Any) -> float:
+    """A free place on the shooter's quarter (from the server's free stretches)."""
+    position = page.evaluate("() => window.crokinole.freePosition(0)")
+    assert position is not None, "no room on the line"
+    return float(position)
+
+
+def shoot(page: Any, power: float = 24.0) -> None:
+    position = free_position(page)
+    # Inside the stretch, away from its ends: the slider's step is 0.1°.
+    stretches = view(page)["placement"][page.evaluate("() => window.crokinole.state.current_seat")]
+    for lo, hi in stretches:
+        if lo <= position <= hi:
+            position = min(max(position, lo + 0.2), hi - 0.2) if hi - lo > 0.4 else position
+    for name, value in (("position", round(position, 1)), ("direction", 0), ("power", power)):
+        page.get_by_test_id(f"{name}-input").fill(str(value))
+    page.get_by_test_id("shoot-button").click()
+
+
+CAN_START = "() => !document.querySelector('[data-testid=party-start-button]').disabled"
+GAME_OVER = "() => document.querySelector('[data-testid=game-result]').open"
+
+
+def play_to_the_end(pages: list[Any], limit: int = 200) -> None:
+    """Whoever may shoot shoots; round results are confirmed; until every screen shows the end."""
+    for _ in range(limit):
+        if all(p.evaluate(GAME_OVER) for p in pages):
+            return
+        acted = False
+        for p in pages:
+            if p.evaluate("() => window.crokinole.canShoot"):
+                before = p.evaluate("() => window.crokinole.lastEvent")
+                shoot(p)
+                p.wait_for_function(f"() => window.crokinole.lastEvent > {before}")
+                acted = True
+                break
+            if p.evaluate(
+                "() => document.querySelector('[data-testid=round-result]').open"
+                " && !document.querySelector('[data-testid=next-button]').disabled"
+            ):
+                p.get_by_test_id("next-button").click()
+                acted = True
+        if not acted:
+            pages[0].wait_for_timeout(150)
+    pytest.fail("the game did not end on every screen")
+
+
+def same_everywhere(pages: list[Any]) -> dict[str, Any]:
+    """Every screen comes to show the same game at the same version; returns it."""
+    newest = max(p.evaluate("() => window.crokinole.lastEvent") for p in pages)
+    for p in pages:
+        p.wait_for_function(
+            f"() => window.crokinole.lastEvent >= {newest} && !window.crokinole.busy"
+        )
+    events = [p.evaluate("() => window.crokinole.lastEvent") for p in pages]
+    games = [p.evaluate("() => window.crokinole.state") for p in pages]
+    assert len(set(events)) == 1, events
+    first = games[0]
+    for g in games[1:]:
+        for key in ("phase", "round", "discs", "sides", "history", "outcome"):
+            assert g[key] == first[key], key
+    return first
+
+
+def shot_at(page: Any, name: str, docs: str | None = None) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+    if docs is not None:
+        DOCS_IMAGES.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(DOCS_IMAGES / docs)))
+
+
+def test_two_players_join_by_link_and_play_to_the_end(server_url: str, people: Any) -> None:
+    ann = people()
+    code = create_party(ann, server_url, "singles", "Ann", query="?rounds=1")
+    sit(ann, "south")
+    assert view(ann)["you"]["host"] is True
+    bob = people()
+    join_by_link(bob, server_url, code, "Bob")
+    sit(bob, "north")
+    # Both lobbies agree on who sits where, and that both are connected.
+    for p in (ann, bob):
+        p.wait_for_function(
+            "() => window.crokinole.view.seats.every((s) => s.occupant && s.occupant.connected)"
+        )
+        seats = {s["seat"]: s["occupant"]["name"] for s in view(p)["seats"]}
+        assert seats == {"south": "Ann", "north": "Bob"}
+    sync_api.expect(bob.get_by_test_id("party-start-button")).to_be_hidden()  # not the host
+    ann.get_by_test_id("party-start-button").click()
+    for p in (ann, bob):
+        p.wait_for_function("() => window.crokinole.screen === 'game'")
+    # Each screen has its own seat at the bottom.
+    assert ann.evaluate("() => window.crokinole.bottom") == "south"
+    assert bob.evaluate("() => window.crokinole.bottom") == "north"
+    play_to_the_end([ann, bob])
+    final = same_everywhere([ann, bob])
+    assert final["phase"] == "game_over"
+    assert len(final["history"]) == 1
+    sync_api.expect(ann.get_by_test_id("game-result")).to_contain_text("You")
+    # A rematch needs both: one vote waits for the other.
+    ann.get_by_test_id("rematch-button").click()
+    bob.wait_for_function("() => window.crokinole.view.rematchVotes.length === 1")
+    bob.get_by_test_id("rematch-button").click()
+    for p in (ann, bob):
+        p.wait_for_function("() => window.crokinole.state.phase === 'playing'")
+        sync_api.expect(p.get_by_test_id("game-result")).to_be_hidden()
+
+
+def test_four_players_by_link_and_code_with_a_spectator(server_url: str, people: Any) -> None:
+    ann = people()
+    code = create_party(ann, server_url, "doubles", "Ann", query="?rounds=1", turn_time="60")
+    sit(ann, "south")
+    bob, cy, dee = people(), people(), people(viewport={"width": 360, "height": 640})
+    join_by_link(bob, server_url, code, "Bob")
+    join_by_code(cy, server_url, code, "Cy")
+    join_by_code(dee, server_url, code, "Dee")
+    sit(bob, "west")
+    sit(cy, "north")
+    sit(dee, "east")
+    watcher = people()
+    watcher.goto(f"{server_url}/watch/{code}")
+    connected(watcher)
+    watcher.wait_for_function("() => window.crokinole.screen === 'lobby'")
+    assert view(watcher)["you"]["spectator"] is True
+    ann.wait_for_function("() => window.crokinole.view.spectators === 1")
+    ann.wait_for_function(CAN_START)
+    shot_at(ann, "lobby-desktop", docs="lobby.png")
+    shot_at(dee, "lobby-360x640")
+    ann.get_by_test_id("party-start-button").click()
+    pages = [ann, bob, cy, dee]
+    for p in [*pages, watcher]:
+        p.wait_for_function("() => window.crokinole.screen === 'game'")
+    for p, seat in zip(pages, ("south", "west", "north", "east"), strict=True):
+        assert p.evaluate("() => window.crokinole.bottom") == seat
+    # A few shots, then pictures of the four-player game on a desktop and a phone.
+    for _ in range(3):
+        for p in pages:
+            if p.evaluate("() => window.crokinole.canShoot"):
+                before = p.evaluate("() => window.crokinole.lastEvent")
+                shoot(p)
+                for q in [*pages, watcher]:
+                    q.wait_for_function(f"() => window.crokinole.lastEvent > {before}")
+                break
+    ann.get_by_test_id("react-nice_shot").click()
+    bob.wait_for_function(
+        "() => document.querySelector('[data-testid=reaction-feed]')"
+        ".textContent.includes('Ann: Nice shot!')"
+    )
+    for p in [*pages, watcher]:
+        p.wait_for_function("() => !window.crokinole.busy")
+    same_everywhere([*pages, watcher])
+    log = watcher.evaluate("() => window.crokinole.log")
+    assert log != []
+    # The shot log says the same on every screen (named for the spectator, "your" for its owner).
+    assert len(bob.evaluate("() => window.crokinole.log")) == len(log)
+    # The turn clock counts down from the server's deadline on every screen.
+    for p in pages:
+        left = p.evaluate("() => window.crokinole.clockLeft")
+        assert left is not None and 0 < left <= 60 + 2, left
+    # Pictures: the player to move on a desktop (the aim and the clock), and the phone.
+    if dee.evaluate("() => window.crokinole.canShoot"):
+        before = dee.evaluate("() => window.crokinole.lastEvent")
+        shoot(dee)
+        bob.wait_for_function(f"() => window.crokinole.lastEvent > {before}")
+        same_everywhere(pages)
+    mover = next(p for p in pages if p.evaluate("() => window.crokinole.canShoot"))
+    shot_at(mover, "four-players-desktop", docs="four-players.png")
+    shot_at(dee, "four-players-360x640")
+    play_to_the_end(pages)
+    watcher.wait_for_function(GAME_OVER)
+    final = same_everywhere([*pages, watcher])
+    assert final["phase"] == "game_over"
+    assert watcher.get_by_test_id("rematch-button").is_hidden()  # a spectator does not vote
+
+
+def test_a_player_comes_back_to_the_same_seat(server_url: str, people: Any) -> None:
+    ann = people()
+    code = create_party(ann, server_url, "three_singles", "Ann", query="?rounds=1")
+    sit(ann, "south")
+    bob, cy = people(), people()
+    join_by_code(bob, server_url, code, "Bob")
+    join_by_link(cy, server_url, code, "Cy")
+    sit(bob, "west")
+    sit(cy, "north")
+    ann.wait_for_function(CAN_START)
+    ann.get_by_test_id("party-start-button").click()
+    for p in (ann, bob, cy):
+        p.wait_for_function("() => window.crokinole.screen === 'game'")
+    # Cy leaves (the tab closes); the others see Cy is not connected.
+    storage = cy.context.storage_state()
+    cy.context.close()
+    ann.wait_for_function(
+        "() => window.crokinole.view.seats.some((s) => s.seat === 'north'"
+        " && s.occupant && s.occupant.connected === false)"
+    )
+    # The same device (its storage) opens the game again: the same seat, up to date.
+    back = people(storage=storage)
+    back.goto(server_url)
+    connected(back)
+    back.wait_for_function("() => window.crokinole.screen === 'game'")
+    assert back.evaluate("() => window.crokinole.you") == ["north"]
+    ann.wait_for_function(
+        "() => window.crokinole.view.seats.every((s) => s.occupant && s.occupant.connected)"
+    )
+    for p in (ann, bob, back):
+        p.wait_for_function("() => !window.crokinole.busy")
+    same_everywhere([ann, bob, back])
+    play_to_the_end([ann, bob, back])
+    final = same_everywhere([ann, bob, back])
+    assert math.isclose(len(final["history"]), 1)
