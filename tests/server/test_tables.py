@@ -702,6 +702,22 @@ def test_joining_a_solo_table_by_its_id_is_refused(store: Store) -> None:
     assert run(scenario) == "solo_table"
 
 
+def test_a_party_code_taken_by_an_open_party_is_not_given_twice(store: Store) -> None:
+    codes = iter(["AAAAAA", "AAAAAA", "BBBBBB"])
+
+    async def scenario() -> list[str | None]:
+        tables = Tables(store, codes=codes.__next__)
+        made = [
+            await tables.create(kind="party", device=f"dev-{n}", name="Ann", settings={})
+            for n in range(2)
+        ]
+        await tables.close()
+        return [table.code for table in made]
+
+    assert run(scenario) == ["AAAAAA", "BBBBBB"]
+    assert store.table_by_code("BBBBBB") is not None
+
+
 def test_party_codes_are_read_aloud_easily() -> None:
     for _ in range(200):
         code = new_code()

@@ -110,6 +110,7 @@ class Tables:
         timings: the grace periods and countdowns of new tables.
         allow_short_clock: accept turn clocks under 30 s (test servers).
         owner: this owner's name on the hub (random if not given).
+        codes: makes party codes (:func:`new_code`; tests pass their own).
 
     A party created, then joined with its code (any case):
 
@@ -138,6 +139,7 @@ class Tables:
         timings: Timings | None = None,
         allow_short_clock: bool = False,
         owner: str | None = None,
+        codes: Callable[[], str] = new_code,
     ) -> None:
         self._store = store
         self._hub: Hub = hub if hub is not None else MemoryHub()
@@ -146,6 +148,7 @@ class Tables:
         self._clock = clock
         self._timings = timings if timings is not None else Timings()
         self._allow_short_clock = allow_short_clock
+        self._codes = codes
         self.owner = owner or secrets.token_hex(8)
         self._held: dict[str, _Held] = {}
         self._loading: dict[str, asyncio.Lock] = {}
@@ -298,13 +301,12 @@ class Tables:
             )
         table_id = secrets.token_hex(16)
         seed = secrets.randbits(63)
-        if not await self._hub.claim(table_id, self.owner):
-            raise TableError("busy", "the new table could not be claimed: try again")
-        for attempt in range(8):
-            table, events = Table.create(
+
+        def new_table() -> tuple[Table, list[Event]]:
+            return Table.create(
                 id=table_id,
                 kind=kind,
-                code=new_code() if kind is Kind.PARTY else None,
+                code=self._codes() if kind is Kind.PARTY else None,
                 host_device=device,
                 host_name=name,
                 settings=settings,
@@ -313,14 +315,24 @@ class Tables:
                 now=self._clock(),
                 seats=seats,
             )
-            try:
-                with anyio.CancelScope(shield=True):
-                    await anyio.to_thread.run_sync(self._store_create, table, events)
-                break
-            except StoreConflictError:
-                if attempt == 7:  # 31**6 codes: a run of taken ones is a bug
-                    await self._hub.release(table_id, self.owner)
-                    raise
+
+        table, events = new_table()  # a refusal claims and stores nothing
+        if not await self._hub.claim(table_id, self.owner):
+            raise TableError("busy", "the new table could not be claimed: try again")
+        try:
+            for attempt in range(8):
+                try:
+                    with anyio.CancelScope(shield=True):
+                        await anyio.to_thread.run_sync(self._store_create, table, events)
+                    break
+                except StoreConflictError:
+                    if attempt == 7:  # 31**6 codes: a run of taken ones is a bug
+                        raise
+                    table, events = new_table()  # the code was taken: another
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await self._hub.release(table_id, self.owner)
+            raise
         held = _Held(table)
         self._held[table.id] = held
         if subscriber is not None:
