@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from crokinole.board import Seat, Shot
 from crokinole.server import wire
-from crokinole.table import Shoot, Table, TableSettings, Timings
+from crokinole.table import ERROR_CODES, Shoot, Table, TableSettings, Timings
 
 TABLE = "ab" * 16
 HOST = "host-device-token-0001"
@@ -186,3 +188,28 @@ def test_a_shot_message_has_the_report_and_a_trajectory_ending_at_the_snapshot()
     assert shot["lobby"]["you"]["seats"] == ["south", "north"]
     assert {s["name"] for s in shot["game"]["seats"]} == {"South", "North"}
     assert HOST not in json.dumps(messages)
+
+
+# ---------------------------------------------------------------- the document
+
+
+def _documented_codes() -> list[str]:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+    errors = doc.split("## Errors", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^\| `([a-z_]+)` \|", errors, flags=re.MULTILINE)
+
+
+def test_the_protocol_document_names_every_error_code_once() -> None:
+    codes = _documented_codes()
+    assert len(codes) == len(set(codes))
+    wire_codes = {"bad_json", "too_large", "bad_message", "hello_first", "rate_limited",
+                  "server_error", "unknown_table", "unknown_code", "busy"}  # fmt: skip
+    assert set(codes) == set(ERROR_CODES) | wire_codes
+
+
+def test_every_documented_error_has_its_protocol_test() -> None:
+    tests = (Path(__file__).resolve().parent / "test_party_protocol.py").read_text()
+    untested = {"busy"}  # needs two owners of one table, which one process's hub never has
+    missing = [c for c in _documented_codes() if c not in untested and
+               f"def test_error_{c}" not in tests]  # fmt: skip
+    assert missing == []
