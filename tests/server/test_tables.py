@@ -23,6 +23,7 @@ from sqlalchemy.exc import OperationalError
 
 from crokinole.ai import make_player
 from crokinole.board import Seat, Shot
+from crokinole.rules import Phase
 from crokinole.server.cpu import CpuPool, think
 from crokinole.server.limits import ServerSettings
 from crokinole.server.tables import Tables, new_code
@@ -37,6 +38,7 @@ from crokinole.table import (
     Presence,
     Rename,
     Resign,
+    RoundStarted,
     Shoot,
     ShotPlayed,
     StandInOff,
@@ -348,6 +350,45 @@ def test_a_shot_in_time_stops_the_clock(store: Store) -> None:
     assert [(e.seat, e.reason) for e in timeouts][:1] == [(Seat.NORTH, "clock")]
     shot = next(e for e in events if isinstance(e, ShotPlayed))
     assert timeouts[0].at >= shot.at + 1.0 + QUICK.turn_grace
+    assert_log_is_the_table(store, final)
+
+
+def test_the_round_countdown_starts_the_next_round_once(store: Store) -> None:
+    async def scenario() -> tuple[Table, list[Event], Table]:
+        recorder = Recorder()
+        tables = Tables(store, timings=QUICK)
+        started = await party_of_two(
+            tables, settings={"rounds": 2, "hand": "steady"}, recorder=recorder
+        )
+        devices = {Seat.SOUTH: "dev-ann", Seat.NORTH: "dev-bob"}
+        shots = 0
+        while True:  # the first round, shot by shot
+            now = tables.held(started.id)
+            assert now is not None and now.game is not None
+            seat = now.game.current_seat
+            if seat is None:
+                break
+            shot = await anyio.to_thread.run_sync(easy_shot, now, 100 + shots)
+            await tables.command(started.id, Shoot(devices[seat], seat, shot))
+            shots += 1
+        round_over = tables.held(started.id)
+        assert round_over is not None
+        # Nobody presses Next: the countdown starts round 2.
+        await recorder.until(lambda: bool(recorder.of(RoundStarted)))
+        final = tables.held(started.id)
+        await tables.close()
+        assert final is not None
+        return round_over, recorder.events, final
+
+    round_over, events, final = run(scenario)
+    assert round_over.game is not None and round_over.game.phase is Phase.ROUND_OVER
+    deadline = round_over.next_deadline()
+    assert deadline is not None and deadline.kind == "round"
+    started = [e for e in events if isinstance(e, RoundStarted)]
+    assert [e.round for e in started] == [2]
+    assert started[0].at >= deadline.at
+    assert final.game is not None and final.game.round_number == 2
+    assert final.game.current_seat is not None  # round 2 is being played
     assert_log_is_the_table(store, final)
 
 
