@@ -83,7 +83,7 @@ from crokinole.cli.main import count_argument
 
 try:  # the client library is in the 'bench' (and 'dev') extra; main() says so if missing
     from websockets.asyncio.client import ClientConnection, connect
-    from websockets.exceptions import ConnectionClosed
+    from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
     HAVE_WEBSOCKETS = True
 except ImportError:  # pragma: no cover
@@ -102,8 +102,8 @@ DEFAULT_SEED = 0
 TARGET_GAMES = 200
 TARGET_P99_MS = 100.0
 
-#: The websocket of protocol version 2.
-WS_PATH = "/ws/v2"
+#: Where the websocket of protocol version 2 may be, in the order tried.
+WS_PATHS = ("/ws/v2", "/ws")
 #: Parties being opened at once (each is a few round trips).
 OPEN_CONCURRENCY = 16
 #: Seconds one setup step (a reply to create, join, take_seat, start) may take.
@@ -314,22 +314,11 @@ class ServerOptions:
 
 @dataclass(frozen=True, slots=True)
 class Server:
-    """A running server: its websocket URL, its process and its real stand-in grace."""
+    """A running server: its address, its process and its stand-in grace."""
 
-    url: str
+    base: str
     proc: subprocess.Popen[bytes]
     standin_grace: float
-
-
-def serve_takes(option: str) -> bool:
-    """Whether ``crokinole serve`` of this checkout has ``option`` (read from its --help)."""
-    answer = subprocess.run(
-        [sys.executable, "-m", "crokinole", "serve", "--help"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return option in answer.stdout
 
 
 @contextlib.contextmanager
@@ -337,8 +326,7 @@ def running_server(options: ServerOptions) -> Iterator[Server]:
     """Run ``crokinole serve`` on a free loopback port until the block ends.
 
     The server's output goes to a log file whose end is shown if it fails to
-    start; it is copied to ``options.log`` at the end when that is set.  A
-    server without the ``--standin-grace`` option keeps its default grace.
+    start; it is copied to ``options.log`` at the end when that is set.
     """
     folder = Path(tempfile.mkdtemp(prefix="crokinole-bench-server-"))
     port = free_port()
@@ -350,13 +338,8 @@ def running_server(options: ServerOptions) -> Iterator[Server]:
         sys.executable, "-m", "crokinole", "serve",
         "--host", "127.0.0.1", "--port", str(port), "--db", db, "--log-level", "warning",
         "--connections-per-address", str(connections), "--rooms-per-minute", "1000",
+        "--standin-grace", str(options.standin_grace),
     ]  # fmt: skip
-    from crokinole.server.limits import ServerSettings  # noqa: PLC0415 - only to run a server
-
-    grace = ServerSettings().standin_grace
-    if serve_takes("--standin-grace"):
-        command += ["--standin-grace", str(options.standin_grace)]
-        grace = options.standin_grace
     log_path = folder / "server.log"
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
@@ -367,7 +350,7 @@ def running_server(options: ServerOptions) -> Iterator[Server]:
         )
     try:
         _wait_healthy(f"http://127.0.0.1:{port}", proc, log_path)
-        yield Server(f"ws://127.0.0.1:{port}{WS_PATH}", proc, grace)
+        yield Server(f"ws://127.0.0.1:{port}", proc, options.standin_grace)
     finally:
         proc.terminate()
         try:
@@ -763,6 +746,20 @@ class Party:
                     await asyncio.wait_for(bot.reader, 5.0)
 
 
+async def protocol_2_websocket(base: str) -> str:
+    """The URL of the server's websocket that speaks protocol 2 (its welcome says so)."""
+    for path in WS_PATHS:
+        url = f"{base}{path}"
+        with contextlib.suppress(OSError, InvalidHandshake, ConnectionClosed, TimeoutError):
+            async with connect(url, open_timeout=STEP_TIMEOUT) as ws:
+                hello = {"type": "hello", "token": secrets.token_urlsafe(24)}
+                await ws.send(json.dumps(hello))
+                welcome = json.loads(await asyncio.wait_for(ws.recv(), STEP_TIMEOUT))
+                if welcome.get("protocol") == 2:
+                    return url
+    raise BenchError(f"no websocket of {base} ({', '.join(WS_PATHS)}) speaks protocol 2")
+
+
 async def warm_up(url: str) -> None:
     """A game against the CPU until a person's and a CPU's shot are back (kernels compiled)."""
     tally = Tally()
@@ -849,7 +846,7 @@ async def play_parties(
     server: Server, games: int, options: BenchOptions, progress: Progress
 ) -> LoadFigures:
     """Warm the server up, open ``games`` parties, measure for ``options.seconds``."""
-    url, pid = server.url, server.proc.pid
+    url, pid = await protocol_2_websocket(server.base), server.proc.pid
     warm = progress.add_task("warm-up game against the CPU", total=None)
     await warm_up(url)
     progress.update(warm, total=1, completed=1)

@@ -20,8 +20,6 @@ from types import ModuleType
 import pytest
 from rich.console import Console
 
-from crokinole.server.limits import ServerSettings
-
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "server.py"
 
@@ -88,14 +86,9 @@ def test_bad_options_exit_2_naming_the_option(args: list[str], flag: str) -> Non
     assert flag in answer.stderr
 
 
-@pytest.mark.slow
 def test_two_parties_play_on_a_real_server_with_no_errors() -> None:
-    # The window outlasts the stand-in grace, so the stand-in CPU must have played:
-    # a short grace where `crokinole serve --standin-grace` exists, else the default.
-    grace = 1.0 if bench.serve_takes("--standin-grace") else ServerSettings().standin_grace
-    options = bench.BenchOptions(
-        seconds=grace + 5.0, standin_share=0.5, standin_grace=grace, drain=5.0
-    )
+    # The window outlasts the (shortened) stand-in grace: the stand-in CPU must have played.
+    options = bench.BenchOptions(seconds=6.0, standin_share=0.5, standin_grace=1.0, drain=5.0)
     console = Console(record=True, width=220, force_terminal=False)
     [figures] = bench.run_server_bench([2], options, console)
 
