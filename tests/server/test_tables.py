@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
@@ -303,9 +304,15 @@ def test_a_server_s_settings_make_its_tables_timings(store: Store) -> None:
 
 
 def test_a_turn_clock_runs_out_and_the_disc_goes_to_the_ditch_once(store: Store) -> None:
+    day = 86400.0
+
+    def server_time() -> float:
+        """The server's clock, injected: here a day behind the machine's."""
+        return time.time() - day
+
     async def scenario() -> tuple[list[Event], Table]:
         recorder = Recorder()
-        tables = Tables(store, timings=QUICK, allow_short_clock=True)
+        tables = Tables(store, timings=QUICK, allow_short_clock=True, clock=server_time)
         started = await party_of_two(
             tables, settings={"turn_time": 1.0, "hand": "steady"}, recorder=recorder
         )
@@ -326,6 +333,7 @@ def test_a_turn_clock_runs_out_and_the_disc_goes_to_the_ditch_once(store: Store)
     assert second.at >= first.at + 1.0 + QUICK.turn_grace
     assert final.game is not None and final.game.discs == ()
     assert len(final.game.upcoming) == 16 - 2  # two turns of the round are gone
+    assert start.at < time.time() - day / 2  # every time is the injected clock's
     assert_log_is_the_table(store, final)
 
 
