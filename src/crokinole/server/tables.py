@@ -13,10 +13,12 @@ wait for each other.
 Each table has one timer, armed at ``table.next_deadline()`` (turn clock,
 stand-in, round countdown) and fired as a ``Tick`` command, which the table
 turns into events at most once per deadline.  A table loaded from the store
-(after a restart, or by a new owner) has its timer re-armed at once.  The
-CPU thinks on its own bounded pool (:mod:`crokinole.server.cpu`) and submits
-its shot with the version it thought about: if the table moved meanwhile, it
-thinks again.
+(after a restart, or by a new owner) has its timer re-armed at once, and
+starts with nobody connected (those who are there come back with
+``Connect``).  The CPU thinks on its own bounded pool
+(:mod:`crokinole.server.cpu`) and submits its shot with the version it
+thought about: if the table moved meanwhile, it thinks again.  Tables that nobody here follows and where nothing is due are
+forgotten (:meth:`Tables.sweep`) and loaded again when asked for.
 
 Time is read here only, through the injected ``clock`` (server seconds).
 """
@@ -28,7 +30,7 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -632,7 +634,7 @@ class Tables:
         held.cpu_retry = None
         self._after(held)
 
-    def _spawn(self, coroutine: Any) -> asyncio.Task[None]:
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
