@@ -17,8 +17,9 @@ turns into events at most once per deadline.  A table loaded from the store
 starts with nobody connected (those who are there come back with
 ``Connect``).  The CPU thinks on its own bounded pool
 (:mod:`crokinole.server.cpu`) and submits its shot with the version it
-thought about: if the table moved meanwhile, it thinks again.  Tables that nobody here follows and where nothing is due are
-forgotten (:meth:`Tables.sweep`) and loaded again when asked for.
+thought about: if the table moved meanwhile, it thinks again.  Tables
+that nobody here follows and where nothing is due are forgotten
+(:meth:`Tables.sweep`) and loaded again when asked for.
 
 Time is read here only, through the injected ``clock`` (server seconds).
 """
