@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.server_process import running_server
 from tests.web.conftest import ARTIFACTS, REPO
 
 pytestmark = pytest.mark.browser
@@ -315,3 +316,121 @@ def test_a_player_comes_back_to_the_same_seat(server_url: str, people: Any) -> N
     play_to_the_end([ann, bob, back])
     final = same_everywhere([ann, bob, back])
     assert math.isclose(len(final["history"]), 1)
+
+
+# ---------------------------------------------------------------- short waits (test settings)
+
+
+@pytest.fixture(scope="module")
+def quick_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server whose party waits are short: stand-in after 1 s, round countdown 4 s,
+    turn clocks under 30 s accepted (``--test-clocks``), 0.5 s of latency grace."""
+    db: Path = tmp_path_factory.mktemp("quick") / "crokinole.db"
+    options = ("--standin-grace", "1", "--round-countdown", "4", "--turn-grace", "0.5")
+    with running_server(db, *options, "--test-clocks") as url:
+        yield url
+
+
+def start_singles(people: Any, url: str, query: str = "?rounds=1") -> tuple[Any, Any, str]:
+    ann = people()
+    code = create_party(ann, url, "singles", "Ann", query=query)
+    sit(ann, "south")
+    bob = people()
+    join_by_code(bob, url, code, "Bob")
+    sit(bob, "north")
+    ann.wait_for_function(CAN_START)
+    ann.get_by_test_id("party-start-button").click()
+    for p in (ann, bob):
+        p.wait_for_function("() => window.crokinole.screen === 'game'")
+    return ann, bob, code
+
+
+def test_a_short_turn_clock_runs_out_and_the_disc_goes_to_the_ditch(
+    quick_server: str, people: Any
+) -> None:
+    # R3: the clock runs on the server; when it runs out the disc goes to the ditch.
+    ann, bob, _code = start_singles(people, quick_server, query="?rounds=1&turn_time=2")
+    ann.wait_for_function("() => window.crokinole.canShoot")
+    hand = ann.evaluate("() => window.crokinole.state.seats[0].in_hand")
+    # Ann does nothing: the clock on her screen counts down to the server's deadline.
+    clock = ann.get_by_test_id("turn-clock")
+    sync_api.expect(clock).to_be_visible()
+    sync_api.expect(clock).to_contain_text("s left")
+    for p in (ann, bob):
+        p.wait_for_function(
+            f"() => window.crokinole.state.seats[0].in_hand === {hand - 1}"
+            " && window.crokinole.state.current_seat === 'north'"
+        )
+    assert ann.evaluate("() => window.crokinole.log")[0] == (
+        "Time ran out: your disc goes to the ditch."
+    )
+    assert bob.evaluate("() => window.crokinole.log")[0] == (
+        "Time ran out: Ann's disc goes to the ditch."
+    )
+    game = same_everywhere([ann, bob])
+    assert game["sides"][0]["ditch"] == 1
+    assert game["discs"] == []
+
+
+def test_a_cpu_plays_for_a_missing_player_who_then_takes_the_seat_back(
+    quick_server: str, people: Any
+) -> None:
+    # R7: a player not connected when their turn comes is replaced by the CPU after a grace.
+    ann, bob, _code = start_singles(people, quick_server, query="?rounds=1&cpu_pause=0")
+    ann.wait_for_function("() => window.crokinole.canShoot")
+    storage = bob.context.storage_state()
+    bob.context.close()
+    ann.wait_for_function(
+        "() => window.crokinole.view.seats.some((s) => s.seat === 'north'"
+        " && s.occupant.connected === false)"
+    )
+    shoot(ann)
+    # Bob's turn: after the grace the CPU plays it, and Ann's screen says so.
+    ann.wait_for_function(
+        "() => window.crokinole.view.seats.some((s) => s.seat === 'north' && s.occupant.stand_in)"
+    )
+    sync_api.expect(ann.locator("#side-card-1")).to_contain_text("CPU playing for Bob")
+    ann.wait_for_function("() => window.crokinole.state.seats[1].in_hand === 7")
+    ann.wait_for_function("() => window.crokinole.canShoot")
+    # Bob comes back on the same device and takes his seat back at his next turn.
+    back = people(storage=storage)
+    back.goto(quick_server)
+    connected(back)
+    back.wait_for_function("() => window.crokinole.screen === 'game'")
+    assert back.evaluate("() => window.crokinole.you") == ["north"]
+    shoot(ann)
+    back.wait_for_function("() => window.crokinole.canShoot")
+    assert not any(s["occupant"]["stand_in"] for s in view(back)["seats"])
+    sync_api.expect(ann.locator("#side-card-1")).not_to_contain_text("CPU playing")
+    hand = back.evaluate("() => window.crokinole.state.seats[1].in_hand")
+    shoot(back)
+    ann.wait_for_function(f"() => window.crokinole.state.seats[1].in_hand === {hand - 1}")
+
+
+def test_the_round_result_counts_down_and_the_next_round_starts(
+    quick_server: str, people: Any
+) -> None:
+    # R6: the next round starts when every player pressed Next, or after the countdown.
+    ann, bob, _code = start_singles(people, quick_server, query="?rounds=2&cpu_pause=0")
+    for _ in range(40):
+        if all(
+            p.evaluate("() => document.querySelector('[data-testid=round-result]').open")
+            for p in (ann, bob)
+        ):
+            break
+        for p in (ann, bob):
+            if p.evaluate("() => window.crokinole.canShoot"):
+                before = p.evaluate("() => window.crokinole.lastEvent")
+                shoot(p)
+                p.wait_for_function(f"() => window.crokinole.lastEvent > {before}")
+        ann.wait_for_timeout(100)
+    else:
+        pytest.fail("the round did not end")
+    # Ann presses Next; Bob does not: the server's countdown starts the round anyway.
+    ann.get_by_test_id("next-button").click()
+    sync_api.expect(ann.get_by_test_id("next-button")).to_be_disabled()
+    bob.wait_for_function("() => window.crokinole.view.nextPressed.length === 1")
+    sync_api.expect(bob.get_by_test_id("round-countdown")).to_contain_text("1 of 2 pressed Next")
+    for p in (ann, bob):
+        p.wait_for_function("() => window.crokinole.state.round === 2")
+        sync_api.expect(p.get_by_test_id("round-result")).to_be_hidden()
