@@ -200,6 +200,30 @@ def test_a_player_who_closes_the_page_comes_back_to_the_same_seat(server: str) -
     _close(ann, back)
 
 
+def test_a_player_who_missed_a_few_events_is_sent_them_as_they_were_sent(
+    server: str,
+) -> None:
+    ann, bob = _started(server)
+    ann.shoot("south", position=-20.0, power=30.0)
+    seen = bob.until("shot")
+    bob.close()
+    ann.until("presence")
+    bob_turn = _connect(server, bob.token)
+    bob_turn.hello(table=ann.table, last_event=seen["event"] - 1)  # the shot was not finished
+    again = bob_turn.until("shot")
+    assert again["event"] == seen["event"]
+    for key in ("seat", "report", "trajectory", "game", "played"):
+        assert again[key] == seen[key]  # animated again, as first sent
+    gone = bob_turn.recv()
+    assert (gone["type"], gone["member"], gone["connected"]) == ("presence", "m2", False)
+    back = bob_turn.recv()
+    assert (back["type"], back["member"], back["connected"]) == ("presence", "m2", True)
+    assert back["event"] == gone["event"] + 1 == seen["event"] + 2
+    bob_turn.table = ann.table
+    bob_turn.shoot("north")
+    assert ann.until("shot")["seat"] == "north"
+
+
 def test_a_second_tab_of_the_same_device_does_not_make_it_flicker(server: str) -> None:
     ann, bob = _started(server)
     second = _connect(server, bob.token)

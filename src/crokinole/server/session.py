@@ -30,6 +30,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from crokinole.server import wire
 from crokinole.server.limits import RateLimiter, ServerSettings
 from crokinole.server.tables import Tables
+from crokinole.store import Store
 from crokinole.table import (
     REACTIONS,
     ChangeSettings,
@@ -41,6 +42,7 @@ from crokinole.table import (
     MemberLeft,
     MoveMember,
     NextRound,
+    Played,
     React,
     Rematch,
     Remove,
@@ -53,6 +55,7 @@ from crokinole.table import (
     TableError,
     TableSettings,
     TakeSeat,
+    event_from_dict,
 )
 
 log = logging.getLogger("crokinole.server")
@@ -64,9 +67,31 @@ CLOSE_POLICY = 1008
 #: The opponents a device record counts: the CPU levels, then other people.
 RECORD_OPPONENTS: tuple[str, ...] = (*wire.LEVEL_IDS, "people")
 
+#: A reconnecting client that missed more events than this is sent the whole table.
+MAX_CATCH_UP = 50
+#: Tables with a longer log are not replayed for a catch-up (the whole table is sent).
+MAX_REPLAY = 2000
+
 #: Bytes counted for a message whose text is made later (a ``finished`` waiting
 #: for its device record).
 _DEFERRED_BYTES = 64 * 1024
+
+
+def _replay(
+    store: Store, table: Table, last_event: int
+) -> tuple[Table, list[Event], dict[int, Played]] | None:
+    """The table at ``last_event`` and the events after it, with their shots (blocking).
+
+    None when the stored log does not lead to ``table`` (it moved on, or is too long).
+    """
+    if table.version > MAX_REPLAY:
+        return None
+    events = [event_from_dict(row) for row in store.table_events(table.id, 0, table.version)]
+    if [e.version for e in events] != list(range(1, table.version + 1)):
+        return None
+    before = Table.replay(events[:last_event])
+    missed = events[last_event:]
+    return before, missed, wire.replay_turns(before, missed)
 
 
 class Presence:
@@ -122,6 +147,8 @@ class Session:
         self.table_id: str | None = None
         self._shown: Table | None = None
         self._present = False
+        #: Deliveries held back while a catch-up is prepared (None: none is).
+        self._waiting: list[tuple[Table, Sequence[Event]]] | None = None
         self._outbox: asyncio.Queue[Outgoing] = asyncio.Queue()
         self._queued_bytes = 0
         self.dropped: tuple[int, str] | None = None
@@ -227,6 +254,9 @@ class Session:
         viewer was already shown (by a full view sent meanwhile) are
         skipped; a gap (events lost on the way) is answered with the full view.
         """
+        if self._waiting is not None:
+            self._waiting.append((table, events))  # after the catch-up being prepared
+            return
         shown = self._shown
         if self.done.is_set() or shown is None or table.id != shown.id:
             return
@@ -237,18 +267,21 @@ class Session:
         if fresh[0].version != shown.version + 1:
             self.send(wire.table_message(table, self.token, self.tables.now()))
             return
-        now = self.tables.now()
-        for payload in wire.event_messages(shown, table, fresh, self.token, now):
-            if payload["type"] == "finished":
-                self.send_later(self._with_record(payload))
-            else:
-                self.send(payload)
+        self._send_all(wire.event_messages(shown, table, fresh, self.token, self.tables.now()))
         me = shown.member_of(self.token) if self.token is not None else None
         if me is not None and any(
             isinstance(e, MemberLeft) and e.mid == me.mid and e.removed for e in fresh
         ):
             # Removed by the host: this connection no longer follows the table.
             self._close_table()
+
+    def _send_all(self, messages: list[dict[str, Any]]) -> None:
+        """Queue event messages; a ``finished`` is completed with this device's record."""
+        for payload in messages:
+            if payload["type"] == "finished":
+                self.send_later(self._with_record(payload))
+            else:
+                self.send(payload)
 
     def _with_record(self, payload: dict[str, Any]) -> Callable[[], Awaitable[dict[str, Any]]]:
         async def make() -> dict[str, Any]:
@@ -268,8 +301,13 @@ class Session:
 
     # ------------------------------------------------------------ tables
 
-    async def _open(self, table_id: str) -> None:
-        """Open the table on this connection (a member's), sending its full view."""
+    async def _open(self, table_id: str, last_event: int | None = None) -> None:
+        """Open the table on this connection (a member's).
+
+        A client that was shown the table up to ``last_event`` and missed a
+        few events since is sent those events (a shot it missed is animated);
+        any other is sent the whole view.
+        """
         assert self.token is not None
         shown = self._shown
         if shown is not None and shown.id == table_id:
@@ -285,8 +323,38 @@ class Session:
             raise TableError(
                 "not_a_member", "you are not at this table: join it with its code or link"
             )
-        self._show(table)
+        missed = table.version - last_event if last_event is not None else 0
+        if last_event is not None and last_event >= 1 and 0 < missed <= MAX_CATCH_UP:
+            await self._catch_up(table, last_event)
+        else:
+            self._show(table)
         await self._arrive()
+
+    async def _catch_up(self, table: Table, last_event: int) -> None:
+        """Send the events after ``last_event`` as they were first sent (else the whole view).
+
+        They are rebuilt from the stored log: the table at ``last_event`` is
+        replayed (shots simulated again, deterministic) off the event loop.
+        Events published meanwhile wait, then follow.
+        """
+        self.table_id = table.id
+        self._shown = table
+        self._waiting = []
+        try:
+            replayed = await anyio.to_thread.run_sync(_replay, self.tables.store, table, last_event)
+        except Exception:
+            log.exception("catching up on table %s failed; sending it whole", table.id)
+            replayed = None
+        finally:
+            waiting, self._waiting = self._waiting, None
+        if replayed is None:
+            self.send(wire.table_message(table, self.token, self.tables.now()))
+        else:
+            before, missed, turns = replayed
+            now = self.tables.now()
+            self._send_all(wire.event_messages(before, table, missed, self.token, now, turns=turns))
+        for later, events in waiting:
+            self.deliver(later, events)
 
     def _show(self, table: Table) -> None:
         """Make ``table`` (just subscribed to) the open one and send its full view."""
@@ -394,7 +462,7 @@ class Session:
         elif isinstance(msg, wire.Join):
             await self._join(token, msg)
         elif isinstance(msg, wire.Open):
-            await self._open(msg.table)
+            await self._open(msg.table, msg.last_event)
         else:
             await self._table_command(token, msg)
 
@@ -428,7 +496,7 @@ class Session:
             }
         )
         if msg.table is not None:
-            await self._open(msg.table)
+            await self._open(msg.table, msg.last_event)
 
     def _check_rate(self, token: str) -> None:
         if not self.limiter.allow(token, time.monotonic()):

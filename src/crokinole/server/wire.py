@@ -503,12 +503,22 @@ def _turns(before: Table, after: Table, events: Sequence[Event]) -> dict[int, Pl
     found = {i: p for i in wanted if (p := after.report_of(events[i].version)) is not None}
     if len(found) == len(wanted):
         return found
+    return {**replay_turns(before, events), **found}
+
+
+def replay_turns(before: Table, events: Sequence[Event]) -> dict[int, Played]:
+    """The shots and timeouts among ``events`` (by index), replayed from ``before``.
+
+    Each shot is simulated again (deterministic): run it off the event loop
+    when there are many.
+    """
+    found: dict[int, Played] = {}
     state = before
     for index, event in enumerate(events):
         if event.version != state.version + 1:
             break
         state = state.fold(event)
-        if index in wanted and index not in found and state.last_report is not None:
+        if isinstance(event, ShotPlayed | TurnTimedOut) and state.last_report is not None:
             found[index] = state.last_report
     return found
 
@@ -561,7 +571,13 @@ def _shared_game(table: Table, version: int) -> dict[str, Any] | None:
 
 
 def event_messages(
-    before: Table, after: Table, events: Sequence[Event], device: str | None, now: float
+    before: Table,
+    after: Table,
+    events: Sequence[Event],
+    device: str | None,
+    now: float,
+    *,
+    turns: dict[int, Played] | None = None,
 ) -> list[dict[str, Any]]:
     """The messages of ``events`` for the viewer with ``device``.
 
@@ -572,13 +588,16 @@ def event_messages(
         events: the new events, in order, without gaps.
         device: the viewer's device token (never sent).
         now: server time.
+        turns: the events' shots and timeouts if the caller replayed them
+            already (:func:`replay_turns`).
 
     Each message has the event's version as ``event``, and carries the
     lobby, deadline and placement of ``after`` (:func:`lobby_parts`) and the
     server time.  A ``finished`` message's ``record`` is left for the
     caller to fill in (it is the viewer's, read from the store).
     """
-    turns = _turns(before, after, events)
+    if turns is None:
+        turns = _turns(before, after, events)
     parts = lobby_parts(after, device)
     out: list[dict[str, Any]] = []
     for index, event in enumerate(events):
