@@ -542,6 +542,22 @@ def test_idle_tables_are_forgotten_and_come_back_when_asked_for(store: Store) ->
     assert_log_is_the_table(store, again)
 
 
+def test_a_table_with_a_clock_running_is_not_forgotten(store: Store) -> None:
+    async def scenario() -> tuple[int, Table | None]:
+        tables = Tables(store, timings=Timings(turn_grace=600.0), allow_short_clock=True)
+        started = await party_of_two(tables, settings={"turn_time": 1.0})
+        for device in ("dev-ann", "dev-bob"):
+            await tables.command(started.id, Disconnect(device))
+        swept = await tables.sweep()  # nobody follows it, but Ann's clock runs
+        held = tables.held(started.id)
+        await tables.close()
+        return swept, held
+
+    swept, held = run(scenario)
+    assert swept == 0
+    assert held is not None and held.next_deadline() is not None
+
+
 # ---------------------------------------------------------------- one at a time
 
 
