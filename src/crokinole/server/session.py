@@ -264,10 +264,16 @@ class Session:
         if not fresh:
             return
         self._shown = table
+        now = self.tables.now()
         if fresh[0].version != shown.version + 1:
-            self.send(wire.table_message(table, self.token, self.tables.now()))
+            self.send(wire.table_message(table, self.token, now))
             return
-        self._send_all(wire.event_messages(shown, table, fresh, self.token, self.tables.now()))
+        try:
+            messages = wire.event_messages(shown, table, fresh, self.token, now)
+        except Exception:
+            log.exception("rendering the events of table %s failed; sending it whole", table.id)
+            messages = [wire.table_message(table, self.token, now)]
+        self._send_all(messages)
         me = shown.member_of(self.token) if self.token is not None else None
         if me is not None and any(
             isinstance(e, MemberLeft) and e.mid == me.mid and e.removed for e in fresh
@@ -285,7 +291,12 @@ class Session:
 
     def _with_record(self, payload: dict[str, Any]) -> Callable[[], Awaitable[dict[str, Any]]]:
         async def make() -> dict[str, Any]:
-            return {**payload, "record": await self._record()}
+            try:
+                record = await self._record()
+            except Exception:
+                log.exception("reading the device record failed")
+                record = None
+            return {**payload, "record": record}
 
         return make
 
@@ -347,12 +358,18 @@ class Session:
             replayed = None
         finally:
             waiting, self._waiting = self._waiting, None
-        if replayed is None:
-            self.send(wire.table_message(table, self.token, self.tables.now()))
-        else:
+        now = self.tables.now()
+        messages = None
+        if replayed is not None:
             before, missed, turns = replayed
-            now = self.tables.now()
-            self._send_all(wire.event_messages(before, table, missed, self.token, now, turns=turns))
+            try:
+                messages = wire.event_messages(before, table, missed, self.token, now, turns=turns)
+            except Exception:
+                log.exception("rendering the catch-up of table %s failed", table.id)
+        if messages is None:
+            self.send(wire.table_message(table, self.token, now))
+        else:
+            self._send_all(messages)
         for later, events in waiting:
             self.deliver(later, events)
 
