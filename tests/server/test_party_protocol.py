@@ -297,6 +297,32 @@ def test_ping_is_answered_with_the_server_time(server: str) -> None:
     p.close()
 
 
+def _play_round(ann: Player, bob: Player) -> dict[str, Any]:
+    """Both players shoot every disc of a round (power 0: out at once); the last shot."""
+    seats = {"south": ann, "north": bob}
+    turn = "south"
+    for _ in range(16):  # R2: 8 discs a side
+        seats[turn].shoot(turn, power=0.0)
+        shot = ann.until("shot")
+        bob.until("shot")
+        turn = shot["game"]["current_seat"] or turn
+    return shot
+
+
+def test_the_next_round_starts_when_every_player_pressed_next(server: str) -> None:
+    ann, bob = _started(server, rounds=2)
+    last = _play_round(ann, bob)
+    assert last["game"]["phase"] == "round_over"
+    assert last["lobby"]["deadline"]["kind"] == "round"  # the countdown runs (R6)
+    ann.act("next_round")
+    pressed = bob.until("next_pressed")
+    assert pressed["member"] == "m1" and pressed["lobby"]["next_pressed"] == ["m1"]
+    bob.act("next_round")
+    started = ann.until("round")
+    assert started["round"] == 2 and started["game"]["phase"] == "playing"
+    assert started["game"]["current_seat"] == "north"  # the next round opens with the next seat
+
+
 # ---------------------------------------------------------------- clocks (short test settings)
 
 
@@ -324,6 +350,13 @@ def test_a_missing_player_is_stood_in_for_by_the_cpu_and_takes_the_seat_back(qui
     back.shoot("north")
     assert ann.until("shot", lambda m: m["seat"] == "north")["by"] == "person"
     _close(ann, back)
+
+
+def test_the_round_countdown_starts_the_next_round_when_nobody_presses(quick: str) -> None:
+    ann, bob = _started(quick, rounds=2)
+    _play_round(ann, bob)
+    started = bob.until("round")
+    assert started["round"] == 2 and started["lobby"]["next_pressed"] == []
 
 
 def test_the_turn_clock_runs_out_and_the_disc_goes_to_the_ditch(quick: str) -> None:
