@@ -137,6 +137,30 @@ def test_the_host_starts_and_every_screen_sees_the_same_shot(server: str) -> Non
     _close(ann, bob)
 
 
+def test_four_devices_play_doubles_each_for_its_own_seat(server: str) -> None:
+    ann = _player(server)
+    code = ann.create("party", "Ann", layout="doubles", rounds=1)["view"]["code"]
+    others = []
+    for name in ("Bob", "Cleo", "Dan"):
+        p = _player(server)
+        p.join(code, name)
+        others.append(p)
+    everyone = [ann, *others]
+    ann.act("start")
+    views = [p.until("game_started")["view"] for p in everyone]
+    seat_of = {v["you"]["member"]: v["you"]["seats"] for v in views}
+    # Joiners sit at the next free seat clockwise.
+    assert seat_of == {"m1": ["south"], "m2": ["west"], "m3": ["north"], "m4": ["east"]}
+    assert {v["settings"]["hand"] for v in views} == {"human"}  # a party's default hand
+    by_seat = {v["you"]["seats"][0]: p for v, p in zip(views, everyone, strict=True)}
+    for seat in ("south", "west", "north", "east"):  # doubles order from south (R2)
+        by_seat[seat].shoot(seat, power=0.0)
+        shots = [p.until("shot") for p in everyone]
+        assert {s["seat"] for s in shots} == {seat}
+        assert all(s["game"] == shots[0]["game"] for s in shots)  # every screen agrees
+        assert shots[0]["aimed"] == {"position": 0.0, "direction": 0.0, "power": 0.0}
+
+
 def test_a_spectator_joins_by_the_code_and_sees_the_same_shots(server: str) -> None:
     ann, bob, view = _party(server)
     spectator = _player(server)
