@@ -1,0 +1,51 @@
+"""Protocol v2: the event loop never runs a simulation: shots and the CPU run in worker threads.
+
+The server runs in this process (uvicorn on a real socket, in a thread of
+its own) with a profiler hook on every thread, which records the thread each
+watched function runs in: no timing is involved.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from crokinole.ai import CpuPlayer
+from crokinole.physics import simulate_batch, simulate_shot
+from crokinole.server.limits import ServerSettings
+from crokinole.server.session import Session
+from tests.server.helpers import Player, serving
+
+
+def test_shots_and_the_cpu_run_off_the_event_loop(tmp_path: Path) -> None:
+    watched = {
+        Session.handle.__code__: "loop",  # handles messages: runs on the event loop
+        simulate_shot.__code__: "simulate",
+        simulate_batch.__code__: "simulate",
+        CpuPlayer.choose_shot.__code__: "cpu",
+    }
+    threads: dict[str, set[int]] = defaultdict(set)
+
+    def profile(frame: FrameType, event: str, _: Any) -> None:
+        if event == "call" and frame.f_code in watched:
+            threads[watched[frame.f_code]].add(threading.get_ident())
+
+    threading.setprofile(profile)  # every thread started from now on
+    try:
+        with serving(tmp_path / "loop.db", ServerSettings(warm_up=False)) as url:
+            me = Player(url)
+            me.hello()
+            me.create("solo", "Ann", seats={"south": "me", "north": "easy"})
+            me.shoot("south")
+            assert me.until("shot")["by"] == "person"
+            assert me.until("shot")["by"] == "cpu"  # the CPU's answer
+            me.close()
+    finally:
+        threading.setprofile(None)
+    (loop,) = threads["loop"]
+    for work in ("simulate", "cpu"):
+        assert threads[work], f"{work} never ran"
+        assert loop not in threads[work], f"{work} ran on the event loop"
