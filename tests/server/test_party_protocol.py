@@ -791,3 +791,116 @@ def test_the_device_record_route_lists_the_devices_open_tables(server: str) -> N
         body = json.loads(answer.read())
     assert body["tables"] == [me.table]
     assert body["record"]["easy"]["four_rounds"] == {"wins": 0, "draws": 0, "losses": 0}
+
+
+# ---------------------------------------------------------------- shot reports
+
+
+def _zone_of(disc: dict[str, Any], board: dict[str, Any]) -> int | None:
+    """R6 from the snapshot's board: the zone a disc's rim lies in (lines count low)."""
+    rim = (disc["x"] ** 2 + disc["y"] ** 2) ** 0.5 + board["disc_radius"]
+    half = board["line_width"] / 2
+    for radius, value in ((board["fifteen_radius"], 15), (board["ten_radius"], 10),
+                          (board["shooting_line_radius"], 5)):  # fmt: skip
+        if rim < radius - half:
+            return value
+    return None
+
+
+def _check_report(before: dict[str, Any], shot: dict[str, Any]) -> None:
+    """A shot's report agrees with the snapshots before and after it."""
+    board = shot["game"]["board"]
+    was = {d["id"]: d for d in before["discs"]}
+    now = {d["id"]: d for d in shot["game"]["discs"]}
+    for disc in shot["report"]["discs"]:
+        old = was.get(disc["id"])
+        assert disc["from_zone"] == (None if old is None else _zone_of(old, board))
+        assert disc["shot"] == (old is None)
+        if disc["result"] == "board":
+            assert disc["zone"] == _zone_of(now[disc["id"]], board) and disc["reason"] is None
+        else:
+            assert disc["id"] not in now
+            assert disc["zone"] == (20 if disc["result"] == "hole" else None)
+    gone = [d for d in shot["report"]["discs"] if d["result"] == "ditch"]
+    for side in (0, 1):
+        added = shot["game"]["sides"][side]["ditch"] - before["sides"][side]["ditch"]
+        assert added == sum(1 for d in gone if d["side"] == side)
+    listed = {d["id"] for d in shot["report"]["discs"]}
+    for disc_id, disc in now.items():  # an unlisted disc did not move
+        if disc_id not in listed:
+            assert (disc["x"], disc["y"]) == (was[disc_id]["x"], was[disc_id]["y"])
+
+
+def test_shot_reports_say_what_happened_to_each_disc(server: str) -> None:
+    # Structured facts (whose disc, from which zone, what became of it, why);
+    # the client words them.
+    me = _player(server)
+    game = me.create("solo", "Ann", seats={"south": "me", "north": "me"})["view"]["game"]
+
+    def play(seat: str, position: float, direction: float, power: float) -> dict[str, Any]:
+        nonlocal game
+        me.shoot(seat, position, direction, power)
+        shot = me.until("shot")
+        _check_report(game, shot)
+        game = shot["game"]
+        assert shot["report"]["seat"] == seat and shot["report"]["unplayed"] is False
+        return shot["report"]  # type: ignore[no-any-return]
+
+    def disc(id_: int, owner: str, **fields: Any) -> dict[str, Any]:
+        side = 0 if owner == "south" else 1
+        return {"id": id_, "owner": owner, "side": side, "shot": False, "from_zone": None,
+                "result": "board", "zone": None, "reason": None, "cancelled_twenty": False,
+                **fields}  # fmt: skip
+
+    # An open 20 (R4 on an empty board: it reached the 15 circle).
+    report = play("south", 0.0, 0.0, 30.0)
+    assert (report["valid"], report["foul"], report["hit"]) == (True, None, [])
+    assert report["discs"] == [disc(0, "south", shot=True, result="hole", zone=20)]
+    report = play("north", 0.0, 4.0, 28.0)
+    assert report["discs"] == [disc(1, "north", shot=True, zone=15)]
+    # South knocks North's disc from the 15 into the ditch and stays in the 15.
+    report = play("south", 0.0, -2.0, 50.0)
+    assert report["valid"] and report["hit"] == [1]
+    assert report["discs"] == [
+        disc(2, "south", shot=True, zone=15),
+        disc(1, "north", from_zone=15, result="ditch", reason="off_board"),
+    ]
+    # North misses South's disc: a foul (R4), the shot disc goes to the ditch.
+    report = play("north", 40.0, 0.0, 20.0)
+    assert (report["valid"], report["foul"], report["hit"]) == (False, "no_contact", [])
+    assert report["discs"] == [disc(3, "north", shot=True, result="ditch", reason="foul")]
+
+
+def test_a_seat_with_no_room_to_place_loses_its_disc_at_once(server: str) -> None:
+    # R3: South lines its quarter with nine discs (each left just inside the
+    # line); at its tenth turn no disc fits, and the table sends the disc to
+    # the ditch unplayed right after North's shot, without waiting.
+    me = _player(server)
+    view = me.create(
+        "solo", "Ann", seats={"south": "me", "north": "me"}, discs=12, required_contact=False
+    )["view"]
+    for k in range(-4, 5):
+        for seat in ("south", "north"):
+            me.shoot(seat, position=9.3 * k, power=7.0)
+            shot = me.until("shot")
+            assert shot["seat"] == seat
+    # Both quarters are lined: each of the six discs left goes to the ditch
+    # unplayed, one event each, in the same batch as North's last shot.
+    assert shot["game"]["current_seat"] == "south"  # the shot's own snapshot
+    timeouts = [me.until("timeout") for _ in range(6)]
+    assert [t["seat"] for t in timeouts] == ["south", "north"] * 3
+    assert {t["reason"] for t in timeouts} == {"no_room"}
+    assert [t["event"] for t in timeouts] == list(range(shot["event"] + 1, shot["event"] + 7))
+    # Each message has its own event's snapshot, not the batch's last one.
+    assert [t["game"]["current_seat"] for t in timeouts] == ["north", "south"] * 2 + [
+        "north", None]  # fmt: skip
+    ditches = [t["game"]["sides"][0]["ditch"] + t["game"]["sides"][1]["ditch"] for t in timeouts]
+    assert ditches == [k + 1 + ditches[0] - 1 for k in range(6)]
+    report = timeouts[0]["report"]
+    assert (report["unplayed"], report["foul"], report["valid"]) == (True, "timeout", False)
+    assert report["discs"] == [
+        {"id": 18, "owner": "south", "side": 0, "shot": True, "from_zone": None,
+         "result": "ditch", "zone": None, "reason": "timeout", "cancelled_twenty": False}
+    ]  # fmt: skip
+    assert timeouts[-1]["game"]["phase"] == "round_over"
+    assert view["game"]["sides"][0]["ditch"] == 0

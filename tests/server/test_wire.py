@@ -94,6 +94,9 @@ def test_every_client_message_of_version_2_parses(payload: dict[str, Any]) -> No
         ("x" * 20000, "too_large", "limited to 16384 bytes"),
         ('{"type": "ping", "n": ' + "9" * 5000 + "}", "bad_message", "5000 characters"),
         ("[" * 2000 + "]" * 2000, "bad_message", "nested too deeply"),
+        ('{"type": "shoot", "power": NaN}', "bad_message", "NaN"),
+        ('{"type": "ping", "pad": "' + "é" * 9000 + '"}', "too_large", "16384 bytes"),
+        ({"type": [1]}, "bad_message", "unknown message type [1]"),
     ],
 )  # fmt: skip
 def test_a_bad_message_is_refused_naming_the_field(
