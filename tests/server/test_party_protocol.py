@@ -18,7 +18,9 @@ from typing import Any
 
 import pytest
 
+from crokinole.ai import Level
 from crokinole.server.limits import ServerSettings
+from crokinole.table import REACTIONS
 from tests.server.helpers import Player, serving
 
 #: A one-round singles party played exactly as aimed (quick test options, same rules).
@@ -89,6 +91,20 @@ def _close(*players: Player) -> None:
 
 
 # ---------------------------------------------------------------- parties
+
+
+def test_hello_is_answered_with_welcome(server: str) -> None:
+    p = _connect(server)
+    welcome = p.hello()
+    assert (welcome["table"], welcome["event"], welcome["protocol"]) == (None, 0, 2)
+    assert welcome["token"] == p.token and welcome["tables"] == []
+    # The levels come from crokinole.ai.Level, weakest first, with names.
+    assert [level["id"] for level in welcome["levels"]] == [lv.value for lv in Level]
+    assert welcome["levels"][0] == {"id": "easy", "name": "Easy"}
+    assert welcome["reactions"] == list(REACTIONS)
+    assert set(welcome["record"]) == {*(lv.value for lv in Level), "people"}
+    assert welcome["record"]["hard"]["four_rounds"] == {"wins": 0, "draws": 0, "losses": 0}
+    assert isinstance(welcome["server_time"], float)
 
 
 def test_a_party_is_created_and_joined_by_its_code_and_both_see_the_same_lobby(
