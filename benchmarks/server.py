@@ -434,10 +434,11 @@ class Pending:
 class Bot:
     """One player's device: a websocket, a token, a seat; plays when the view says so."""
 
-    def __init__(self, party: Party, name: str, seat: str) -> None:
+    def __init__(self, party: Party, name: str, seat: str, *, compression: bool = True) -> None:
         self.party = party
         self.name = name
         self.seat = seat
+        self.compression = compression
         self.token = secrets.token_urlsafe(24)
         self.ws: ClientConnection | None = None
         self.leaving = False
@@ -468,7 +469,12 @@ class Bot:
 
     async def open(self, url: str) -> None:
         """Connect and say hello; return once welcomed."""
-        self.ws = await connect(url, max_size=None, open_timeout=STEP_TIMEOUT)
+        self.ws = await connect(
+            url,
+            max_size=None,
+            open_timeout=STEP_TIMEOUT,
+            compression="deflate" if self.compression else None,
+        )
         self.reader = asyncio.create_task(self._read())
         await self.ask({"type": "hello", "token": self.token}, "welcome")
 
@@ -655,14 +661,23 @@ class Bot:
 class Party:
     """Two bots at one singles table; in a stand-in party the second one leaves."""
 
-    def __init__(self, index: int, standin: bool, tally: Tally, pace: float, seed: int) -> None:
+    def __init__(
+        self,
+        index: int,
+        standin: bool,
+        tally: Tally,
+        pace: float,
+        seed: int,
+        *,
+        compression: bool = True,
+    ) -> None:
         self.index = index
         self.standin = standin
         self.tally = tally
         self.pace = pace
         self.rng = np.random.default_rng([seed, index])
-        self.host = Bot(self, f"party {index} host", "south")
-        self.guest = Bot(self, f"party {index} guest", "north")
+        self.host = Bot(self, f"party {index} host", "south", compression=compression)
+        self.guest = Bot(self, f"party {index} guest", "north", compression=compression)
         self.bots = (self.host, self.guest)
         self.table: str | None = None
         self.game_number = 0
@@ -830,6 +845,7 @@ class BenchOptions:
     seed: int = DEFAULT_SEED
     db: str | None = None
     server_log: Path | None = None
+    compression: bool = True
 
 
 def standin_parties(games: int, share: float) -> list[bool]:
@@ -867,7 +883,7 @@ async def play_parties(
 
     tally = Tally()
     parties = [
-        Party(i, standin, tally, options.pace, options.seed)
+        Party(i, standin, tally, options.pace, options.seed, compression=options.compression)
         for i, standin in enumerate(standin_parties(games, options.standin_share))
     ]
     opened: list[Party] = []
@@ -1033,7 +1049,8 @@ def print_server_report(
         caption=(
             f"one server process on loopback; {options.seconds:g} s measured per row, a shot "
             f"every {options.pace:g} s per game; [95% order-statistic interval], '?': too few "
-            f"shots; {os.cpu_count()} CPUs shared by the server and the bots"
+            f"shots; {os.cpu_count()} CPUs shared by the server and the bots; "
+            f"{'permessage-deflate offered' if options.compression else 'no compression'}"
         ),
     )
     for name in ("parties", "stand-in", "shots timed", "p50 ms", "p99 ms", "target",
@@ -1202,6 +1219,13 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "SQLite file in a temporary folder, deleted afterwards)",
     )
     parser.add_argument(
+        "--no-compression",
+        action="store_true",
+        help="the bots do not offer the websocket's permessage-deflate compression, so "
+        "the server sends plain text (browsers do offer it: the default measures what "
+        "they cost)",
+    )
+    parser.add_argument(
         "--server-log",
         type=Path,
         default=None,
@@ -1237,6 +1261,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         seed=args.seed,
         db=args.db,
         server_log=args.server_log,
+        compression=not args.no_compression,
     )
     start = time.perf_counter()
     try:

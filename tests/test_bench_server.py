@@ -65,6 +65,8 @@ def test_help_explains_every_option() -> None:
         "--setup-timeout",
         "--seed",
         "--db",
+        "--server-log",
+        "--no-compression",
     ):
         assert option in out
     assert "p99 <= 100 ms" in out
