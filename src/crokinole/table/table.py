@@ -28,6 +28,10 @@ Decisions taken where the issue and the contract are silent:
   person pressed (at least one must have); a disconnection can complete it.
 * **Deadlines** fire at the time the server ticks, and the next turn's
   clock starts then: after a restart, every player gets a full turn.
+* **Solo.**  One press of Next starts the next round and one Rematch the
+  next game; Leave is Resign; joining and seat commands are ``solo_table``.
+* **The hand** perturbs a person's aimed shot only: a CPU's (or a
+  stand-in's) shot already carries its level's execution noise.
 * Connect and Disconnect on a closed table do nothing (no error).
 """
 
