@@ -130,6 +130,7 @@ def test_the_view_never_carries_a_device_token() -> None:
     assert HOST not in text
     view = wire.view(table, HOST, 1000.0)
     assert view["invite"] == "/join/ABC234" and view["code"] == "ABC234"
+    assert view["watch"] == "/watch/ABC234"
     assert view["you"]["host"] and view["you"]["member"] == view["host"]
     assert view["kind"] == "party" and view["stage"] == "lobby" and view["game"] is None
     assert [s["seat"] for s in view["seats"]] == ["south", "north"]

@@ -446,6 +446,7 @@ def view(table: Table, device: str | None, now: float) -> dict[str, Any]:
         "kind": table.kind,
         "code": table.code,
         "invite": None if table.code is None else f"/join/{table.code}",
+        "watch": None if table.code is None else f"/watch/{table.code}",
         **lobby_payload(table, device),
         "deadline": deadline_payload(table),
         "server_time": now,
