@@ -132,3 +132,31 @@ def test_a_disc_placed_off_the_quarter_is_an_illegal_placement() -> None:
     with pytest.raises(TableError) as info:
         table.apply(Shoot(device(1), Seat.SOUTH, Shot(60.0, 0.0, 30.0)), T0)
     assert info.value.code == "illegal_placement" and "quadrant line" in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("kind", "code", "seats", "seed"),
+    [
+        ("party", None, None, 1),  # a party needs a code
+        ("solo", "ABC234", None, 1),  # a solo table has none
+        ("party", "ABC234", {Seat.SOUTH: "me"}, 1),  # a party's seats are chosen in the lobby
+        ("party", "ABC234", None, -1),
+        ("club", "ABC234", None, 1),
+    ],
+)
+def test_a_table_is_created_only_from_sound_values(
+    kind: str, code: str | None, seats: dict[Seat, str] | None, seed: int
+) -> None:
+    with pytest.raises(TableError) as info:
+        Table.create(
+            id="x" * 32,
+            kind=kind,
+            code=code,
+            host_device=device(1),
+            host_name="Ann",
+            settings=TableSettings.for_kind("party"),
+            seed=seed,
+            now=T0,
+            seats=seats,
+        )
+    assert info.value.code == "bad_settings"

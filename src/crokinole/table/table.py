@@ -296,6 +296,8 @@ class Table:
             raise _refuse("bad_settings", f"settings are TableSettings, not {settings!r}")
         if kind is Kind.PARTY and (not isinstance(code, str) or not code):
             raise _refuse("bad_settings", "a party needs a code")
+        if kind is Kind.PARTY and seats is not None:
+            raise _refuse("bad_settings", "a party's players choose their seats in the lobby")
         if kind is Kind.SOLO and code is not None:
             raise _refuse("bad_settings", "a table on one device has no code")
         if not is_real_number(now) or not math.isfinite(float(now)):
