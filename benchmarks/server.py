@@ -395,7 +395,7 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log_path: Path) -> No
 
 
 class BenchError(Exception):
-    """A party could not be set up: the message says which step failed and why."""
+    """A step of the run failed (a party's setup, the warm-up): the message says which and why."""
 
 
 @dataclass(slots=True)
@@ -406,12 +406,15 @@ class Tally:
     shooting: bool = True
     latencies: list[float] = field(default_factory=list)
     own_latencies: list[float] = field(default_factory=list)
-    standin_shots: int = 0
-    timeouts: int = 0
-    rounds: int = 0
+    events: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
     error_samples: list[str] = field(default_factory=list)
     loop_lags: list[float] = field(default_factory=list)
+
+    def note(self, event: str) -> None:
+        """Count one ``event`` (``standin_shot``, ``timeout``, ``round``) seen in the window."""
+        if self.measuring:
+            self.events[event] += 1
 
     def error(self, kind: str, detail: str) -> None:
         """Count an error of ``kind`` (e.g. ``error not_your_turn``) and keep a sample."""
@@ -594,19 +597,19 @@ class Bot:
         if kind == "shot":
             party.on_shot(self, message, arrived)
         elif kind == "timeout" and self.is_first_connected():
-            party.count(lambda t: setattr(t, "timeouts", t.timeouts + 1))
+            party.tally.note("timeout")
         elif kind == "round" and self.is_first_connected():
-            party.count(lambda t: setattr(t, "rounds", t.rounds + 1))
+            party.tally.note("round")
         elif kind == "finished" and party.started and not message.get("abandoned"):
             self._spawn(self.send({"type": "rematch", "table": party.table}))
         if party.started:
-            self._act()
+            self.act()
 
     def is_first_connected(self) -> bool:
         """Whether this bot counts the party's events (so each is counted once)."""
         return next((b for b in self.party.bots if b.connected), None) is self
 
-    def _act(self) -> None:
+    def act(self) -> None:
         """Do what the game asks of this bot now: press Next, or aim a shot."""
         game = self.game
         if game is None or not self.party.tally.shooting:
@@ -629,7 +632,7 @@ class Bot:
         await asyncio.sleep(self.party.pace)
         self.aiming = False
         if self.party.started:
-            self._act()
+            self.act()
 
     async def _shoot(self, stretches: list[list[float]]) -> None:
         party = self.party
@@ -702,17 +705,12 @@ class Party:
         power = float(self.rng.uniform(*POWER_RANGE))
         return round(position, 4), round(direction, 4), round(power, 3)
 
-    def count(self, add: Callable[[Tally], None]) -> None:
-        """Count one event of the party in the tally, while measuring."""
-        if self.tally.measuring:
-            add(self.tally)
-
     def on_shot(self, bot: Bot, message: dict[str, Any], arrived: float) -> None:
         """A ``shot`` message reached ``bot``: time it if it is the pending person shot."""
         by = message.get("by")
         if by != "person":
             if bot.is_first_connected():
-                self.count(lambda t: setattr(t, "standin_shots", t.standin_shots + 1))
+                self.tally.note("standin_shot")
                 self.last_shot = max(self.last_shot, arrived)
             return
         if message.get("seat") == bot.seat:
@@ -759,7 +757,7 @@ class Party:
             await self.guest.leave()
         for bot in self.bots:
             if bot.connected:
-                bot._act()
+                bot.act()
 
     async def close(self) -> None:
         """Close every socket (the run is over: closing is not an error)."""
@@ -814,7 +812,7 @@ async def warm_up(url: str) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + WARM_UP_TIMEOUT
         party.started = True
-        bot._act()
+        bot.act()
         while seen != {"person", "cpu"}:
             left = deadline - loop.time()
             if left <= 0:
@@ -923,12 +921,17 @@ async def play_parties(
             measuring,
             completed=elapsed,
             description=f"measuring: {len(tally.latencies) + len(tally.own_latencies)} shots "
-            f"timed, {tally.standin_shots} stand-in shots, "
+            f"timed, {tally.events['standin_shot']} stand-in shots, "
             f"{sum(tally.errors.values())} errors",
         )
         await asyncio.sleep(min(0.25, options.seconds - elapsed))
     tally.measuring = False
     window_end = time.perf_counter()
+    if server.proc.poll() is not None:
+        raise BenchError(
+            f"the server process ended during the run (exit status {server.proc.returncode}); "
+            "--server-log FILE keeps its output"
+        )
     server_cpu = cpu_seconds(pid) - server_cpu
     bots_cpu = time.process_time() - bots_cpu
     watch.cancel()
@@ -962,9 +965,9 @@ async def play_parties(
         seconds=options.seconds,
         latencies=tuple(tally.latencies),
         own_latencies=tuple(tally.own_latencies),
-        standin_shots=tally.standin_shots,
-        timeouts=tally.timeouts,
-        rounds=tally.rounds,
+        standin_shots=tally.events["standin_shot"],
+        timeouts=tally.events["timeout"],
+        rounds=tally.events["round"],
         errors=dict(tally.errors),
         error_samples=tuple(tally.error_samples),
         rss_before_kib=rss_before,
