@@ -392,14 +392,13 @@ def _occupant(table: Table, seat: Seat, names: dict[str, Member]) -> dict[str, A
     return None
 
 
-def lobby_payload(table: Table, device: str | None) -> dict[str, Any]:
-    """Who is at the table and where: the part of the view lobby events change."""
+def _lobby_common(table: Table) -> dict[str, Any]:
+    """The lobby as every viewer sees it (all of :func:`lobby_parts` but ``you``)."""
     held = _seats_of_members(table)
     by_mid = {m.mid: m for m in table.members}
     return {
         "stage": table.stage,
         "host": table.host,
-        "you": you_payload(table, device),
         "members": [
             {
                 "member": m.mid,
@@ -418,6 +417,10 @@ def lobby_payload(table: Table, device: str | None) -> dict[str, Any]:
             for seat, side in _layout_seats(table)
         ],
         "settings": table.settings.to_dict(),
+        "deadline": deadline_payload(table),
+        "placement": placement_payload(table),
+        "next_pressed": sorted(table.next_pressed),
+        "rematch_votes": sorted(table.rematch_votes),
     }
 
 
@@ -447,14 +450,10 @@ def view(table: Table, device: str | None, now: float) -> dict[str, Any]:
         "code": table.code,
         "invite": None if table.code is None else f"/join/{table.code}",
         "watch": None if table.code is None else f"/watch/{table.code}",
-        **lobby_payload(table, device),
-        "deadline": deadline_payload(table),
+        **lobby_parts(table, device),
         "server_time": now,
         "game_number": table.game_number,
-        "game": game_view(table),
-        "placement": placement_payload(table),
-        "next_pressed": sorted(table.next_pressed),
-        "rematch_votes": sorted(table.rematch_votes),
+        "game": _shared_game(table),
         "reactions": list(REACTIONS),
     }
 
@@ -465,18 +464,15 @@ def table_message(table: Table, device: str | None, now: float) -> dict[str, Any
 
 
 def lobby_parts(table: Table, device: str | None) -> dict[str, Any]:
-    """What every event message carries besides its event: the lobby, deadline and placement.
+    """What every event message carries besides its event: who is where, the
+    deadline and the placement, and who the viewer is (``you``).
 
     The client copies these over its state, so it is right after every
-    message whatever it missed in between.
+    message whatever it missed in between.  All but ``you`` is made once
+    per table version for all its viewers.
     """
-    return {
-        **lobby_payload(table, device),
-        "deadline": deadline_payload(table),
-        "placement": placement_payload(table),
-        "next_pressed": sorted(table.next_pressed),
-        "rematch_votes": sorted(table.rematch_votes),
-    }
+    common = _SHARED.get((table.id, table.version, "lobby"), lambda: _lobby_common(table))
+    return {**(common or {}), "you": you_payload(table, device)}
 
 
 # ----------------------------------------------------------------- events
@@ -566,9 +562,9 @@ def _turn_fields(table: Table, version: int, turn: Played) -> dict[str, Any]:
     return dict(_SHARED.get((table.id, version, "turn"), make) or {})
 
 
-def _shared_game(table: Table, version: int) -> dict[str, Any] | None:
-    """The game snapshot of ``table`` (after event ``version``), made once for all viewers."""
-    return _SHARED.get((table.id, version, "game"), lambda: game_view(table))
+def _shared_game(table: Table) -> dict[str, Any] | None:
+    """The game snapshot of ``table``, made once per table version for all its viewers."""
+    return _SHARED.get((table.id, table.version, "game"), lambda: game_view(table))
 
 
 def event_messages(
@@ -658,10 +654,10 @@ def _event_fields(
     if isinstance(event, NextPressed):
         return {"type": "next_pressed", "member": event.mid}
     if isinstance(event, RoundStarted):
-        return {"type": "round", "round": event.round, "game": _shared_game(table, event.version)}
+        return {"type": "round", "round": event.round, "game": _shared_game(table)}
     if isinstance(event, GameFinished):
         return {"type": "finished", "winner": event.winner, "drawn": list(event.drawn),
-                "abandoned": event.abandoned, "game": _shared_game(table, event.version),
+                "abandoned": event.abandoned, "game": _shared_game(table),
                 "record": None}  # fmt: skip
     if isinstance(event, RematchVoted):
         return {"type": "rematch_vote", "member": event.mid}
