@@ -479,6 +479,49 @@ def test_two_players_on_one_device_alternate(server_url: str, new_page: Any) -> 
     assert in_hand(game, "south") == in_hand(game, "north") == 7
 
 
+def test_doubles_against_the_cpu_with_a_cpu_partner(server_url: str, new_page: Any) -> None:
+    page = new_page(reduced_motion="reduce")
+    start_game(page, server_url, "easy", query="?cpu_pause=0", layout="doubles")
+    wait_my_turn(page)
+    assert page.evaluate("() => window.crokinole.you") == ["south"]
+    game = state(page)
+    # R2: doubles, partners opposite; 12 discs a team, 6 each. The partner north is a CPU.
+    names = {s["seat"]: (s["name"], s["cpu"]) for s in game["seats"]}
+    assert names["north"] == ("CPU Easy", "easy")
+    assert names["west"][1] == names["east"][1] == "easy"
+    assert [s["seats"] for s in game["sides"]] == [["south", "north"], ["west", "east"]]
+    assert in_hand(game, "south") == 6
+    shoot_from_a_free_place(page)
+    # West, north and east (the CPUs) shoot in turn before south again (R2: clockwise).
+    wait_my_turn(page)
+    after = state(page)
+    assert [in_hand(after, s) for s in ("south", "west", "north", "east")] == [5, 5, 5, 5]
+    assert len(page.evaluate("() => window.crokinole.log")) == 4
+    shot(page, "doubles-vs-cpu")
+
+
+def test_three_people_on_one_device_with_the_board_turned(server_url: str, new_page: Any) -> None:
+    page = new_page(reduced_motion="reduce")
+    start_game(page, server_url, "local", layout="three_singles")
+    assert page.evaluate("() => window.crokinole.you") == ["south", "west", "north"]
+    wait_my_turn(page)
+    page.get_by_test_id("settings-button").click()
+    page.locator("#turn-board").check()
+    page.locator("#settings-close").click()
+    for seat, word in (("south", "South"), ("west", "West"), ("north", "North")):
+        page.wait_for_function(f"() => window.crokinole.state.current_seat === '{seat}'")
+        wait_my_turn(page)
+        # The board turns so that the player to move sits at the bottom.
+        assert page.evaluate("() => window.crokinole.bottom") == seat
+        sync_api.expect(page.locator("#controls-legend")).to_contain_text(f"{word}'s shot")
+        shoot_from_a_free_place(page, power=24)
+    page.wait_for_function("() => window.crokinole.state.current_seat === 'south'")
+    game = state(page)
+    assert [in_hand(game, s) for s in ("south", "west", "north")] == [7, 7, 7]
+    assert len(game["sides"]) == 3
+    shot(page, "three-on-one-device")
+
+
 def test_settings_resign_or_start_anew_after_confirmation(server_url: str, new_page: Any) -> None:
     page = new_page()
     start_game(page, server_url, "hard", query="?cpu_pause=0")

@@ -441,3 +441,62 @@ def test_the_round_result_counts_down_and_the_next_round_starts(
     for p in (ann, bob):
         p.wait_for_function("() => window.crokinole.state.round === 2")
         sync_api.expect(p.get_by_test_id("round-result")).to_be_hidden()
+
+
+def test_the_host_fills_moves_and_removes_and_changes_the_rules(
+    server_url: str, people: Any
+) -> None:
+    ann = people()
+    code = create_party(ann, server_url, "three_singles", "Ann")
+    bob, cy = people(), people()
+    join_by_code(bob, server_url, code, "Bob")
+    join_by_code(cy, server_url, code, "Cy")
+    # Joiners take the free seats in turn (Bob west, Cy north); Cy stands up.
+    sit(bob, "west")
+    sit(cy, "north")
+    cy.get_by_test_id("stand-north").click()
+    cy.wait_for_function("() => window.crokinole.you.length === 0")
+    sync_api.expect(ann.locator("#lobby-unseated")).to_contain_text("Cy: not seated")
+    # Only the host has the host's controls.
+    sync_api.expect(bob.get_by_test_id("rules-button")).to_be_hidden()
+    assert bob.get_by_test_id("cpu-north").count() == 0
+    # The host moves Bob from west to north, and fills west with a CPU.
+    bob_id = next(m["member"] for m in view(ann)["members"] if m["name"] == "Bob")
+    ann.get_by_test_id(f"move-{bob_id}").select_option("north")
+    bob.wait_for_function("() => window.crokinole.you.includes('north')")
+    ann.get_by_test_id("cpu-west").select_option("hard")
+    for p in (ann, bob, cy):
+        p.wait_for_function(
+            "() => window.crokinole.view.seats.some((s) => s.seat === 'west'"
+            " && s.occupant && s.occupant.kind === 'cpu' && s.occupant.level === 'hard')"
+        )
+    sync_api.expect(cy.get_by_test_id("seat-west")).to_contain_text("CPU Hard")
+    # The host removes Cy, who is told and goes back to the start screen.
+    cy_id = next(m["member"] for m in view(ann)["members"] if m["name"] == "Cy")
+    ann.get_by_test_id(f"remove-{cy_id}").click()
+    cy.wait_for_function("() => window.crokinole.screen === 'start'")
+    sync_api.expect(cy.locator("#start-status")).to_contain_text("removed you")
+    ann.wait_for_function(
+        f"() => !window.crokinole.view.members.some((m) => m.member === '{cy_id}')"
+    )
+    # Every seat is filled: the host may start. The host changes the rules first: singles
+    # has no west seat, so the CPU's seat goes; 12 discs, first to 100, a 30 s clock.
+    ann.wait_for_function(CAN_START)
+    ann.get_by_test_id("rules-button").click()
+    form = ann.locator("#rules-form")
+    form.locator("select[name=layout]").select_option("singles")
+    form.locator("select[name=discs]").select_option("12")
+    form.locator("select[name=scoring]").select_option("to_100")
+    form.locator("select[name=turn_time]").select_option("30")
+    ann.get_by_test_id("rules-apply").click()
+    for p in (ann, bob):
+        p.wait_for_function("() => window.crokinole.view.settings.layout === 'singles'")
+        rules = p.get_by_test_id("lobby-rules")
+        sync_api.expect(rules).to_contain_text("12 discs each side")
+        sync_api.expect(rules).to_contain_text("First to 100")
+        sync_api.expect(rules).to_contain_text("30 s per turn")
+    assert [s["seat"] for s in view(bob)["seats"]] == ["south", "north"]
+    ann.get_by_test_id("party-start-button").click()
+    for p in (ann, bob):
+        p.wait_for_function("() => window.crokinole.screen === 'game'")
+        p.wait_for_function("() => window.crokinole.state.rules.discs_per_side === 12")

@@ -1022,12 +1022,13 @@ function join(code, name, spectator) {
 }
 
 /** The start form follows the mode: which fields apply, and R2's discs for the format. */
-function updateStartForm() {
+function updateStartForm(changed = null) {
   const f = $("start-form").elements;
   const mode = f.mode.value;
   const layout = LAYOUTS[f.layout.value] || LAYOUTS.singles;
   const n = layout.seats.length;
-  const keepPeople = f.people.value || String(n);
+  // A new format seats people everywhere; fewer people (CPUs in the other seats) is a choice.
+  const keepPeople = changed === "layout" || !f.people.value ? String(n) : f.people.value;
   f.people.replaceChildren(...Array.from({ length: n - 1 }, (_, i) => new Option(`${i + 2} people`, String(i + 2))));
   f.people.value = Number(keepPeople) <= n ? keepPeople : String(n);
   const people = Number(f.people.value);
@@ -1324,7 +1325,7 @@ function wire() {
 
   const form = $("start-form");
   form.addEventListener("change", (ev) => {
-    if (["mode", "layout", "people"].includes(ev.target.name)) updateStartForm();
+    if (["mode", "layout", "people"].includes(ev.target.name)) updateStartForm(ev.target.name);
   });
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
