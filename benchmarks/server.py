@@ -232,6 +232,8 @@ class LoadFigures:
         server_cpu: CPU time the server used in the window per second (1.0:
             one core busy all the time).
         bots_cpu: the same for this process, the bots.
+        shot_bytes: mean size of a ``shot`` message as received (text, after
+            any decompression), in bytes.
         standin_grace: the server's stand-in grace in seconds.
     """
 
@@ -253,6 +255,7 @@ class LoadFigures:
     loop_lags: tuple[float, ...] = ()
     server_cpu: float = 0.0
     bots_cpu: float = 0.0
+    shot_bytes: float = 0.0
 
     @property
     def error_count(self) -> int:
@@ -410,6 +413,7 @@ class Tally:
     errors: Counter[str] = field(default_factory=Counter)
     error_samples: list[str] = field(default_factory=list)
     loop_lags: list[float] = field(default_factory=list)
+    shot_bytes: list[int] = field(default_factory=list)
 
     def note(self, event: str) -> None:
         """Count one ``event`` (``standin_shot``, ``timeout``, ``round``) seen in the window."""
@@ -549,7 +553,10 @@ class Bot:
         try:
             async for raw in self.ws:
                 arrived = time.perf_counter()
-                self._handle(json.loads(raw), arrived)
+                message = json.loads(raw)
+                if message.get("type") == "shot" and tally.measuring:
+                    tally.shot_bytes.append(len(raw))
+                self._handle(message, arrived)
         except ConnectionClosed:
             pass
         except Exception as exc:  # a bug in the bot is reported, not swallowed
@@ -977,6 +984,7 @@ async def play_parties(
         loop_lags=tuple(tally.loop_lags),
         server_cpu=server_cpu / (window_end - start),
         bots_cpu=bots_cpu / (window_end - start),
+        shot_bytes=float(np.mean(tally.shot_bytes)) if tally.shot_bytes else 0.0,
     )
 
 
@@ -1078,12 +1086,13 @@ def print_server_report(
         caption=(
             "own socket: the shooter's, in stand-in parties; bots' loop lag: how late the "
             "bots' event loop woke up, a part of every latency that is not the server's; "
-            "CPU: share of one core used in the window (the server's threads together)"
+            "CPU: share of one core used in the window (the server's threads together); "
+            "shot message: mean size of its text"
         ),
     )
     for name in ("parties", "opening", "rounds", "timeouts", "own socket p50 ms", "own p99 ms",
-                 "bots' loop lag p99 ms", "CPU server / bots", "stand-in grace",
-                 "server RSS"):  # fmt: skip
+                 "bots' loop lag p99 ms", "CPU server / bots", "shot message",
+                 "stand-in grace", "server RSS"):  # fmt: skip
         details.add_column(name, justify="right")
     for f in figures:
         details.add_row(
@@ -1095,6 +1104,7 @@ def print_server_report(
             _quantile(Quantile.of(f.own_latencies, 0.99)),
             _quantile(Quantile.of(f.loop_lags, 0.99)),
             f"{f.server_cpu:.0%} / {f.bots_cpu:.0%}",
+            f"{f.shot_bytes / 1024:.1f} KiB",
             f"{f.standin_grace:g} s",
             f"{f.rss_before_kib / 1024:,.0f} → {f.rss_after_kib / 1024:,.0f} MiB",
         )
