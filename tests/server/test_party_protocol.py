@@ -765,6 +765,21 @@ def test_error_stale_when_another_server_wrote_the_table_meanwhile(tmp_path: Pat
         ann.act("set_cpu", seat="north", level="easy")
         error = ann.until("error")
         assert error["code"] == "stale" and "try again" in error["message"]
+        # Sent again, it is applied on the table as stored; the owner that
+        # loaded it again marked Ann absent, and her connection, still here,
+        # says so: she is connected.
+        answer: dict[str, Any] = {}
+        for _ in range(5):  # the other process may still be writing: try again
+            ann.act("set_cpu", seat="north", level="easy")
+            answer = ann.recv()
+            while answer["type"] not in ("seat", "error"):
+                answer = ann.recv()
+            if answer["type"] == "seat":
+                break
+            assert answer["code"] == "stale"
+        assert answer["lobby"]["seats"][1]["occupant"]["level"] == "easy"
+        back = ann.until("presence", lambda m: m["connected"])
+        assert (back["member"], back["connected"]) == ("m1", True)
 
 
 # ---------------------------------------------------------------- races

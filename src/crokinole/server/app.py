@@ -34,7 +34,7 @@ from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
 from crokinole.server.protocol import ROOM_PATTERN, TOKEN_PATTERN
 from crokinole.server.rooms import Rooms, warm_up
 from crokinole.server.security import SecurityHeaders
-from crokinole.server.session import Presence, Session
+from crokinole.server.session import Attendance, Session
 from crokinole.server.tables import Tables
 from crokinole.server.wire import TABLE_PATTERN
 from crokinole.store import Store
@@ -70,7 +70,7 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
     store = Store.open(db)
     rooms = Rooms(store)
     tables = Tables.from_settings(store, settings)
-    presence = Presence()
+    presence = Attendance()
     limiter = RateLimiter(settings.rooms_per_minute, 60.0)
     per_address: Counter[str] = Counter()
 

@@ -94,7 +94,7 @@ def _replay(
     return before, missed, wire.replay_turns(before, missed)
 
 
-class Presence:
+class Attendance:
     """How many connections of each device have each table open.
 
     A device is connected to a table while at least one of its connections
@@ -135,7 +135,7 @@ class Session:
         tables: Tables,
         settings: ServerSettings,
         limiter: RateLimiter,
-        presence: Presence,
+        presence: Attendance,
     ) -> None:
         self.websocket = websocket
         self.tables = tables
@@ -266,13 +266,13 @@ class Session:
         self._shown = table
         now = self.tables.now()
         if fresh[0].version != shown.version + 1:
-            self.send(wire.table_message(table, self.token, now))
-            return
-        try:
-            messages = wire.event_messages(shown, table, fresh, self.token, now)
-        except Exception:
-            log.exception("rendering the events of table %s failed; sending it whole", table.id)
             messages = [wire.table_message(table, self.token, now)]
+        else:
+            try:
+                messages = wire.event_messages(shown, table, fresh, self.token, now)
+            except Exception:
+                log.exception("rendering the events of table %s failed; sending it whole", table.id)
+                messages = [wire.table_message(table, self.token, now)]
         self._send_all(messages)
         me = shown.member_of(self.token) if self.token is not None else None
         if me is not None and any(
@@ -280,6 +280,12 @@ class Session:
         ):
             # Removed by the host: this connection no longer follows the table.
             self._close_table()
+            return
+        now_me = table.member_of(self.token)
+        if self._present and now_me is not None and not now_me.connected:
+            # Marked absent while this connection is here (the table was
+            # loaded again by an owner who cannot know): here after all.
+            self._spawn(self._command_quietly(table.id, Connect(now_me.device)))
 
     def _send_all(self, messages: list[dict[str, Any]]) -> None:
         """Queue event messages; a ``finished`` is completed with this device's record."""
