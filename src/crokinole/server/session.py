@@ -391,7 +391,9 @@ class Session:
         if table_id is None or token is None or self._present:
             return
         self._present = True
-        if self.presence.arrive(table_id, token):
+        first = self.presence.arrive(table_id, token)
+        member = self._shown.member_of(token) if self._shown is not None else None
+        if first or (member is not None and not member.connected):
             await self._command_quietly(table_id, Connect(token))
 
     def _close_table(self) -> tuple[str, str] | None:
