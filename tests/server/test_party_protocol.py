@@ -470,6 +470,12 @@ def test_error_not_a_member(server: str) -> None:
     stranger = _player(server)
     error = stranger.error({"type": "start", "table": ann.table})
     assert error["code"] == "not_a_member"
+    # Nor can a stranger open it, or come back to it with hello.
+    assert stranger.error({"type": "open", "table": ann.table})["code"] == "not_a_member"
+    other = _connect(server)
+    other.send({"type": "hello", "token": other.token, "table": ann.table})
+    assert other.recv()["type"] == "welcome"
+    assert other.recv()["code"] == "not_a_member"
     _close(ann, bob, stranger)
 
 
