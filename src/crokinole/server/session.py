@@ -67,6 +67,8 @@ CLOSE_POLICY = 1008
 #: The opponents a device record counts: the CPU levels, then other people.
 RECORD_OPPONENTS: tuple[str, ...] = (*wire.LEVEL_IDS, "people")
 
+#: ``welcome.tables`` lists at most this many of the device's tables, latest first.
+MAX_WELCOME_TABLES = 20
 #: A reconnecting client that missed more events than this is sent the whole table.
 MAX_CATCH_UP = 50
 #: Tables with a longer log are not replayed for a catch-up (the whole table is sent).
@@ -501,7 +503,7 @@ class Session:
 
         def open_tables() -> list[dict[str, Any]]:
             found = []
-            for table_id in store.open_tables_of_device(msg.token):
+            for table_id in store.open_tables_of_device(msg.token)[:MAX_WELCOME_TABLES]:
                 data = store.table(table_id)
                 if data is not None:
                     found.append({"table": data.id, "kind": data.kind, "stage": data.status})
