@@ -10,16 +10,18 @@ import { DEFAULT_POWER, renderControls, wireControls } from "./controls.js";
 import { cpuOpponent, gameBody, gameTitle, roundBody } from "./dialogs.js";
 import { $, anyModalOpen, closeDialog, escapeHtml, openDialog } from "./dom.js";
 import {
-  SEAT_ANGLE, aimVector, clamp, compass, directionOf, placement, positionOf, round, zoneOf,
+  SEAT_ANGLE, aimVector, clamp, compass, placement, round, zoneOf,
 } from "./geometry.js";
-import { renderLobby } from "./lobby.js";
+import { cancelDrag, currentDrag, placementFeedback, wireInput } from "./input.js";
+import { fillRules, fillRulesDiscs, readRules, renderLobby } from "./lobby.js";
 import { Connection } from "./net.js";
 import { renderClock, renderScoreboard } from "./scoreboard.js";
 import { play, setSoundEnabled } from "./sound.js";
+import { createFrom, fillStart, readStart, updateStartForm } from "./start.js";
 import {
-  LAYOUTS, bottomSeat, clock, codeFromPath, initialState, isHotSeat, isSpectator, leaveTable, levelName,
+  bottomSeat, clock, codeFromPath, initialState, isHotSeat, isSpectator, leaveTable, levelName,
   memberOf, nearestFree, normalizeCode, placementProblem, reactionLine, reactionText, reduce, seatOf, shooter,
-  soloSeats, tableSettings, turnText, withConnection,
+  turnText, withConnection,
 } from "./state.js";
 import { deviceToken, loadGame, loadPrefs, saveGame, savePrefs } from "./store.js";
 import { cap, describeShot, viewerOf, whose } from "./words.js";
@@ -52,7 +54,6 @@ const UI = {
   paused: false,
   pending: null, // {type, at} of a request awaiting its answer
   aim: {},
-  drag: null,
   screen: "start",
   thinking: false,
   confirmAction: null,
@@ -595,14 +596,15 @@ function draw() {
     const bad = problemAt(seat, aim.position) !== null;
     scene.ghost = { x: c.x, y: c.y, side: sideOfSeat(S.game, seat), bad };
     if (live && !bad) {
-      const d = UI.drag && UI.drag.aiming ? UI.drag : aim;
+      const drag = currentDrag();
+      const d = drag && drag.aiming ? drag : aim;
       const u = aimVector(board, seat, aim.position, d.direction);
       scene.aim = {
         x: c.x, y: c.y, ux: u.x, uy: u.y, power: d.power,
-        invalid: Boolean(UI.drag && UI.drag.aiming && UI.drag.invalid),
-        pull: UI.drag && UI.drag.aiming ? UI.drag.pointer : null,
+        invalid: Boolean(drag && drag.aiming && drag.invalid),
+        pull: drag && drag.aiming ? drag.pointer : null,
       };
-      if (UI.drag && UI.drag.dragging && !UI.drag.aiming) scene.aim = null;
+      if (drag && drag.dragging && !drag.aiming) scene.aim = null;
     }
   }
   view.draw(scene);
@@ -722,10 +724,11 @@ function renderAim() {
     const a = aimOf(shown);
     const info = g.seats.find((x) => x.seat === shown);
     const waiting = !seat && g.phase === "playing" ? screenTurnText() : "";
+    const drag = currentDrag();
     const where = WHERE[(SEAT_ANGLE[shown] - SEAT_ANGLE[bottomSeat(S, Boolean(UI.prefs.turn_board))] + 360) % 360];
     Object.assign(opts, {
       aim: a,
-      shown: UI.drag && UI.drag.aiming && !UI.drag.invalid ? UI.drag : a,
+      shown: drag && drag.aiming && !drag.invalid ? drag : a,
       legend: waiting || (isHotSeat(S) && info ? `${info.name}'s shot` : "Your shot"),
       hint: where && isHotSeat(S)
         ? `${info ? info.name : "This player"} shoots from the ${where}: position and direction are seen from their chair — positive turns to their right.`
@@ -829,7 +832,7 @@ function setScreen(name) {
 }
 
 function showStart() {
-  if (UI.screen !== "start") fillStart();
+  if (UI.screen !== "start") fillStart(UI.prefs, S.levels, UI.joinLink);
   setScreen("start");
   updateStartForm();
   layout();
@@ -972,43 +975,6 @@ function shoot() {
   if (send(msg)) UI.lastShot = msg;
 }
 
-function readStart() {
-  const f = $("start-form").elements;
-  return {
-    mode: f.mode.value,
-    layout: f.layout.value,
-    opponent: f.opponent.value,
-    scoring: f.scoring.value,
-    discs: Number(f.discs.value),
-    required_contact: f.required_contact.checked,
-    tie: f.tie.value,
-    turn_time: f.turn_time.value,
-    hand: f.hand.value,
-    standin_level: f.standin_level.value || "normal",
-    name: f.name.value.trim().slice(0, 24),
-    people: Number(f.people.value) || 2,
-  };
-}
-
-function createFrom(o) {
-  const party = o.mode === "party";
-  const settings = tableSettings({
-    ...o,
-    rounds: TEST_ROUNDS,
-    tie: party ? o.tie : "draw",
-    turn_time: party ? o.turn_time : null,
-    hand: party ? o.hand : "steady",
-  });
-  if (Number.isFinite(TEST_TURN_TIME) && TEST_TURN_TIME > 0) settings.turn_time = TEST_TURN_TIME; // a test setting
-  const msg = { type: "create", kind: party ? "party" : "solo", settings, name: o.name || "You" };
-  if (!party) {
-    const seats = LAYOUTS[settings.layout].seats.length;
-    const people = o.mode === "device" ? clamp(o.people, 2, seats) : 1;
-    msg.seats = soloSeats(settings.layout, people, o.opponent || "normal");
-  }
-  return msg;
-}
-
 function join(code, name, spectator) {
   const c = normalizeCode(code);
   if (c.length !== 6) {
@@ -1019,56 +985,6 @@ function join(code, name, spectator) {
   $("join-status").classList.remove("status-bad");
   $("join-status").textContent = spectator ? "Joining as a spectator…" : "Joining…";
   return send({ type: "join", code: c, name: (name || "").trim().slice(0, 24) || "Player", spectator: Boolean(spectator) });
-}
-
-/** The start form follows the mode: which fields apply, and R2's discs for the format. */
-function updateStartForm(changed = null) {
-  const f = $("start-form").elements;
-  const mode = f.mode.value;
-  const layout = LAYOUTS[f.layout.value] || LAYOUTS.singles;
-  const n = layout.seats.length;
-  // A new format seats people everywhere; fewer people (CPUs in the other seats) is a choice.
-  const keepPeople = changed === "layout" || !f.people.value ? String(n) : f.people.value;
-  f.people.replaceChildren(...Array.from({ length: n - 1 }, (_, i) => new Option(`${i + 2} people`, String(i + 2))));
-  f.people.value = Number(keepPeople) <= n ? keepPeople : String(n);
-  const people = Number(f.people.value);
-  $("people-field").hidden = mode !== "device" || n === 2;
-  $("opponent-field").hidden = !(mode === "cpu" || (mode === "device" && people < n));
-  $("party-rules").hidden = mode !== "party";
-  const keep = f.discs.value;
-  f.discs.replaceChildren(...layout.discs.map((d) => new Option(d === 8 ? "8 (tournament)" : d === 12 && layout.discs.length > 1 ? "12 (home rule)" : String(d), String(d))));
-  f.discs.value = layout.discs.map(String).includes(keep) ? keep : String(layout.discs[0]);
-  f.discs.disabled = layout.discs.length === 1;
-  const notes = {
-    cpu: f.layout.value === "singles" ? "You play south against a CPU."
-      : f.layout.value === "doubles" ? "You play south with a CPU partner north, against two CPUs."
-        : f.layout.value === "two_vs_one" ? "You play south with a CPU partner north, against a CPU west."
-          : "You play south against two CPUs, each on their own.",
-    device: people < n
-      ? `${people} people take turns on this device (${layout.seats.slice(0, people).join(", ")}); CPUs play the other seats.`
-      : `${n} people take turns on this device.`,
-    party: `${n} seats: friends join with the link or the code; the host can fill seats with CPUs.`,
-  };
-  $("layout-note").textContent = notes[mode] || "";
-  $("start-button").textContent = mode === "party" ? "Create the party" : "Start";
-}
-
-function fillStart() {
-  const f = $("start-form").elements;
-  const p = UI.prefs;
-  if (p.mode) f.mode.value = p.mode;
-  if (p.layout && LAYOUTS[p.layout]) f.layout.value = p.layout;
-  f.scoring.value = p.scoring || "four_rounds";
-  f.required_contact.checked = p.required_contact !== false;
-  if (p.opponent && S.levels.some((l) => l.id === p.opponent)) f.opponent.value = p.opponent;
-  f.name.value = p.names?.me || "";
-  $("join-form").elements.name.value = p.names?.me || "";
-  updateStartForm();
-  if (p.discs && Array.from(f.discs.options).some((o) => o.value === String(p.discs))) f.discs.value = String(p.discs);
-  if (UI.joinLink) {
-    $("join-form").elements.code.value = UI.joinLink.code;
-    $("join-form").elements.spectator.checked = UI.joinLink.spectator;
-  }
 }
 
 function setPaused(on) {
@@ -1099,205 +1015,6 @@ function setSound(on) {
   if (on) play("disc");
 }
 
-// ------------------------------------------------------------------ pointer input
-
-function pointerBoard(ev) {
-  const r = view.canvas.getBoundingClientRect();
-  return view.toBoard(ev.clientX - r.left, ev.clientY - r.top);
-}
-
-function onPointerDown(ev) {
-  if (ev.button !== 0 && ev.pointerType === "mouse") return;
-  const seat = myShooter();
-  if (!seat || !canInput()) return;
-  ev.preventDefault();
-  $("board").focus({ preventScroll: true });
-  const board = S.game.board;
-  const p = pointerBoard(ev);
-  const a = aimOf(seat);
-  const c = placement(board, seat, a.position);
-  const grab = Math.max(board.disc_radius * 1.5, 24 / view.scale);
-  if (Math.hypot(p.x - c.x, p.y - c.y) <= grab) {
-    UI.drag = {
-      id: ev.pointerId, seat, dragging: true, aiming: false, moved: false, start: p, pointer: p,
-      direction: a.direction, power: a.power, invalid: false,
-    };
-    view.canvas.setPointerCapture(ev.pointerId);
-    requestDraw();
-    return;
-  }
-  placeAt(seat, p);
-}
-
-function placeAt(seat, p) {
-  const board = S.game.board;
-  const r = Math.hypot(p.x, p.y);
-  const pos = positionOf(seat, p.x, p.y);
-  if (r < board.ten_radius || r > board.surface_radius + board.ditch_width || Math.abs(pos) > 45) {
-    setMessage("Tap or click your part of the shooting line (highlighted) to place your disc; press on the disc and pull back to shoot.");
-    return;
-  }
-  const lim = S.game.placement_limit;
-  const position = round(clamp(pos, -lim, lim), 1);
-  const problem = problemAt(seat, position);
-  if (problem) {
-    setMessage(`Can't place there: ${problem}.`, true);
-    return;
-  }
-  aimOf(seat).position = position;
-  setMessage("");
-  refresh();
-}
-
-function dragGeometry(d, p) {
-  const board = S.game.board;
-  const a = aimOf(d.seat);
-  const c = placement(board, d.seat, a.position);
-  const px = p.x - c.x;
-  const py = p.y - c.y;
-  const len = Math.hypot(px, py);
-  const cancel = Math.max(board.disc_radius * 1.3, 18 / view.scale);
-  const maxPull = Math.max(6, 120 / view.scale);
-  return { len, cancel, px, py, maxPull, board, position: a.position };
-}
-
-function onPointerMove(ev) {
-  const d = UI.drag;
-  if (!d || ev.pointerId !== d.id) return;
-  ev.preventDefault();
-  const p = pointerBoard(ev);
-  d.pointer = p;
-  const gm = dragGeometry(d, p);
-  if (gm.len > gm.cancel) {
-    d.moved = true;
-    d.aiming = true;
-    d.direction = round(directionOf(gm.board, d.seat, gm.position, -gm.px, -gm.py), 1);
-    d.power = clamp(round(((gm.len - gm.cancel) / gm.maxPull) * 100 * 2, 0) / 2, 0, 100);
-    d.invalid = Math.abs(d.direction) > 90;
-  } else {
-    d.aiming = false;
-  }
-  renderAim();
-  requestDraw();
-}
-
-function onPointerUp(ev) {
-  const d = UI.drag;
-  if (!d || ev.pointerId !== d.id) return;
-  ev.preventDefault();
-  UI.drag = null;
-  if (view.canvas.hasPointerCapture(ev.pointerId)) view.canvas.releasePointerCapture(ev.pointerId);
-  const p = pointerBoard(ev);
-  if (!d.moved) {
-    placeAt(d.seat, p); // a short tap only repositions
-    refresh();
-    return;
-  }
-  if (!d.aiming) {
-    setMessage("Shot cancelled.");
-    refresh();
-    return;
-  }
-  if (d.invalid) {
-    setMessage("Pull back away from the centre: the disc flies the opposite way to your pull.", true);
-    refresh();
-    return;
-  }
-  const a = aimOf(d.seat);
-  a.direction = d.direction;
-  a.power = d.power;
-  refresh();
-  shoot();
-}
-
-function cancelDrag() {
-  if (!UI.drag) return;
-  UI.drag = null;
-  refresh();
-}
-
-// ------------------------------------------------------------------ keyboard
-
-const TYPING = new Set(["text", "number", "search", "email", "password"]);
-
-function onKeyDown(ev) {
-  if (UI.screen !== "game" || anyModalOpen()) return;
-  const t = ev.target;
-  const tag = t && t.tagName;
-  if (tag === "SELECT" || tag === "TEXTAREA" || (tag === "INPUT" && TYPING.has(t.type))) return;
-  const onRange = tag === "INPUT" && t.type === "range";
-  const onButton = tag === "BUTTON" || tag === "A" || (tag === "INPUT" && t.type === "checkbox");
-  const k = ev.key;
-  if (ev.ctrlKey || ev.metaKey) return;
-  if (k === "Escape") {
-    if (UI.drag) {
-      cancelDrag();
-      setMessage("Shot cancelled.");
-    } else {
-      const seat = myShooter();
-      if (seat) {
-        const a = aimOf(seat);
-        a.direction = 0;
-        a.power = DEFAULT_POWER;
-        setMessage("Aim reset.");
-        refresh();
-      }
-    }
-    ev.preventDefault();
-    return;
-  }
-  if ((k === "Enter" || k === " ") && !onButton) {
-    ev.preventDefault();
-    shoot();
-    return;
-  }
-  const seat = myShooter();
-  if (!seat || !canInput()) {
-    if (["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", " "].includes(k) && !onRange) ev.preventDefault();
-    return;
-  }
-  if (onRange && k.startsWith("Arrow")) return; // the focused slider moves natively
-  const a = aimOf(seat);
-  const fine = ev.altKey;
-  const big = ev.shiftKey;
-  const angleStep = fine ? 0.1 : big ? 5 : 0.5;
-  const lim = S.game.placement_limit;
-  let handled = true;
-  switch (k.length === 1 ? k.toLowerCase() : k) {
-    case "a":
-      a.position = round(clamp(a.position - angleStep, -lim, lim), 2);
-      break;
-    case "d":
-      a.position = round(clamp(a.position + angleStep, -lim, lim), 2);
-      break;
-    case "ArrowLeft":
-      a.direction = round(clamp(a.direction - angleStep, -90, 90), 2);
-      break;
-    case "ArrowRight":
-      a.direction = round(clamp(a.direction + angleStep, -90, 90), 2);
-      break;
-    case "ArrowUp":
-      a.power = round(clamp(a.power + (big ? 10 : fine ? 0.5 : 1), 0, 100), 1);
-      break;
-    case "ArrowDown":
-      a.power = round(clamp(a.power - (big ? 10 : fine ? 0.5 : 1), 0, 100), 1);
-      break;
-    default:
-      handled = false;
-  }
-  if (handled) {
-    ev.preventDefault();
-    placementFeedback(seat);
-    refresh();
-  }
-}
-
-function placementFeedback(seat) {
-  const problem = problemAt(seat, aimOf(seat).position);
-  if (problem) setMessage(`Can't place there: ${problem}.`, true);
-  else if ($("message").classList.contains("bad")) setMessage("");
-}
-
 // ------------------------------------------------------------------ wiring
 
 function wire() {
@@ -1313,15 +1030,10 @@ function wire() {
     refresh();
   }, shoot);
 
-  const canvas = $("board");
-  canvas.addEventListener("pointerdown", onPointerDown);
-  canvas.addEventListener("pointermove", onPointerMove);
-  canvas.addEventListener("pointerup", onPointerUp);
-  canvas.addEventListener("pointercancel", () => {
-    cancelDrag();
+  wireInput(view, {
+    game: () => S.game, shooter: myShooter, canInput, inGame: () => UI.screen === "game", aimOf, problemAt,
+    setMessage, refresh, requestDraw, renderAim, shoot,
   });
-  canvas.addEventListener("contextmenu", (ev) => ev.preventDefault());
-  document.addEventListener("keydown", onKeyDown);
 
   const form = $("start-form");
   form.addEventListener("change", (ev) => {
@@ -1335,7 +1047,7 @@ function wire() {
       required_contact: o.required_contact, names: { ...UI.prefs.names, me: o.name },
     };
     savePrefs(UI.prefs);
-    if (send(createFrom(o))) showStatus(o.mode === "party" ? "Creating the party…" : "Starting…");
+    if (send(createFrom(o, { rounds: TEST_ROUNDS, turnTime: TEST_TURN_TIME }))) showStatus(o.mode === "party" ? "Creating the party…" : "Starting…");
   });
   $("join-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -1368,20 +1080,12 @@ function wire() {
   $("leave-button").addEventListener("click", leave);
   $("party-start-button").addEventListener("click", () => send({ type: "start", table: S.table }));
   $("rules-button").addEventListener("click", () => {
-    fillRules();
+    fillRules(S.settings || {});
     openDialog($("rules-dialog"));
   });
   $("rules-form").elements.layout.addEventListener("change", () => fillRulesDiscs());
   $("rules-apply").addEventListener("click", () => {
-    const f = $("rules-form").elements;
-    const settings = tableSettings({
-      layout: f.layout.value, discs: f.discs.value, scoring: f.scoring.value,
-      rounds: S.settings && S.settings.rounds, tie: f.tie.value, required_contact: f.required_contact.checked,
-      turn_time: f.turn_time.value, hand: f.hand.value, standin_level: f.standin_level.value,
-    });
-    // A short test clock (not one of R2's choices) stays unless another clock is chosen.
-    const old = S.settings && S.settings.turn_time;
-    if (!f.turn_time.value && old && ![30, 60].includes(old)) settings.turn_time = old;
+    const settings = readRules(S.settings);
     closeDialog($("rules-dialog"));
     send({ type: "settings", table: S.table, settings });
   });
@@ -1517,28 +1221,6 @@ function leave() {
   showStart();
 }
 
-function fillRules() {
-  const f = $("rules-form").elements;
-  const x = S.settings || {};
-  f.layout.value = x.layout || "singles";
-  fillRulesDiscs();
-  f.discs.value = String(x.discs || 8);
-  f.scoring.value = x.scoring || "four_rounds";
-  f.required_contact.checked = x.required_contact !== false;
-  f.tie.value = x.tie || "extra_rounds";
-  f.turn_time.value = [30, 60].includes(x.turn_time) ? String(x.turn_time) : "";
-  f.hand.value = x.hand || "human";
-  f.standin_level.value = x.standin_level || "normal";
-}
-
-function fillRulesDiscs() {
-  const f = $("rules-form").elements;
-  const l = LAYOUTS[f.layout.value] || LAYOUTS.singles;
-  const keep = f.discs.value;
-  f.discs.replaceChildren(...l.discs.map((d) => new Option(String(d), String(d))));
-  if (l.discs.map(String).includes(keep)) f.discs.value = keep;
-}
-
 function askConfirm(action, label) {
   UI.confirmAction = action;
   $("settings-confirm").hidden = false;
@@ -1638,7 +1320,7 @@ function init() {
   setScheme(UI.prefs.scheme || "classic");
   wire();
   setSound(Boolean(UI.prefs.sound));
-  fillStart();
+  fillStart(UI.prefs, S.levels, UI.joinLink);
   const saved = loadGame();
   if (saved && saved.state && typeof saved.table === "string" && saved.state.table === saved.table) {
     S = { ...initialState(), ...saved.state, connection: "connecting" };

@@ -3,7 +3,7 @@
 // new lobby, which is drawn again from the state.
 
 import { $, button, el } from "./dom.js";
-import { LAYOUTS, SEATS, allSeatsFilled, canStart, levelName, memberOf, occupantName } from "./state.js";
+import { LAYOUTS, SEATS, allSeatsFilled, canStart, levelName, memberOf, occupantName, tableSettings } from "./state.js";
 
 const SEAT_WORD = { south: "South", west: "West", north: "North", east: "East" };
 const SIDE_WORD = ["light", "dark", "third"];
@@ -127,4 +127,40 @@ export function renderLobby(s, act) {
   else if (!allSeatsFilled(s)) status = host ? "Fill every seat (people or CPUs) to start." : "Pick a seat. The host starts the game when every seat is filled.";
   else status = host ? "Every seat is filled: start when you are ready." : "Every seat is filled: waiting for the host to start.";
   $("lobby-status").textContent = status;
+}
+
+/** The host's rules form filled with the party's settings. */
+export function fillRules(x) {
+  const f = $("rules-form").elements;
+  f.layout.value = x.layout || "singles";
+  fillRulesDiscs();
+  f.discs.value = String(x.discs || 8);
+  f.scoring.value = x.scoring || "four_rounds";
+  f.required_contact.checked = x.required_contact !== false;
+  f.tie.value = x.tie || "extra_rounds";
+  f.turn_time.value = [30, 60].includes(x.turn_time) ? String(x.turn_time) : "";
+  f.hand.value = x.hand || "human";
+  f.standin_level.value = x.standin_level || "normal";
+}
+
+export function fillRulesDiscs() {
+  const f = $("rules-form").elements;
+  const l = LAYOUTS[f.layout.value] || LAYOUTS.singles;
+  const keep = f.discs.value;
+  f.discs.replaceChildren(...l.discs.map((d) => new Option(String(d), String(d))));
+  if (l.discs.map(String).includes(keep)) f.discs.value = keep;
+}
+
+/** The settings the host's rules form says, keeping the shortened rounds and a test clock. */
+export function readRules(current) {
+  const f = $("rules-form").elements;
+  const settings = tableSettings({
+    layout: f.layout.value, discs: f.discs.value, scoring: f.scoring.value,
+    rounds: current && current.rounds, tie: f.tie.value, required_contact: f.required_contact.checked,
+    turn_time: f.turn_time.value, hand: f.hand.value, standin_level: f.standin_level.value,
+  });
+  // A short test clock (not one of R2's choices) stays unless another clock is chosen.
+  const old = current && current.turn_time;
+  if (!f.turn_time.value && old && ![30, 60].includes(old)) settings.turn_time = old;
+  return settings;
 }

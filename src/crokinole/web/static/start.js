@@ -1,0 +1,92 @@
+// The start screen: how to play (against the CPU, on this device, a party), the format and
+// R2's house rules, and the `create` message they make (docs/protocol.md).
+
+import { $ } from "./dom.js";
+import { clamp } from "./geometry.js";
+import { LAYOUTS, soloSeats, tableSettings } from "./state.js";
+
+export function readStart() {
+  const f = $("start-form").elements;
+  return {
+    mode: f.mode.value,
+    layout: f.layout.value,
+    opponent: f.opponent.value,
+    scoring: f.scoring.value,
+    discs: Number(f.discs.value),
+    required_contact: f.required_contact.checked,
+    tie: f.tie.value,
+    turn_time: f.turn_time.value,
+    hand: f.hand.value,
+    standin_level: f.standin_level.value || "normal",
+    name: f.name.value.trim().slice(0, 24),
+    people: Number(f.people.value) || 2,
+  };
+}
+
+export function createFrom(o, test = {}) {
+  const party = o.mode === "party";
+  const settings = tableSettings({
+    ...o,
+    rounds: test.rounds,
+    tie: party ? o.tie : "draw",
+    turn_time: party ? o.turn_time : null,
+    hand: party ? o.hand : "steady",
+  });
+  if (Number.isFinite(test.turnTime) && test.turnTime > 0) settings.turn_time = test.turnTime; // a test setting
+  const msg = { type: "create", kind: party ? "party" : "solo", settings, name: o.name || "You" };
+  if (!party) {
+    const seats = LAYOUTS[settings.layout].seats.length;
+    const people = o.mode === "device" ? clamp(o.people, 2, seats) : 1;
+    msg.seats = soloSeats(settings.layout, people, o.opponent || "normal");
+  }
+  return msg;
+}
+
+/** The start form follows the mode: which fields apply, and R2's discs for the format. */
+export function updateStartForm(changed = null) {
+  const f = $("start-form").elements;
+  const mode = f.mode.value;
+  const layout = LAYOUTS[f.layout.value] || LAYOUTS.singles;
+  const n = layout.seats.length;
+  // A new format seats people everywhere; fewer people (CPUs in the other seats) is a choice.
+  const keepPeople = changed === "layout" || !f.people.value ? String(n) : f.people.value;
+  f.people.replaceChildren(...Array.from({ length: n - 1 }, (_, i) => new Option(`${i + 2} people`, String(i + 2))));
+  f.people.value = Number(keepPeople) <= n ? keepPeople : String(n);
+  const people = Number(f.people.value);
+  $("people-field").hidden = mode !== "device" || n === 2;
+  $("opponent-field").hidden = !(mode === "cpu" || (mode === "device" && people < n));
+  $("party-rules").hidden = mode !== "party";
+  const keep = f.discs.value;
+  f.discs.replaceChildren(...layout.discs.map((d) => new Option(d === 8 ? "8 (tournament)" : d === 12 && layout.discs.length > 1 ? "12 (home rule)" : String(d), String(d))));
+  f.discs.value = layout.discs.map(String).includes(keep) ? keep : String(layout.discs[0]);
+  f.discs.disabled = layout.discs.length === 1;
+  const notes = {
+    cpu: f.layout.value === "singles" ? "You play south against a CPU."
+      : f.layout.value === "doubles" ? "You play south with a CPU partner north, against two CPUs."
+        : f.layout.value === "two_vs_one" ? "You play south with a CPU partner north, against a CPU west."
+          : "You play south against two CPUs, each on their own.",
+    device: people < n
+      ? `${people} people take turns on this device (${layout.seats.slice(0, people).join(", ")}); CPUs play the other seats.`
+      : `${n} people take turns on this device.`,
+    party: `${n} seats: friends join with the link or the code; the host can fill seats with CPUs.`,
+  };
+  $("layout-note").textContent = notes[mode] || "";
+  $("start-button").textContent = mode === "party" ? "Create the party" : "Start";
+}
+
+export function fillStart(p, levels, joinLink) {
+  const f = $("start-form").elements;
+  if (p.mode) f.mode.value = p.mode;
+  if (p.layout && LAYOUTS[p.layout]) f.layout.value = p.layout;
+  f.scoring.value = p.scoring || "four_rounds";
+  f.required_contact.checked = p.required_contact !== false;
+  if (p.opponent && levels.some((l) => l.id === p.opponent)) f.opponent.value = p.opponent;
+  f.name.value = p.names?.me || "";
+  $("join-form").elements.name.value = p.names?.me || "";
+  updateStartForm();
+  if (p.discs && Array.from(f.discs.options).some((o) => o.value === String(p.discs))) f.discs.value = String(p.discs);
+  if (joinLink) {
+    $("join-form").elements.code.value = joinLink.code;
+    $("join-form").elements.spectator.checked = joinLink.spectator;
+  }
+}
