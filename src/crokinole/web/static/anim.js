@@ -1,4 +1,5 @@
-// Closed-form disc motion of a shot's `trajectory` (docs/protocol.md, "trajectory").
+// Closed-form disc motion of a shot's `trajectory` (docs/protocol.md, "trajectory"), and the
+// animation of a shot on screen, frame by frame.
 
 /** Position of one trajectory disc at time t, or null once it has left (hole or ditch). */
 export function discAt(disc, t, a) {
@@ -42,4 +43,79 @@ export function framesAt(before, trajectory, sideOf, t) {
     if (p) out.push({ id: m.id, owner: m.owner, side: sideOf(m.owner), x: p.x, y: p.y });
   }
   return out;
+}
+
+/** Removed discs (out, fouls) fade for this long after the motion ends, in seconds. */
+export const FADE_S = 0.45;
+
+/**
+ * One shot at a time, animated from its trajectory at each animation frame.
+ * `hooks`: {speed, paused(), onFrame(), onSound(name)}.
+ */
+export class ShotAnimation {
+  constructor(hooks) {
+    this.hooks = hooks;
+    this.current = null;
+  }
+
+  get running() {
+    return this.current !== null;
+  }
+
+  /** The snapshot after the shot in play. */
+  get game() {
+    return this.current ? this.current.msg.game : null;
+  }
+
+  /** Animate `msg` (a shot) from the snapshot `before`; resolves when it has ended. */
+  play(before, msg, sideOf) {
+    this.finish();
+    return new Promise((resolve) => {
+      const traj = msg.trajectory;
+      this.current = {
+        msg, before, traj, sideOf, t: 0, last: null, soundIndex: 0, resolve,
+        sounds: (traj.sounds || [])
+          .concat(traj.discs.filter((d) => d.leaves && d.leaves.how === "ditch").map((d) => [d.leaves.t, "ditch"]))
+          .sort((x, y) => x[0] - y[0]),
+      };
+      requestAnimationFrame((now) => this.step(now));
+    });
+  }
+
+  step(now) {
+    const a = this.current;
+    if (!a) return;
+    if (a.last !== null && !this.hooks.paused()) a.t += (Math.min(now - a.last, 250) / 1000) * this.hooks.speed;
+    a.last = now;
+    while (a.soundIndex < a.sounds.length && a.sounds[a.soundIndex][0] <= a.t) {
+      this.hooks.onSound(a.sounds[a.soundIndex][1]);
+      a.soundIndex += 1;
+    }
+    if (a.t >= a.traj.duration + FADE_S) {
+      this.finish();
+      return;
+    }
+    this.hooks.onFrame();
+    requestAnimationFrame((t) => this.step(t));
+  }
+
+  /** End the shot in play at once (its promise resolves). */
+  finish() {
+    const a = this.current;
+    if (!a) return;
+    this.current = null;
+    a.resolve();
+  }
+
+  /** Discs to draw now: a frame of the shot, then the snapshot with removed discs fading. */
+  scene() {
+    const a = this.current;
+    const dur = a.traj.duration;
+    if (a.t < dur) return { discs: framesAt(a.before, a.traj, a.sideOf, a.t), fading: [] };
+    const last = framesAt(a.before, a.traj, a.sideOf, dur);
+    const alpha = Math.min(1, Math.max(0, 1 - (a.t - dur) / FADE_S));
+    const onBoard = new Set(a.msg.game.discs.map((d) => d.id));
+    const fading = last.filter((d) => !onBoard.has(d.id)).map((d) => ({ ...d, alpha }));
+    return { discs: a.msg.game.discs, fading };
+  }
 }

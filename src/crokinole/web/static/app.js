@@ -4,7 +4,7 @@
 // wires the input and calls the views (board.js, scoreboard.js, lobby.js, dialogs.js,
 // controls.js). No build step, no dependencies.
 
-import { framesAt } from "./anim.js";
+import { ShotAnimation } from "./anim.js";
 import { BoardView, setScheme } from "./board.js";
 import { DEFAULT_POWER, renderControls, wireControls } from "./controls.js";
 import { cpuOpponent, gameBody, gameTitle, roundBody } from "./dialogs.js";
@@ -15,12 +15,12 @@ import {
 import { cancelDrag, currentDrag, placementFeedback, wireInput } from "./input.js";
 import { fillRules, fillRulesDiscs, readRules, renderLobby } from "./lobby.js";
 import { Connection } from "./net.js";
-import { renderClock, renderScoreboard } from "./scoreboard.js";
+import { renderClock, renderReactions, renderScoreboard } from "./scoreboard.js";
 import { play, setSoundEnabled } from "./sound.js";
-import { createFrom, fillStart, readStart, updateStartForm } from "./start.js";
+import { createFrom, fillStart, readStart, renderRecord, updateStartForm } from "./start.js";
 import {
   bottomSeat, clock, codeFromPath, initialState, isHotSeat, isSpectator, leaveTable, levelName,
-  memberOf, nearestFree, normalizeCode, placementProblem, reactionLine, reactionText, reduce, seatOf, shooter,
+  memberOf, nearestFree, normalizeCode, placementProblem, reactionLine, reduce, seatOf, shooter,
   turnText, withConnection,
 } from "./state.js";
 import { deviceToken, loadGame, loadPrefs, saveGame, savePrefs } from "./store.js";
@@ -34,7 +34,6 @@ const SPEED = clamp(Number.parseFloat(params.get("speed") || "1") || 1, 0.1, 20)
 const PAUSE_PARAM = Number.parseFloat(params.get("cpu_pause") ?? "");
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 const BUSY_AFTER_MS = 600; // an answer slower than this shows the "server is working" sign
-const FADE_S = 0.45; // removed discs (out, fouls) fade after the motion ends
 const SEAT_WORD = { south: "South", west: "West", north: "North", east: "East" };
 const WHERE = { 90: "right", 180: "top", 270: "left" }; // a seat's place on screen, by its angle from the bottom seat
 
@@ -49,8 +48,6 @@ const UI = {
   prefs: loadPrefs(),
   queue: [], // server messages waiting to be shown, in order
   processing: false,
-  animating: false,
-  anim: null,
   paused: false,
   pending: null, // {type, at} of a request awaiting its answer
   aim: {},
@@ -65,6 +62,9 @@ const UI = {
 };
 
 const view = new BoardView($("board"));
+const shots = new ShotAnimation({
+  speed: SPEED, paused: () => UI.paused, onFrame: () => draw(), onSound: (name) => play(name),
+});
 const conn = new Connection({
   hello: () => ({
     type: "hello",
@@ -107,7 +107,7 @@ function myShooter() {
 
 function canInput() {
   return (
-    myShooter() !== null && !UI.animating && !UI.processing && UI.queue.length === 0 && !UI.paused
+    myShooter() !== null && !shots.running && !UI.processing && UI.queue.length === 0 && !UI.paused
     && !UI.pending && !anyModalOpen() && S.connection === "open"
   );
 }
@@ -227,7 +227,7 @@ function enqueue(msg) {
   if (snapshot && msg.view && msg.view.table !== S.table) {
     // Another table (created, joined, continued): what was queued belongs to the old one.
     UI.queue.length = 0;
-    finishAnimationNow();
+    shots.finish();
   }
   if (UI.pending && (msg.type !== "shot" || UI.pending.type === "shoot")) UI.pending = null;
   UI.queue.push(msg);
@@ -278,7 +278,7 @@ function onWelcome(msg) {
   UI.pending = null;
   S = reduce(S, msg, localNow());
   setLevels();
-  renderRecord();
+  renderRecord(S);
   const mine = S.myTables.filter((t) => t.stage !== "closed" && t.table !== S.table);
   $("continue-box").hidden = !mine.length || UI.screen !== "start";
   if (mine.length) {
@@ -318,7 +318,7 @@ function forgetTable() {
   UI.queue.length = 0;
   UI.roundShown = null;
   UI.gameShown = null;
-  finishAnimationNow();
+  shots.finish();
   persist();
 }
 
@@ -429,7 +429,7 @@ function syncScreen() {
   showGame();
   snapAim();
   const g = S.game;
-  if (g.phase === "round_over" && !UI.anim) {
+  if (g.phase === "round_over" && !shots.running) {
     const key = `${S.table}/${g.round}/${g.history.length}`;
     if (UI.roundShown !== key) {
       UI.roundShown = key;
@@ -438,7 +438,7 @@ function syncScreen() {
   } else {
     closeDialog($("round-dialog"));
   }
-  if ((g.phase === "game_over" || S.stage === "finished" || S.stage === "closed") && !UI.anim) {
+  if ((g.phase === "game_over" || S.stage === "finished" || S.stage === "closed") && !shots.running) {
     const key = `${S.table}/${g.history.length}/${S.stage}/${S.abandoned}`;
     if (UI.gameShown !== key) {
       UI.gameShown = key;
@@ -484,62 +484,13 @@ function renderLog() {
 // ------------------------------------------------------------------ animation
 
 function animateShot(msg) {
-  return new Promise((resolve) => {
-    const before = S.game;
-    const traj = msg.trajectory;
-    if (!before || !traj || !Array.isArray(traj.discs) || reducedMotion.matches || document.hidden || UI.screen !== "game") {
-      resolve();
-      return;
-    }
-    const sideOf = (owner) => sideOfSeat(msg.game, owner);
-    UI.anim = {
-      msg, before, traj, sideOf, t: 0, last: null, soundIndex: 0, resolve,
-      sounds: (traj.sounds || [])
-        .concat(traj.discs.filter((d) => d.leaves && d.leaves.how === "ditch").map((d) => [d.leaves.t, "ditch"]))
-        .sort((x, y) => x[0] - y[0]),
-    };
-    UI.animating = true;
-    refresh();
-    requestAnimationFrame(step);
-  });
-}
-
-function step(now) {
-  const a = UI.anim;
-  if (!a) return;
-  if (a.last !== null && !UI.paused) a.t += (Math.min(now - a.last, 250) / 1000) * SPEED;
-  a.last = now;
-  while (a.soundIndex < a.sounds.length && a.sounds[a.soundIndex][0] <= a.t) {
-    play(a.sounds[a.soundIndex][1]);
-    a.soundIndex += 1;
+  const traj = msg.trajectory;
+  if (!S.game || !traj || !Array.isArray(traj.discs) || reducedMotion.matches || document.hidden || UI.screen !== "game") {
+    return Promise.resolve();
   }
-  if (a.t >= a.traj.duration + FADE_S) {
-    finishAnimationNow();
-    return;
-  }
-  draw();
-  requestAnimationFrame(step);
-}
-
-function finishAnimationNow() {
-  const a = UI.anim;
-  if (!a) return;
-  UI.anim = null;
-  UI.animating = false;
-  a.resolve();
-}
-
-/** Discs to draw now: the snapshot, or a frame of the shot in play. */
-function animatedScene() {
-  const a = UI.anim;
-  const dur = a.traj.duration;
-  if (a.t < dur) return { discs: framesAt(a.before, a.traj, a.sideOf, a.t), fading: [] };
-  // Motion over: the snapshot, with the discs the rules removed fading out where they stopped.
-  const last = framesAt(a.before, a.traj, a.sideOf, dur);
-  const alpha = clamp(1 - (a.t - dur) / FADE_S, 0, 1);
-  const onBoard = new Set(a.msg.game.discs.map((d) => d.id));
-  const fading = last.filter((d) => !onBoard.has(d.id)).map((d) => ({ ...d, alpha }));
-  return { discs: a.msg.game.discs, fading };
+  const done = shots.play(S.game, msg, (owner) => sideOfSeat(msg.game, owner));
+  refresh();
+  return done;
 }
 
 // ------------------------------------------------------------------ drawing
@@ -550,7 +501,7 @@ function requestDraw() {
   drawQueued = true;
   requestAnimationFrame(() => {
     drawQueued = false;
-    if (!UI.anim) draw();
+    if (!shots.running) draw();
   });
 }
 
@@ -578,15 +529,15 @@ function problemAt(seat, position) {
 
 function draw() {
   if (!S.game || UI.screen !== "game") return;
-  const game = UI.anim ? UI.anim.msg.game : S.game;
+  const game = shots.running ? shots.game : S.game;
   view.setBoard(game.board);
   const scene = { game };
-  if (UI.anim) Object.assign(scene, animatedScene());
+  if (shots.running) Object.assign(scene, shots.scene());
   else {
     scene.discs = S.game.discs;
     scene.scores = S.game.phase !== "playing";
   }
-  const seat = UI.anim ? null : myShooter();
+  const seat = shots.running ? null : myShooter();
   if (seat) {
     const board = S.game.board;
     const aim = aimOf(seat);
@@ -671,11 +622,11 @@ function refresh() {
   updateBottom();
   if (UI.screen === "lobby") renderLobby(S, act);
   if (UI.screen === "game") {
-    renderScoreboard(S, { moving: UI.anim ? null : S.game && S.game.current_seat, turnText: screenTurnText(), thinking: isThinking() });
+    renderScoreboard(S, { moving: shots.running ? null : S.game && S.game.current_seat, turnText: screenTurnText(), thinking: isThinking() });
     renderClock(S, localNow());
     renderAim();
     renderDiscList();
-    renderReactions();
+    renderReactions(S, send);
     renderLog();
   }
   renderBusy();
@@ -686,7 +637,7 @@ function refresh() {
 function isThinking() {
   const g = S.game;
   if (UI.thinking) return true;
-  if (UI.anim || !g || g.phase !== "playing") return false;
+  if (shots.running || !g || g.phase !== "playing") return false;
   const info = g.seats.find((x) => x.seat === g.current_seat);
   const x = seatOf(S, g.current_seat);
   return Boolean((info && info.cpu) || (x && x.occupant && x.occupant.stand_in));
@@ -695,7 +646,7 @@ function isThinking() {
 function screenTurnText() {
   if (!S.game) return "";
   if (UI.paused) return "Paused";
-  if (UI.anim) return "Discs moving…";
+  if (shots.running) return "Discs moving…";
   const g = S.game;
   const info = g.seats.find((x) => x.seat === g.current_seat);
   if (UI.thinking && info) return `${info.name} is thinking…`;
@@ -763,61 +714,6 @@ function renderDiscList() {
   $("board").setAttribute("aria-label", label);
 }
 
-/** Quick reactions: a fixed set of buttons for players of a party, and the latest few. */
-let reactionsKey = "";
-function renderReactions() {
-  const box = $("reactions");
-  const on = S.kind === "party";
-  box.hidden = !on;
-  if (!on) return;
-  const key = `${S.reactionIds.join()}/${isSpectator(S)}`;
-  if (key !== reactionsKey) {
-    reactionsKey = key;
-    $("reaction-buttons").replaceChildren(...(isSpectator(S) ? [] : S.reactionIds.map((id) => {
-      const b = document.createElement("button");
-      b.type = "button";
-      b.textContent = reactionText(id);
-      b.dataset.testid = `react-${id}`;
-      b.addEventListener("click", () => send({ type: "react", table: S.table, reaction: id }));
-      return b;
-    })));
-  }
-  const feed = $("reaction-feed");
-  const items = S.reactions.slice(-3).map((r) => {
-    const li = document.createElement("li");
-    li.textContent = reactionLine(S, r);
-    return li;
-  });
-  const text = items.map((li) => li.textContent).join("|");
-  if (feed.dataset.text !== text) {
-    feed.dataset.text = text;
-    feed.replaceChildren(...items);
-  }
-}
-
-function renderRecord() {
-  const box = $("record-table");
-  const rec = S.record;
-  if (!rec) return;
-  let any = false;
-  const rows = S.levels.map(({ id: lvl }) => {
-    const cells = ["four_rounds", "to_100"].map((f) => {
-      const r = (rec[lvl] && rec[lvl][f]) || { wins: 0, draws: 0, losses: 0 };
-      if (r.wins + r.draws + r.losses > 0) any = true;
-      return `<td>${r.wins}</td><td>${r.draws}</td><td>${r.losses}</td>`;
-    });
-    return `<tr><th scope="row">${escapeHtml(levelName(S, lvl))}</th>${cells.join("")}</tr>`;
-  });
-  if (!any) {
-    box.innerHTML = '<p class="note">No games against the CPU yet.</p>';
-    return;
-  }
-  box.innerHTML = `<table><thead><tr><td></td><th colspan="3" scope="colgroup">Four rounds</th><th colspan="3" scope="colgroup">To 100</th></tr>
-    <tr><td></td><th scope="col" title="wins">W</th><th scope="col" title="draws">D</th><th scope="col" title="losses">L</th>
-    <th scope="col" title="wins">W</th><th scope="col" title="draws">D</th><th scope="col" title="losses">L</th></tr></thead>
-    <tbody>${rows.join("")}</tbody></table>`;
-}
-
 // ------------------------------------------------------------------ screens and dialogs
 
 function setScreen(name) {
@@ -843,7 +739,7 @@ function showStart() {
     .then((data) => {
       if (!data) return;
       if (data.record) S = { ...S, record: data.record };
-      renderRecord();
+      renderRecord(S);
     })
     .catch(() => {});
 }
@@ -1206,7 +1102,7 @@ function wire() {
     if (!conn.open) conn.restart();
   });
   reducedMotion.addEventListener?.("change", () => {
-    if (reducedMotion.matches) finishAnimationNow();
+    if (reducedMotion.matches) shots.finish();
   });
 }
 
@@ -1277,12 +1173,12 @@ Object.defineProperties(api, {
     enumerable: true,
   },
   screen: { get: () => UI.screen, enumerable: true },
-  animating: { get: () => UI.animating, enumerable: true },
+  animating: { get: () => shots.running, enumerable: true },
   lastEvent: { get: () => S.event, enumerable: true },
   you: { get: () => S.you.seats.slice(), enumerable: true },
   table: { get: () => S.table, enumerable: true },
   room: { get: () => S.table, enumerable: true },
-  busy: { get: () => UI.animating || UI.processing || UI.queue.length > 0 || Boolean(UI.pending), enumerable: true },
+  busy: { get: () => shots.running || UI.processing || UI.queue.length > 0 || Boolean(UI.pending), enumerable: true },
   thinking: { get: () => UI.thinking, enumerable: true },
   log: { get: () => S.log.map(logText), enumerable: true },
   levels: { get: () => S.levels.map((l) => ({ ...l })), enumerable: true },

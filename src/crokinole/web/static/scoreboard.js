@@ -3,7 +3,7 @@
 
 import { markSvg } from "./board.js";
 import { $, escapeHtml } from "./dom.js";
-import { clock, seatOf, sideName, standInText } from "./state.js";
+import { clock, isSpectator, reactionLine, reactionText, seatOf, sideName, standInText } from "./state.js";
 
 const MAX_SIDES = 3;
 
@@ -81,5 +81,37 @@ export function renderClock(s, localNow) {
     const x = seatOf(s, g.current_seat);
     const who = x && x.occupant && x.occupant.name ? x.occupant.name : "The player";
     box.textContent = `${who} is away: a CPU plays in ${left} s`;
+  }
+}
+
+/** Quick reactions: a fixed set of buttons for players of a party, and the latest few. */
+let reactionsKey = "";
+export function renderReactions(S, send) {
+  const box = $("reactions");
+  const on = S.kind === "party";
+  box.hidden = !on;
+  if (!on) return;
+  const key = `${S.reactionIds.join()}/${isSpectator(S)}`;
+  if (key !== reactionsKey) {
+    reactionsKey = key;
+    $("reaction-buttons").replaceChildren(...(isSpectator(S) ? [] : S.reactionIds.map((id) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = reactionText(id);
+      b.dataset.testid = `react-${id}`;
+      b.addEventListener("click", () => send({ type: "react", table: S.table, reaction: id }));
+      return b;
+    })));
+  }
+  const feed = $("reaction-feed");
+  const items = S.reactions.slice(-3).map((r) => {
+    const li = document.createElement("li");
+    li.textContent = reactionLine(S, r);
+    return li;
+  });
+  const text = items.map((li) => li.textContent).join("|");
+  if (feed.dataset.text !== text) {
+    feed.dataset.text = text;
+    feed.replaceChildren(...items);
   }
 }

@@ -1,9 +1,9 @@
 // The start screen: how to play (against the CPU, on this device, a party), the format and
 // R2's house rules, and the `create` message they make (docs/protocol.md).
 
-import { $ } from "./dom.js";
+import { $, escapeHtml } from "./dom.js";
 import { clamp } from "./geometry.js";
-import { LAYOUTS, soloSeats, tableSettings } from "./state.js";
+import { LAYOUTS, levelName, soloSeats, tableSettings } from "./state.js";
 
 export function readStart() {
   const f = $("start-form").elements;
@@ -89,4 +89,28 @@ export function fillStart(p, levels, joinLink) {
     $("join-form").elements.code.value = joinLink.code;
     $("join-form").elements.spectator.checked = joinLink.spectator;
   }
+}
+
+/** The device's record against each CPU level, from welcome.record / GET /api/record. */
+export function renderRecord(S) {
+  const box = $("record-table");
+  const rec = S.record;
+  if (!rec) return;
+  let any = false;
+  const rows = S.levels.map(({ id: lvl }) => {
+    const cells = ["four_rounds", "to_100"].map((f) => {
+      const r = (rec[lvl] && rec[lvl][f]) || { wins: 0, draws: 0, losses: 0 };
+      if (r.wins + r.draws + r.losses > 0) any = true;
+      return `<td>${r.wins}</td><td>${r.draws}</td><td>${r.losses}</td>`;
+    });
+    return `<tr><th scope="row">${escapeHtml(levelName(S, lvl))}</th>${cells.join("")}</tr>`;
+  });
+  if (!any) {
+    box.innerHTML = '<p class="note">No games against the CPU yet.</p>';
+    return;
+  }
+  box.innerHTML = `<table><thead><tr><td></td><th colspan="3" scope="colgroup">Four rounds</th><th colspan="3" scope="colgroup">To 100</th></tr>
+    <tr><td></td><th scope="col" title="wins">W</th><th scope="col" title="draws">D</th><th scope="col" title="losses">L</th>
+    <th scope="col" title="wins">W</th><th scope="col" title="draws">D</th><th scope="col" title="losses">L</th></tr></thead>
+    <tbody>${rows.join("")}</tbody></table>`;
 }
