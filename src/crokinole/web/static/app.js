@@ -7,7 +7,7 @@
 import { ShotAnimation } from "./anim.js";
 import { BoardView, setScheme } from "./board.js";
 import { DEFAULT_POWER, renderControls, wireControls } from "./controls.js";
-import { cpuOpponent, gameBody, gameTitle, roundBody } from "./dialogs.js";
+import { cpuOpponent, openGameDialog, openRoundDialog, renderGameButtons, renderNext, setPeek } from "./dialogs.js";
 import { $, anyModalOpen, closeDialog, escapeHtml, openDialog } from "./dom.js";
 import {
   SEAT_ANGLE, aimVector, clamp, compass, placement, round, zoneOf,
@@ -433,7 +433,7 @@ function syncScreen() {
     const key = `${S.table}/${g.round}/${g.history.length}`;
     if (UI.roundShown !== key) {
       UI.roundShown = key;
-      openRoundDialog();
+      openRoundDialog(S, localNow(), DIALOG_HOOKS);
     }
   } else {
     closeDialog($("round-dialog"));
@@ -442,8 +442,8 @@ function syncScreen() {
     const key = `${S.table}/${g.history.length}/${S.stage}/${S.abandoned}`;
     if (UI.gameShown !== key) {
       UI.gameShown = key;
-      openGameDialog();
-    } else if ($("game-dialog").open) renderGameButtons();
+      openGameDialog(S, DIALOG_HOOKS);
+    } else if ($("game-dialog").open) renderGameButtons(S);
   }
 }
 
@@ -762,55 +762,6 @@ function showGame() {
   $("board").focus({ preventScroll: true });
 }
 
-function openRoundDialog() {
-  const g = S.game;
-  const h = g.history[g.history.length - 1];
-  if (!h) return;
-  $("round-title").textContent = `Round ${h.number} result`;
-  $("round-body").innerHTML = roundBody(S, h);
-  setPeek(false);
-  placeResultDialogs();
-  openDialog($("round-dialog"));
-  renderNext();
-  if (!isSpectator(S)) $("next-button").focus();
-  announce($("round-body").querySelector(".result-line").textContent);
-}
-
-/** Next: pressed or not, how many of the players pressed, and the server's countdown. */
-function renderNext() {
-  const d = $("round-dialog");
-  if (!d.open || !S.game) return;
-  const next = $("next-button");
-  const pressed = S.you.member && S.nextPressed.includes(S.you.member);
-  next.hidden = isSpectator(S);
-  next.disabled = Boolean(pressed);
-  const c = clock(S, localNow());
-  const left = c && c.kind === "round" ? Math.ceil(c.left) : null;
-  next.textContent = pressed ? "Waiting…" : left !== null ? `Next (${left})` : "Next";
-  const players = S.members.filter((m) => !m.spectator && m.connected !== false && m.seat).length;
-  const parts = [];
-  if (left !== null) parts.push(`The next round starts in ${left} s.`);
-  if (S.kind === "party" && S.nextPressed.length) parts.push(`${S.nextPressed.length} of ${players} pressed Next.`);
-  const cd = $("round-countdown");
-  if (cd) cd.textContent = parts.join(" ");
-}
-
-/** "Look at the board": the round result shrinks to a bar so the discs can be seen. */
-function setPeek(on) {
-  const d = $("round-dialog");
-  if (d.open && on !== d.classList.contains("peek")) {
-    // Folded, the result is not modal: the board under it can be looked at (and touched).
-    d.close();
-    if (on) d.show();
-    else d.showModal();
-  }
-  d.classList.toggle("peek", on);
-  if (on) window.scrollTo(0, 0); // the layout fits the whole board in the screen from the top
-  const b = $("peek-button");
-  b.setAttribute("aria-pressed", String(on));
-  b.textContent = on ? "Show the result" : "Look at the board";
-}
-
 function confirmNextRound() {
   if (S.game && S.game.phase === "round_over" && send({ type: "next_round", table: S.table })) {
     $("next-button").disabled = true;
@@ -818,30 +769,9 @@ function confirmNextRound() {
   }
 }
 
-function openGameDialog() {
-  closeDialog($("round-dialog"));
-  const title = gameTitle(S);
-  $("game-title").textContent = title;
-  $("game-body").innerHTML = gameBody(S, (lvl) => levelName(S, lvl));
-  renderGameButtons();
-  placeResultDialogs();
-  openDialog($("game-dialog"));
-  ($("rematch-button").hidden ? $("new-game-button") : $("rematch-button")).focus();
-  const g = S.game;
-  announce(`${title} Final score ${g.sides.map((x, i) => `${g.seats.filter((y) => y.side === i).map((y) => y.name).join(" & ")} ${x.score}`).join(", ")}.`);
-}
-
-function renderGameButtons() {
-  const rematch = $("rematch-button");
-  const voted = S.you.member && S.rematchVotes.includes(S.you.member);
-  rematch.hidden = S.stage !== "finished" || isSpectator(S);
-  rematch.disabled = Boolean(voted);
-  const players = S.members.filter((m) => !m.spectator && m.seat).length;
-  rematch.textContent = voted
-    ? `Waiting for the others (${S.rematchVotes.length} of ${players})`
-    : S.kind === "party" && S.rematchVotes.length ? `Rematch (${S.rematchVotes.length} of ${players} agree)` : "Rematch";
-  $("new-game-button").textContent = S.kind === "party" ? "Leave the party" : "New game";
-}
+const DIALOG_HOOKS = {
+  say: (text) => announce(text), place: () => placeResultDialogs(), levelName: (lvl) => levelName(S, lvl),
+};
 
 // ------------------------------------------------------------------ actions
 
@@ -1095,7 +1025,7 @@ function wire() {
   setInterval(() => {
     if (UI.screen !== "game") return;
     renderClock(S, localNow());
-    renderNext();
+    renderNext(S, localNow());
   }, 250);
   if (window.ResizeObserver) new ResizeObserver(layout).observe($("game-screen"));
   window.addEventListener("online", () => {

@@ -1,8 +1,8 @@
 // The round result and the end of the game, written from the state (no sending here).
 
 import { markSvg } from "./board.js";
-import { escapeHtml } from "./dom.js";
-import { isHotSeat, isSpectator, mySide, sideName } from "./state.js";
+import { $, closeDialog, escapeHtml, openDialog } from "./dom.js";
+import { clock, isHotSeat, isSpectator, mySide, sideName } from "./state.js";
 
 const FORMAT_NAME = { four_rounds: "four rounds", to_100: "to 100" };
 
@@ -81,4 +81,80 @@ export function gameBody(s, levelName) {
     ${rounds ? `<h3>Rounds</h3><table class="result-table"><thead><tr><th scope="col">Round</th><th scope="col">Totals</th>
     <th scope="col">${g.rules.scoring === "to_100" ? "Points added" : "Round points"}</th><th scope="col">Game score</th></tr></thead><tbody>${rounds}</tbody></table>` : ""}
     ${record}`;
+}
+
+/** The round result over the board; `hooks`: {say: words for screen readers, place: put it beside the board}. */
+export function openRoundDialog(S, now, hooks) {
+  const g = S.game;
+  const h = g.history[g.history.length - 1];
+  if (!h) return;
+  $("round-title").textContent = `Round ${h.number} result`;
+  $("round-body").innerHTML = roundBody(S, h);
+  setPeek(false);
+  hooks.place();
+  openDialog($("round-dialog"));
+  renderNext(S, now);
+  if (!isSpectator(S)) $("next-button").focus();
+  hooks.say($("round-body").querySelector(".result-line").textContent);
+}
+
+/** Next: pressed or not, how many of the players pressed, and the server's countdown. */
+export function renderNext(S, now) {
+  const d = $("round-dialog");
+  if (!d.open || !S.game) return;
+  const next = $("next-button");
+  const pressed = S.you.member && S.nextPressed.includes(S.you.member);
+  next.hidden = isSpectator(S);
+  next.disabled = Boolean(pressed);
+  const c = clock(S, now);
+  const left = c && c.kind === "round" ? Math.ceil(c.left) : null;
+  next.textContent = pressed ? "Waiting…" : left !== null ? `Next (${left})` : "Next";
+  const players = S.members.filter((m) => !m.spectator && m.connected !== false && m.seat).length;
+  const parts = [];
+  if (left !== null) parts.push(`The next round starts in ${left} s.`);
+  if (S.kind === "party" && S.nextPressed.length) parts.push(`${S.nextPressed.length} of ${players} pressed Next.`);
+  const cd = $("round-countdown");
+  if (cd) cd.textContent = parts.join(" ");
+}
+
+/** "Look at the board": the round result shrinks to a bar so the discs can be seen. */
+export function setPeek(on) {
+  const d = $("round-dialog");
+  if (d.open && on !== d.classList.contains("peek")) {
+    // Folded, the result is not modal: the board under it can be looked at (and touched).
+    d.close();
+    if (on) d.show();
+    else d.showModal();
+  }
+  d.classList.toggle("peek", on);
+  if (on) window.scrollTo(0, 0); // the layout fits the whole board in the screen from the top
+  const b = $("peek-button");
+  b.setAttribute("aria-pressed", String(on));
+  b.textContent = on ? "Show the result" : "Look at the board";
+}
+
+/** The end of the game; `hooks`: {say, place, levelName}. */
+export function openGameDialog(S, hooks) {
+  closeDialog($("round-dialog"));
+  const title = gameTitle(S);
+  $("game-title").textContent = title;
+  $("game-body").innerHTML = gameBody(S, hooks.levelName);
+  renderGameButtons(S);
+  hooks.place();
+  openDialog($("game-dialog"));
+  ($("rematch-button").hidden ? $("new-game-button") : $("rematch-button")).focus();
+  const g = S.game;
+  hooks.say(`${title} Final score ${g.sides.map((x, i) => `${g.seats.filter((y) => y.side === i).map((y) => y.name).join(" & ")} ${x.score}`).join(", ")}.`);
+}
+
+export function renderGameButtons(S) {
+  const rematch = $("rematch-button");
+  const voted = S.you.member && S.rematchVotes.includes(S.you.member);
+  rematch.hidden = S.stage !== "finished" || isSpectator(S);
+  rematch.disabled = Boolean(voted);
+  const players = S.members.filter((m) => !m.spectator && m.seat).length;
+  rematch.textContent = voted
+    ? `Waiting for the others (${S.rematchVotes.length} of ${players})`
+    : S.kind === "party" && S.rematchVotes.length ? `Rematch (${S.rematchVotes.length} of ${players} agree)` : "Rematch";
+  $("new-game-button").textContent = S.kind === "party" ? "Leave the party" : "New game";
 }
