@@ -500,3 +500,38 @@ def test_the_host_fills_moves_and_removes_and_changes_the_rules(
     for p in (ann, bob):
         p.wait_for_function("() => window.crokinole.screen === 'game'")
         p.wait_for_function("() => window.crokinole.state.rules.discs_per_side === 12")
+
+
+def test_a_wrong_code_or_a_full_party_is_told_on_the_join_form(
+    server_url: str, people: Any
+) -> None:
+    ann = people()
+    code = create_party(ann, server_url, "singles", "Ann")
+    eve = people()
+    eve.goto(server_url)
+    connected(eve)
+    status = eve.locator("#join-status")
+    # A code of the wrong shape is refused before it is sent.
+    eve.get_by_test_id("code-input").fill("AB1")
+    eve.get_by_test_id("join-name-input").fill("Eve")
+    eve.get_by_test_id("join-button").click()
+    sync_api.expect(status).to_contain_text("6 letters and digits")
+    # A code no party has: the server's answer, in its words.
+    unknown = "ZZZZZZ" if code != "ZZZZZZ" else "YYYYYY"
+    eve.get_by_test_id("code-input").fill(unknown)
+    eve.get_by_test_id("join-button").click()
+    sync_api.expect(status).to_contain_text(unknown)
+    assert eve.evaluate("() => window.crokinole.screen") == "start"
+    # A full party (singles: Ann and Bob) takes no third player, but a spectator.
+    bob = people()
+    join_by_code(bob, server_url, code, "Bob")
+    sit(bob, "north")
+    eve.get_by_test_id("code-input").fill(code)
+    eve.get_by_test_id("join-button").click()
+    sync_api.expect(status).to_contain_text("full")
+    eve.get_by_test_id("watch-toggle").check()
+    eve.get_by_test_id("join-button").click()
+    eve.wait_for_function("() => window.crokinole.screen === 'lobby'")
+    assert view(eve)["you"]["spectator"] is True
+    ann.wait_for_function("() => window.crokinole.view.spectators === 1")
+    sync_api.expect(ann.get_by_test_id("spectators")).to_contain_text("1 watching")
