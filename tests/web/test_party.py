@@ -265,6 +265,7 @@ def test_four_players_by_link_and_code_with_a_spectator(server_url: str, people:
     same_everywhere([*pages, watcher])
     log = watcher.evaluate("() => window.crokinole.log")
     assert log != []
+    sync_api.expect(ann.locator("#round-label")).to_contain_text("1 watching")
     # The shot log says the same on every screen (named for the spectator, "your" for its owner).
     assert len(bob.evaluate("() => window.crokinole.log")) == len(log)
     # The turn clock counts down from the server's deadline on every screen.

@@ -53,9 +53,10 @@ export function renderScoreboard(s, ui) {
   }
   const rules = g.rules;
   const hand = s.settings && s.settings.hand === "human" ? " · human hand" : "";
+  const watching = s.kind === "party" && s.spectators ? ` · ${s.spectators} watching` : "";
   $("round-label").textContent = (rules.scoring === "to_100"
     ? `Round ${g.round} · to ${rules.target || 100}`
-    : `Round ${g.round} of ${rules.rounds}`) + hand;
+    : `Round ${g.round} of ${rules.rounds}`) + hand + watching;
   const turn = $("turn-indicator");
   turn.textContent = ui.turnText;
   turn.classList.toggle("thinking", Boolean(ui.thinking));
