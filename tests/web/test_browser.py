@@ -641,6 +641,31 @@ def test_board_fits_every_screen(
     shot(page, name)
 
 
+@pytest.mark.parametrize("layout", ["three_singles", "doubles"])
+def test_three_and_four_players_fit_a_360_phone(
+    server_url: str, new_page: Any, layout: str
+) -> None:
+    page = new_page(
+        viewport={"width": 360, "height": 640}, is_mobile=True, has_touch=True,
+        device_scale_factor=2, reduced_motion="reduce",
+    )  # fmt: skip
+    start_game(page, server_url, "easy", query="?cpu_pause=0", layout=layout)
+    wait_my_turn(page)
+    check_board_fits(page)
+    # Every side's card is on the screen, side by side, none cut off.
+    cards = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.side-card:not([hidden])')).map((c) => {
+             const r = c.getBoundingClientRect();
+             return {left: r.left, right: r.right, scroll: c.scrollWidth, width: c.clientWidth};
+           })"""
+    )
+    assert len(cards) == len(state(page)["sides"])
+    for card in cards:
+        assert card["left"] >= 0 and card["right"] <= 360, cards
+        assert card["scroll"] <= card["width"] + 1, cards
+    shot(page, f"{layout}-360x640")
+
+
 def play_until(page: Any, selector: str, limit: int = 80) -> None:
     """Shoot from free places (pressing Next on round results) until ``selector`` opens."""
     for _ in range(limit):
