@@ -8,7 +8,7 @@ import test from "node:test";
 import {
   LAYOUTS, allSeatsFilled, bottomSeat, canStart, clock, codeFromPath, initialState, isHotSeat, leaveTable,
   nearestFree, normalizeCode, occupantName, placementFree, placementProblem, reactionLine, reduce, shooter,
-  soloSeats, standInText, tableSettings, turnText,
+  soloSeats, standInText, tableSettings, turnText, withDistinctNames,
 } from "../../../src/crokinole/web/static/state.js";
 
 const T = "a".repeat(32);
@@ -268,4 +268,19 @@ test("codes are read as typed and from the address", () => {
   assert.deepEqual(codeFromPath("/join/abc234"), { code: "ABC234", spectator: false });
   assert.deepEqual(codeFromPath("/watch/ABC234/"), { code: "ABC234", spectator: true });
   assert.equal(codeFromPath("/"), null);
+});
+
+test("two seats of one name are told apart by their seat", () => {
+  const g = game({
+    seats: [
+      { seat: "south", side: 0, name: "Ann", cpu: null, in_hand: 8 },
+      { seat: "west", side: 1, name: "CPU Easy", cpu: "easy", in_hand: 8 },
+      { seat: "north", side: 2, name: "CPU Easy", cpu: "easy", in_hand: 8 },
+    ],
+  });
+  assert.deepEqual(withDistinctNames(g).seats.map((x) => x.name), ["Ann", "CPU Easy (West)", "CPU Easy (North)"]);
+  const once = game();
+  assert.equal(withDistinctNames(once), once); // nothing to tell apart: the same object
+  const s = reduce(lobby(), { type: "game_started", table: T, event: 4, view: view({ stage: "playing", game: g }) });
+  assert.equal(s.game.seats[2].name, "CPU Easy (North)");
 });

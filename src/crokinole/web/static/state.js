@@ -86,6 +86,21 @@ const LOBBY_KEYS = [
 const RENAME = { next_pressed: "nextPressed", rematch_votes: "rematchVotes" };
 
 /** Copy the parts of a (possibly partial) view onto the state. */
+/**
+ * The game with every seat's name told apart: two seats of one name (two "CPU Easy" against
+ * you in three singles) get their seat word added, "CPU Easy (West)".
+ */
+export function withDistinctNames(game) {
+  if (!game || !Array.isArray(game.seats)) return game;
+  const count = new Map();
+  for (const x of game.seats) count.set(x.name, (count.get(x.name) || 0) + 1);
+  if (game.seats.every((x) => count.get(x.name) === 1)) return game;
+  return {
+    ...game,
+    seats: game.seats.map((x) => (count.get(x.name) > 1 ? { ...x, name: `${x.name} (${SEAT_WORD[x.seat] || x.seat})` } : x)),
+  };
+}
+
 function applyParts(s, part) {
   const out = { ...s };
   for (const key of LOBBY_KEYS) {
@@ -95,7 +110,7 @@ function applyParts(s, part) {
     if (key === "placement" && value === null) value = {};
     out[RENAME[key] || key] = value;
   }
-  if (part.game !== undefined) out.game = part.game;
+  if (part.game !== undefined) out.game = withDistinctNames(part.game);
   return out;
 }
 
@@ -169,7 +184,7 @@ export function reduce(s, msg, localNow) {
   switch (msg.type) {
     case "shot":
     case "timeout": {
-      if (msg.game) out.game = msg.game;
+      if (msg.game) out.game = withDistinctNames(msg.game);
       const entry = { seat: msg.seat, report: msg.report || null, by: msg.by || null, event: msg.event ?? null };
       if (msg.type === "timeout") entry.reason = msg.reason || "clock";
       out.log = [...s.log, entry].slice(-LOG_MAX);
@@ -177,12 +192,12 @@ export function reduce(s, msg, localNow) {
       return out;
     }
     case "round":
-      if (msg.game) out.game = msg.game;
+      if (msg.game) out.game = withDistinctNames(msg.game);
       out.log = [];
       out.nextPressed = msg.next_pressed ?? [];
       return out;
     case "finished":
-      if (msg.game) out.game = msg.game;
+      if (msg.game) out.game = withDistinctNames(msg.game);
       out.stage = (msg.lobby && msg.lobby.stage) || msg.stage || (msg.abandoned && s.kind === "solo" ? "closed" : "finished");
       out.abandoned = Boolean(msg.abandoned);
       if (msg.record) out.record = msg.record;
