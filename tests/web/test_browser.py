@@ -487,7 +487,9 @@ def test_doubles_against_the_cpu_with_a_cpu_partner(server_url: str, new_page: A
     game = state(page)
     # R2: doubles, partners opposite; 12 discs a team, 6 each. The partner north is a CPU.
     names = {s["seat"]: (s["name"], s["cpu"]) for s in game["seats"]}
-    assert names["north"] == ("CPU Easy", "easy")
+    # Three CPUs of one level are told apart by their seats.
+    assert names["north"] == ("CPU Easy (North)", "easy")
+    assert names["west"][0] == "CPU Easy (West)"
     assert names["west"][1] == names["east"][1] == "easy"
     assert [s["seats"] for s in game["sides"]] == [["south", "north"], ["west", "east"]]
     assert in_hand(game, "south") == 6
