@@ -10,13 +10,20 @@ the same storage to the same seat; a spectator sees the same shots.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.server_process import running_server
+from tests.server_process import free_port, running_server
 from tests.web.conftest import ARTIFACTS, REPO
 
 pytestmark = pytest.mark.browser
@@ -48,6 +55,9 @@ def people(browser: Any) -> Iterator[Any]:
     yield open_person
     for ctx in contexts:
         ctx.close()
+    if getattr(open_person, "server_down", False):
+        # The browser logs each refused reconnection while the server is down.
+        errors = [e for e in errors if "ERR_CONNECTION_REFUSED" not in e]
     assert errors == [], f"errors in the pages: {errors}"
 
 
@@ -536,3 +546,72 @@ def test_a_wrong_code_or_a_full_party_is_told_on_the_join_form(
     assert view(eve)["you"]["spectator"] is True
     ann.wait_for_function("() => window.crokinole.view.spectators === 1")
     sync_api.expect(ann.get_by_test_id("spectators")).to_contain_text("1 watching")
+
+
+@contextlib.contextmanager
+def server_on(port: int, db: Path, *options: str) -> Iterator[subprocess.Popen[str]]:
+    """``crokinole serve`` on a given port (so that a restarted server has the same address)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "crokinole", "serve", "--port", str(port), "--db", str(db),
+         "--log-level", "warning", *options],
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        for _ in range(300):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                    break
+            except OSError:
+                assert proc.poll() is None, "the server did not start"
+                time.sleep(0.2)
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+
+
+def test_the_party_goes_on_after_the_server_is_killed_and_restarted(
+    tmp_path: Path, people: Any
+) -> None:
+    # The issue: the server process is killed mid-party and restarted on the same database;
+    # both players come back to their seats and the turn clock (re-armed from the store)
+    # still runs out.
+    people.server_down = True  # the pages' refused reconnections are expected
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    db = tmp_path / "crokinole.db"
+    options = ("--test-clocks", "--turn-grace", "0.5", "--standin-grace", "120")
+    with server_on(port, db, *options) as first:
+        ann, bob, _code = start_singles(people, url, query="?rounds=1&turn_time=12")
+        ann.wait_for_function("() => window.crokinole.canShoot")
+        shoot(ann)
+        for p in (ann, bob):
+            p.wait_for_function("() => window.crokinole.state.current_seat === 'north'")
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        for p in (ann, bob):
+            sync_api.expect(p.get_by_test_id("connection")).to_contain_text("reconnecting")
+    with server_on(port, db, *options):
+        for p in (ann, bob):
+            p.wait_for_function("() => window.crokinole.connected", timeout=40_000)
+        assert bob.evaluate("() => window.crokinole.you") == ["north"]
+        # Bob does not shoot: his clock, re-armed by the new process, runs out (R3).
+        for p in (ann, bob):
+            p.wait_for_function(
+                "() => window.crokinole.state.current_seat === 'south'"
+                " && window.crokinole.state.seats[1].in_hand === 7",
+                timeout=40_000,
+            )
+        assert (
+            bob.evaluate("() => window.crokinole.log").count(
+                "Time ran out: your disc goes to the ditch."
+            )
+            == 1
+        )
+        ann.wait_for_function("() => window.crokinole.canShoot")
+        shoot(ann)
+        game = same_everywhere([ann, bob])
+        assert [s["in_hand"] for s in game["seats"]] == [6, 7]
