@@ -1,4 +1,7 @@
-"""Test clients of the game server: the protocol over a real websocket, and a raw socket."""
+"""Test clients of the game server: protocol 2 over a real websocket, and a raw socket.
+
+``serving`` runs the real app in this process, with any settings.
+"""
 
 from __future__ import annotations
 
@@ -21,58 +24,6 @@ from websockets.sync.client import ClientConnection, connect
 
 from crokinole.server import create_app
 from crokinole.server.limits import ServerSettings
-
-
-class Client:
-    """A test client speaking the protocol over a real websocket."""
-
-    def __init__(self, url: str, token: str | None = None) -> None:
-        self._connecting = connect(url.replace("http", "ws") + "/ws", max_size=2**24)
-        self.ws: ClientConnection = self._connecting.__enter__()
-        self.token = token or secrets.token_hex(12)
-
-    def send(self, data: dict[str, Any] | str) -> None:
-        self.ws.send(data if isinstance(data, str) else json.dumps(data))
-
-    def recv(self, timeout: float = 30.0) -> dict[str, Any]:
-        return json.loads(self.ws.recv(timeout=timeout))  # type: ignore[no-any-return]
-
-    def until(self, kind: str, timeout: float = 60.0) -> dict[str, Any]:
-        while True:
-            msg = self.recv(timeout)
-            if msg["type"] == kind:
-                return msg
-
-    def hello(self, room: str | None = None, last_event: int | None = None) -> None:
-        self.send({"type": "hello", "token": self.token, "room": room, "last_event": last_event})
-
-    def new_game(self, **options: Any) -> dict[str, Any]:
-        self.send({"type": "new_game", "opponent": "easy", **options})
-        return self.until("state")
-
-    def error(self, data: dict[str, Any] | str) -> dict[str, Any]:
-        self.send(data)
-        msg = self.recv()
-        assert msg["type"] == "error", msg
-        return msg
-
-    def close(self) -> None:
-        self._connecting.__exit__(None, None, None)
-
-
-def shoot_msg(
-    room: str, seat: str, position: float = 0.0, direction: float = 0.0, power: float = 28.0
-) -> dict[str, Any]:
-    return {"type": "shoot", "room": room, "seat": seat, "position": position,
-            "direction": direction, "power": power}  # fmt: skip
-
-
-def local_game(url: str, token: str) -> tuple[Client, str]:
-    """A connected client of ``token`` with a new two-player game, and its room."""
-    c = Client(url, token)
-    c.hello()
-    c.recv()
-    return c, c.new_game(opponent="local")["room"]
 
 
 class StuckSocket:
@@ -153,8 +104,7 @@ class StuckSocket:
         self.sock.close()
 
 
-# ---------------------------------------------------------------- protocol version 2
-
+#: The websocket path of the browser client (``net.js``); ``/ws`` speaks the same protocol.
 WS_V2 = "/ws/v2"
 
 

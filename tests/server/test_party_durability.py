@@ -1,14 +1,16 @@
-"""Protocol v2: a server killed mid-party (SIGKILL) and restarted; the game goes on."""
+"""What the server stores: a party killed mid-game (SIGKILL) goes on; the log holds events."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.server.helpers import Player
+from tests.server.helpers import Player, serving
 from tests.server_process import running_server
 
 SINGLES = {"layout": "singles", "rounds": 1, "hand": "steady", "tie": "draw"}
@@ -63,3 +65,36 @@ def test_a_party_killed_mid_game_goes_on_with_its_clock_after_a_restart(
         assert back["lobby"]["deadline"] == clock
         bob.shoot("north")
         assert ann.until("shot")["seat"] == "north"
+
+
+def test_each_event_row_holds_the_event_not_a_copy_of_the_game(
+    tmp_path: Path, players: list[Player]
+) -> None:
+    # A 16-shot game took 64 KB of events when each row held the message sent
+    # (a whole snapshot, trajectory and report); a row is the event itself.
+    db = tmp_path / "size.db"
+    with serving(db) as url:
+        me = _player(url, players)
+        me.hello()
+        me.create("solo", "Ann", seats={"south": "me", "north": "me"}, **SINGLES)
+        turn = "south"
+        for _ in range(16):  # R2: singles, 8 discs each, one round
+            me.shoot(turn, power=0.0)
+            turn = me.until("shot")["game"]["current_seat"] or turn
+        finished = me.until("finished")
+        assert finished["game"]["phase"] == "game_over"
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute(
+            "SELECT version, event_json FROM table_events WHERE table_id = ? ORDER BY version",
+            (me.table,),
+        ).fetchall()
+    events = [json.loads(text) for _, text in rows]
+    assert [version for version, _ in rows] == list(range(1, len(rows) + 1))  # no gaps
+    shots = [(e, text) for e, (_, text) in zip(events, rows, strict=True)
+             if e["type"] == "shot_played"]  # fmt: skip
+    assert len(shots) == 16
+    for event, text in shots:  # a shot: seat, the shot aimed and played, who played it
+        assert len(text) < 300 and not {"game", "report", "trajectory"} & set(event)
+    total = sum(len(text) for _, text in rows)
+    assert total < 8000
+    print(f"events of a 16-shot game: {total} bytes")

@@ -702,6 +702,28 @@ def test_a_party_goes_on_after_the_server_restarts_with_its_clocks(tmp_path: Pat
         assert back.until("shot")["seat"] == "south"
 
 
+def test_tabs_opening_a_table_together_after_a_restart_share_it(tmp_path: Path) -> None:
+    # Several tabs of one device open a table that is not in memory (after a
+    # restart) at once: it is loaded once, and every tab sees every event.
+    db = tmp_path / "tabs.db"
+    with serving(db) as url:
+        me = _player(url)
+        me.create("solo", "Ann", seats={"south": "me", "north": "me"}, **SINGLES)
+        table = me.table
+        me.close()
+    with serving(db) as url:
+        tabs = [_connect(url, me.token) for _ in range(6)]
+        for tab in tabs:
+            tab.send({"type": "hello", "token": me.token, "table": table, "last_event": None})
+        for tab in tabs:
+            tab.until("welcome")
+            assert tab.until("table")["view"]["you"]["seats"] == ["south", "north"]
+            tab.table = table
+        tabs[0].shoot("south")
+        shots = [tab.until("shot") for tab in tabs]
+        assert {(s["seat"], s["event"]) for s in shots} == {("south", shots[0]["event"])}
+
+
 # ---------------------------------------------------------------- host controls
 
 

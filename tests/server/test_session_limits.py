@@ -86,6 +86,27 @@ def test_a_socket_that_never_says_hello_is_closed(server: str) -> None:
     silent.close()
 
 
+@pytest.mark.parametrize(
+    ("payload", "code"),
+    [("not json", "bad_json"), ("x" * 20000, "too_large"),
+     ('{"type": "ping", "pad": "' + "é" * 9000 + '"}', "too_large"),
+     ('{"type": "ping", "n": ' + "9" * 5000 + "}", "bad_message"),
+     ("[" * 2000 + "]" * 2000, "bad_message"), ('{"type": "shoot", "power": NaN}', "bad_message"),
+     ('{"type": "dance"}', "bad_message")],
+)  # fmt: skip
+def test_a_bad_message_is_answered_and_the_connection_goes_on(
+    server: str, payload: str, code: str
+) -> None:
+    # Whatever a client sends, it costs one error, not its connection (the
+    # parser's cases, each message's field, are in test_wire).
+    me = Player(server)
+    me.hello()
+    assert me.error(payload)["code"] == code
+    me.send({"type": "ping"})
+    assert me.until("pong")["table"] is None  # the connection is still usable
+    me.close()
+
+
 def test_new_tables_and_joins_are_rate_limited_per_device(server: str) -> None:
     host = Player(server)
     host.hello()

@@ -114,7 +114,7 @@ def add_command(
         type=count(1),
         default=_env("CROKINOLE_ROOMS_PER_MINUTE", "20"),
         metavar="N",
-        help="new games one device may start a minute (default: %(default)s, "
+        help="new tables or parties joined a minute, per device (default: %(default)s, "
         "or $CROKINOLE_ROOMS_PER_MINUTE)",
     )
     serve.add_argument(

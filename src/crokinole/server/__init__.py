@@ -1,4 +1,4 @@
-"""The game server: an ASGI app (Starlette) with rooms, the websocket protocol and the store.
+"""The game server: an ASGI app (Starlette) with tables, the websocket protocol and the store.
 
 Run it with ``crokinole serve``; see ``docs/protocol.md`` for the protocol.
 """

@@ -1,10 +1,11 @@
 """The ASGI application: the static client, a small HTTP API and the game websocket.
 
 ``create_app(db)`` builds a Starlette app on a store; ``crokinole serve``
-runs it with uvicorn.  Each websocket is one client (a browser tab): it
-says ``hello`` with its device token, then creates or rejoins a room.  The
-server is the only authority; bad messages get an ``error`` and change
-nothing.  What one client can cost is bounded (:mod:`crokinole.server.limits`).
+runs it with uvicorn.  Each websocket is one client (a browser tab) speaking
+protocol version 2 (docs/protocol.md): it says ``hello`` with its device
+token, then creates, joins or reopens tables.  The server is the only
+authority; bad messages get an ``error`` and change nothing.  What one client
+can cost is bounded (:mod:`crokinole.server.limits`).
 """
 
 from __future__ import annotations
@@ -29,21 +30,19 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from crokinole.server import sheets
-from crokinole.server.client import CLOSE_POLICY, Client
 from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
-from crokinole.server.protocol import ROOM_PATTERN, TOKEN_PATTERN
-from crokinole.server.rooms import Rooms, warm_up
 from crokinole.server.security import SecurityHeaders
-from crokinole.server.session import Attendance, Session
+from crokinole.server.session import CLOSE_POLICY, RECORD_OPPONENTS, Attendance, Session
 from crokinole.server.tables import Tables
-from crokinole.server.wire import TABLE_PATTERN
+from crokinole.server.wire import TABLE_PATTERN, TOKEN_PATTERN
 from crokinole.store import Store
 from crokinole.table import Table
 
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 log = logging.getLogger("crokinole.server")
 
-#: How often abandoned games past the retention period are compacted.
+#: How often abandoned games of protocol 1 (the store's rooms) past the retention
+#: period are compacted; tables are not purged yet.
 PURGE_EVERY_S = 3600.0
 
 
@@ -68,7 +67,6 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
     """The game server on the database ``db`` (a path for SQLite, or a SQLAlchemy URL)."""
     settings = settings or ServerSettings()
     store = Store.open(db)
-    rooms = Rooms(store)
     tables = Tables.from_settings(store, settings)
     presence = Attendance()
     limiter = RateLimiter(settings.rooms_per_minute, 60.0)
@@ -92,10 +90,9 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
             return JSONResponse(
                 {"error": "a device token is 16–64 letters, digits, '-' or '_'"}, status_code=400
             )
-        record = await rooms.device_record(token)
-        room = await anyio.to_thread.run_sync(store.unfinished_room, token)
+        record = await anyio.to_thread.run_sync(store.device_record, token, RECORD_OPPONENTS)
         open_tables = await anyio.to_thread.run_sync(store.open_tables_of_device, token)
-        return JSONResponse({"record": record, "room": room, "tables": open_tables})
+        return JSONResponse({"record": record, "tables": open_tables})
 
     async def table_record(request: Request) -> Response:
         table_id = request.path_params["table"]
@@ -109,19 +106,6 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
             table.game.to_json(),
             media_type="application/json",
             headers={"Content-Disposition": f'attachment; filename="crokinole-{table_id}.json"'},
-        )
-
-    async def room_record(request: Request) -> Response:
-        room_id = request.path_params["room"]
-        if not re.match(ROOM_PATTERN, room_id):
-            return JSONResponse({"error": "a game id is 32 hexadecimal digits"}, status_code=400)
-        data = await anyio.to_thread.run_sync(store.room, room_id)
-        if data is None or not data.record_json:
-            return JSONResponse({"error": f"there is no game {room_id}"}, status_code=404)
-        return Response(
-            data.record_json,
-            media_type="application/json",
-            headers={"Content-Disposition": f'attachment; filename="crokinole-{room_id}.json"'},
         )
 
     async def admitted(websocket: WebSocket) -> str | None:
@@ -143,7 +127,7 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
         if per_address[address] <= 0:
             del per_address[address]
 
-    async def play_v2(websocket: WebSocket) -> None:
+    async def play(websocket: WebSocket) -> None:
         address = await admitted(websocket)
         if address is None:
             return
@@ -167,29 +151,6 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
                 await session.close()
             gone(address)
 
-    async def play(websocket: WebSocket) -> None:
-        address = await admitted(websocket)
-        if address is None:
-            return
-        client = Client(websocket, rooms, settings, limiter)
-        try:
-            await websocket.accept()
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(client.writer)
-                tasks.start_soon(client.reader)
-                tasks.start_soon(client.hello_deadline)
-                await client.done.wait()
-                tasks.cancel_scope.cancel()
-            if client.dropped is not None:
-                # The close frame may never get through to a client that does
-                # not read: the server gives up on it after a second.
-                code, reason = client.dropped
-                with anyio.move_on_after(1.0), contextlib.suppress(Exception):
-                    await websocket.close(code=code, reason=reason)
-        finally:
-            client.detach()
-            gone(address)
-
     async def purge() -> None:
         while True:
             before = purge_cutoff(datetime.now(UTC).replace(tzinfo=None), settings.retention_days)
@@ -205,8 +166,9 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         async with anyio.create_task_group() as background:
             if settings.warm_up:
-                # Off the event loop: the server answers while the kernels compile.
-                background.start_soon(anyio.to_thread.run_sync, warm_up)
+                # On the CPU players' pool, off the event loop: the server
+                # answers while the kernels compile.
+                background.start_soon(tables.cpu.warm_up)
             background.start_soon(purge)
             await tables.startup()
             yield
@@ -226,11 +188,10 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
         *sheets.routes(store),
         Route("/healthz", health),
         Route("/api/record", device_record),
-        Route("/api/rooms/{room}/record.json", room_record),
         Route("/api/tables/{table}/record.json", table_record),
+        # Protocol version 2 at both paths: the client's net.js and the bench use /ws/v2.
         WebSocketRoute("/ws", play),
-        # Protocol version 2 (docs/protocol.md), beside version 1 until the client switches.
-        WebSocketRoute("/ws/v2", play_v2),
+        WebSocketRoute("/ws/v2", play),
         Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
     ]
     # Text compresses ~4×: the game page is about 27 KB on the wire instead of 94 KB.
@@ -239,6 +200,5 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
     # The security headers wrap the whole stack, Starlette's own error pages included.
     build = app.build_middleware_stack
     app.build_middleware_stack = lambda: SecurityHeaders(build())  # type: ignore[method-assign]
-    app.state.rooms = rooms
     app.state.tables = tables
     return app

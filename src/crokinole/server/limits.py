@@ -19,9 +19,9 @@ class ServerSettings:
     Attributes:
         allowed_origins: websocket ``Origin`` values accepted besides the
             server's own (e.g. ``https://play.example.org``); ``*`` accepts any.
-        rooms_per_minute: new tables and parties joined (protocol 2:
-            ``create``, ``join``; protocol 1: ``new_game``, ``rematch``) one
-            device token may ask for in any 60 seconds.
+        rooms_per_minute: new tables and parties joined (``create``,
+            ``join``) one device token may ask for in any 60 seconds (the
+            name is protocol 1's, kept for ``--rooms-per-minute``).
         hello_timeout: seconds a new websocket has to say ``hello``.
         connections_per_address: open websockets from one IP address.
         retention_days: abandoned games are compacted after this many days.
