@@ -1,9 +1,9 @@
 """What one client can cost the server under protocol version 2 (real server, real sockets).
 
-The same limits as version 1 (docs/protocol.md "Delivery and limits"): a
-client that stops reading is dropped without stalling its table, the hello
-timeout, the Origin check, connections per address, and the rate of new
-tables and joins per device.
+The limits of docs/protocol.md "Delivery and limits": a client that stops
+reading is dropped without stalling its table, a bad message costs an error
+and not the connection, the hello timeout, the Origin check, connections per
+address, and the rate of new tables and joins per device.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Built from the rules engine's values (``Game``, ``ShotReport``, the
 simulator's ``ShotResult``), so no other part of the server formats game
-data by hand.  Both protocol versions send these shapes (docs/protocol.md).
+data by hand.  The protocol sends these shapes (docs/protocol.md).
 """
 
 from __future__ import annotations

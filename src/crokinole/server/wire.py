@@ -353,7 +353,7 @@ def _cpu_levels(table: Table) -> dict[str, str]:
 
 
 def game_view(table: Table, game: Game | None = None) -> dict[str, Any] | None:
-    """The ``game`` snapshot (v1's shape) of the table's game, or of ``game``."""
+    """The ``game`` snapshot (``payloads.game_payload``) of the table's game, or of ``game``."""
     game = table.game if game is None else game
     if game is None:
         return None
