@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -203,6 +204,9 @@ def test_two_players_join_by_link_and_play_to_the_end(server_url: str, people: A
         seats = {s["seat"]: s["occupant"]["name"] for s in view(p)["seats"]}
         assert seats == {"south": "Ann", "north": "Bob"}
     sync_api.expect(bob.get_by_test_id("party-start-button")).to_be_hidden()  # not the host
+    # The invite: the link and the code, and a button that copies the link (or says how).
+    ann.get_by_test_id("copy-button").click()
+    sync_api.expect(ann.locator("#copy-status")).to_contain_text(re.compile("cop(y|ied)"))
     ann.get_by_test_id("party-start-button").click()
     for p in (ann, bob):
         p.wait_for_function("() => window.crokinole.screen === 'game'")
@@ -318,6 +322,8 @@ def test_a_player_comes_back_to_the_same_seat(server_url: str, people: Any) -> N
         "() => window.crokinole.view.seats.some((s) => s.seat === 'north'"
         " && s.occupant && s.occupant.connected === false)"
     )
+    # Cy's card (north: the third side) shows Cy not connected.
+    sync_api.expect(ann.locator("#side-card-2 .dot.off")).to_have_count(1)
     # The same device (its storage) opens the game again: the same seat, up to date.
     back = people(storage=storage)
     back.goto(server_url)

@@ -57,8 +57,8 @@ const UI = {
   lastShot: null,
   roundShown: null, // key of the round result on screen
   gameShown: null, // key of the game result on screen
-  joinLink: codeFromPath(location.pathname),
-  status: "",
+  joinLink: codeFromPath(location.pathname), // {code, spectator} of a /join or /watch link
+  reopened: false, // this page went back to the device's party once (R7)
 };
 
 const view = new BoardView($("board"));

@@ -128,7 +128,6 @@ function applyView(s, view, event, localNow) {
     out.log = [];
     out.reactions = [];
   }
-  if (view.game === undefined || view.game === null) out.game = view.game ?? null;
   // A snapshot of another round than the log's: the log is of the round on screen.
   if (same && s.game && out.game && out.game.round !== s.game.round) out.log = [];
   out.event = Number.isInteger(event) ? event : out.event;
