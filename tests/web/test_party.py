@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from tests.server_process import free_port, running_server
-from tests.web.conftest import ARTIFACTS, REPO
+from tests.web.conftest import ARTIFACTS, REPO, with_csp
 
 pytestmark = pytest.mark.browser
 
@@ -47,6 +47,8 @@ def people(browser: Any) -> Iterator[Any]:
             options["storage_state"] = storage
         ctx = browser.new_context(**options)
         ctx.set_default_timeout(30_000)
+        # Contract 4's policy on every page: anything inline it refuses is a console error.
+        ctx.route("**/*", with_csp)
         contexts.append(ctx)
         page = ctx.new_page()
         page.on("pageerror", lambda exc: errors.append(str(exc)))
