@@ -963,3 +963,25 @@ def test_a_seat_with_no_room_to_place_loses_its_disc_at_once(server: str) -> Non
     ]  # fmt: skip
     assert timeouts[-1]["game"]["phase"] == "round_over"
     assert view["game"]["sides"][0]["ditch"] == 0
+
+
+def test_a_new_game_on_ones_own_abandons_the_unfinished_one_as_a_loss(server: str) -> None:
+    me = _player(server)
+    cy = _player(server)
+    code = cy.create("party", "Cy", **SINGLES)["view"]["code"]
+    party = me.join(code, "Ann")["table"]  # a party the device is in is left alone
+    me.create("solo", "Ann", seats={"south": "me", "north": "hard"})
+    first = me.table
+    other_tab = _connect(server, me.token)
+    other_tab.hello(first)
+    other_tab.until("table")
+    me.create("solo", "Ann", seats={"south": "me", "north": "easy"})
+    assert me.table != first
+    # The unfinished game's other tab is told it ended, abandoned, as a loss vs Hard.
+    finished = other_tab.until("finished")
+    assert finished["abandoned"]
+    assert finished["record"]["hard"]["four_rounds"]["losses"] == 1
+    asked = urllib.request.Request(f"{server}/api/record", headers={"X-Device-Token": me.token})
+    with urllib.request.urlopen(asked) as answer:
+        body = json.loads(answer.read())
+    assert sorted(body["tables"]) == sorted([me.table, party])

@@ -541,6 +541,9 @@ class Session:
         seats = None
         if msg.seats is not None:
             seats = {wire.seat_of(name): holder for name, holder in msg.seats.items()}
+        earlier = []
+        if msg.kind == "solo":
+            earlier = await anyio.to_thread.run_sync(self.tables.store.open_tables_of_device, token)
         self._switch_table()
         table = await self.tables.create(
             kind=msg.kind, device=token, name=msg.name, settings=settings, seats=seats,
@@ -548,6 +551,24 @@ class Session:
         )  # fmt: skip
         self._show(table)
         await self._arrive()
+        await self._abandon_solo_tables(token, [t for t in earlier if t != table.id])
+
+    async def _abandon_solo_tables(self, token: str, table_ids: Sequence[str]) -> None:
+        """A device plays one game on its own at a time: a new one abandons the others.
+
+        Abandoning a game against the CPU is a loss (as resigning it is), so a
+        game going badly cannot be left unfinished to keep the record clean.
+        Their other tabs are sent the end (``finished`` with ``abandoned``).
+        Parties are left alone.
+        """
+        for table_id in table_ids:
+            other = await self.tables.get(table_id)
+            if other is None or other.kind.value != "solo" or other.stage.value == "closed":
+                continue
+            try:
+                await self.tables.command(table_id, Resign(token))
+            except TableError as exc:  # closed meanwhile by another tab
+                log.debug("abandoning table %s: %s", table_id, exc.message)
 
     async def _join(self, token: str, msg: wire.Join) -> None:
         self._check_rate(token)
