@@ -623,3 +623,27 @@ def test_the_party_goes_on_after_the_server_is_killed_and_restarted(
         shoot(ann)
         game = same_everywhere([ann, bob])
         assert [s["in_hand"] for s in game["seats"]] == [6, 7]
+
+
+def test_a_player_who_leaves_mid_game_is_played_by_the_cpu_and_not_pulled_back(
+    quick_server: str, people: Any
+) -> None:
+    ann, bob, _code = start_singles(people, quick_server, query="?rounds=1&cpu_pause=0")
+    ann.wait_for_function("() => window.crokinole.canShoot")
+    bob.get_by_test_id("settings-button").click()
+    leave = bob.get_by_test_id("settings-resign")
+    sync_api.expect(leave).to_have_text("Leave the game")
+    leave.click()
+    sync_api.expect(bob.get_by_test_id("settings-dialog")).to_contain_text("A CPU plays your seat")
+    leave.click()
+    bob.wait_for_function("() => window.crokinole.screen === 'start'")
+    # The seat stays: the CPU plays it for the rest of the game (R7).
+    shoot(ann)
+    ann.wait_for_function("() => window.crokinole.state.seats[1].in_hand === 7")
+    ann.wait_for_function("() => window.crokinole.canShoot")
+    # Bob left on purpose: opening the page again does not take him back to the party.
+    bob.reload()
+    connected(bob)
+    bob.wait_for_timeout(500)
+    assert bob.evaluate("() => window.crokinole.screen") == "start"
+    assert bob.evaluate("() => window.crokinole.table") is None
