@@ -6,6 +6,9 @@ are picked, and a short game (``?rounds=1`` on the host: a test option that
 shortens the game and changes no rule) is played to its end, with every
 screen agreeing; a player closes their context mid-game and comes back with
 the same storage to the same seat; a spectator sees the same shots.
+
+Pictures go to ``artifacts/screenshots/``; with ``CROKINOLE_DOCS_IMAGES=1`` the
+lobby and the four-player game are also written to ``docs/images/``.
 """
 
 from __future__ import annotations
@@ -185,7 +188,8 @@ def shot_at(page: Any, name: str, docs: str | None = None) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.evaluate("() => window.scrollTo(0, 0)")
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
-    if docs is not None:
+    if docs is not None and os.environ.get("CROKINOLE_DOCS_IMAGES"):
+        # The README's pictures change only when asked (CROKINOLE_DOCS_IMAGES=1).
         DOCS_IMAGES.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(DOCS_IMAGES / docs)))
 
