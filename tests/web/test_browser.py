@@ -644,11 +644,13 @@ def test_board_fits_every_screen(
 
 
 @pytest.mark.parametrize("layout", ["three_singles", "doubles"])
-def test_three_and_four_players_fit_a_360_phone(
-    server_url: str, new_page: Any, layout: str
+@pytest.mark.parametrize("size", [(360, 640), (640, 360)], ids=["360x640", "landscape-640x360"])
+def test_three_and_four_players_fit_a_phone(
+    server_url: str, new_page: Any, layout: str, size: tuple[int, int]
 ) -> None:
+    width, height = size
     page = new_page(
-        viewport={"width": 360, "height": 640}, is_mobile=True, has_touch=True,
+        viewport={"width": width, "height": height}, is_mobile=True, has_touch=True,
         device_scale_factor=2, reduced_motion="reduce",
     )  # fmt: skip
     start_game(page, server_url, "easy", query="?cpu_pause=0", layout=layout)
@@ -663,9 +665,9 @@ def test_three_and_four_players_fit_a_360_phone(
     )
     assert len(cards) == len(state(page)["sides"])
     for card in cards:
-        assert card["left"] >= 0 and card["right"] <= 360, cards
+        assert card["left"] >= 0 and card["right"] <= width, cards
         assert card["scroll"] <= card["width"] + 1, cards
-    shot(page, f"{layout}-360x640")
+    shot(page, f"{layout}-{width}x{height}")
 
 
 def play_until(page: Any, selector: str, limit: int = 80) -> None:
