@@ -266,6 +266,9 @@ def test_four_players_by_link_and_code_with_a_spectator(server_url: str, people:
         p.wait_for_function("() => window.crokinole.screen === 'game'")
     for p, seat in zip(pages, ("south", "west", "north", "east"), strict=True):
         assert p.evaluate("() => window.crokinole.bottom") == seat
+    # A spectator only watches: no aim controls, no reactions to send.
+    sync_api.expect(watcher.get_by_test_id("shoot-button")).to_be_hidden()
+    assert watcher.get_by_test_id("react-nice_shot").count() == 0
     # A few shots, then pictures of the four-player game on a desktop and a phone.
     for _ in range(3):
         for p in pages:
