@@ -643,7 +643,7 @@ def test_board_fits_every_screen(
     shot(page, name)
 
 
-@pytest.mark.parametrize("layout", ["three_singles", "doubles"])
+@pytest.mark.parametrize("layout", ["two_vs_one", "three_singles", "doubles"])
 @pytest.mark.parametrize("size", [(360, 640), (640, 360)], ids=["360x640", "landscape-640x360"])
 def test_three_and_four_players_fit_a_phone(
     server_url: str, new_page: Any, layout: str, size: tuple[int, int]
