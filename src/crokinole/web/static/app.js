@@ -7,7 +7,7 @@
 import { ShotAnimation } from "./anim.js";
 import { BoardView, setScheme } from "./board.js";
 import { DEFAULT_POWER, renderControls, wireControls } from "./controls.js";
-import { cpuOpponent, openGameDialog, openRoundDialog, renderGameButtons, renderNext, setPeek } from "./dialogs.js";
+import { openGameDialog, openRoundDialog, renderGameButtons, renderNext, setPeek } from "./dialogs.js";
 import { $, anyModalOpen, closeDialog, escapeHtml, openDialog } from "./dom.js";
 import {
   SEAT_ANGLE, aimVector, clamp, compass, placement, round, zoneOf,
@@ -17,10 +17,11 @@ import { fillRules, fillRulesDiscs, readRules, renderLobby } from "./lobby.js";
 import { Connection } from "./net.js";
 import { renderClock, renderReactions, renderScoreboard } from "./scoreboard.js";
 import { play, setSoundEnabled } from "./sound.js";
+import { wireSettings } from "./settings.js";
 import { createFrom, fillStart, readStart, renderRecord, updateStartForm } from "./start.js";
 import {
   bottomSeat, clock, codeFromPath, initialState, isHotSeat, isSpectator, leaveTable, levelName,
-  memberOf, nearestFree, normalizeCode, placementProblem, reactionLine, reduce, seatOf, shooter,
+  nearestFree, normalizeCode, placementProblem, reactionLine, reduce, seatOf, shooter,
   turnText, withConnection,
 } from "./state.js";
 import { deviceToken, loadGame, loadPrefs, saveGame, savePrefs } from "./store.js";
@@ -53,7 +54,6 @@ const UI = {
   aim: {},
   screen: "start",
   thinking: false,
-  confirmAction: null,
   lastShot: null,
   roundShown: null, // key of the round result on screen
   gameShown: null, // key of the game result on screen
@@ -939,65 +939,13 @@ function wire() {
 
   $("sound-toggle").addEventListener("click", () => setSound(!UI.prefs.sound));
 
-  const settings = $("settings-dialog");
-  const sform = $("settings-form");
-  $("settings-button").addEventListener("click", () => {
-    sform.elements.turn_board.checked = Boolean(UI.prefs.turn_board);
-    sform.elements.sound.checked = Boolean(UI.prefs.sound);
-    sform.elements.scheme.value = UI.prefs.scheme || "classic";
-    sform.elements.cpu_pause.value = String(cpuPause());
-    if (!sform.elements.cpu_pause.value) sform.elements.cpu_pause.value = "0.8";
-    const me = memberOf(S, S.you.member);
-    $("rename-field").hidden = !me;
-    sform.elements.rename.value = me ? me.name : "";
-    resetConfirm();
-    const inGame = UI.screen === "game" && S.game && S.stage === "playing" && !isSpectator(S);
-    $("settings-resign").hidden = !inGame;
-    $("settings-resign").textContent = S.kind === "party" ? "Leave the game" : "Resign";
-    $("settings-new").hidden = UI.screen === "start";
-    openDialog(settings);
-  });
-  sform.elements.sound.addEventListener("change", () => setSound(sform.elements.sound.checked));
-  sform.elements.scheme.addEventListener("change", () => {
-    UI.prefs.scheme = sform.elements.scheme.value;
-    savePrefs(UI.prefs);
-    applyScheme();
-  });
-  sform.elements.cpu_pause.addEventListener("change", () => {
-    UI.prefs.cpu_pause = Number.parseFloat(sform.elements.cpu_pause.value);
-    savePrefs(UI.prefs);
-  });
-  sform.elements.turn_board.addEventListener("change", () => {
-    UI.prefs.turn_board = sform.elements.turn_board.checked;
-    savePrefs(UI.prefs);
-    refresh();
-  });
-  sform.elements.rename.addEventListener("change", () => {
-    const name = sform.elements.rename.value.trim();
-    if (name && S.table) send({ type: "rename", table: S.table, name });
-  });
-  $("settings-close").addEventListener("click", () => closeDialog(settings));
-  settings.addEventListener("close", resetConfirm);
-  $("settings-new").addEventListener("click", () => {
-    const inGame = UI.screen === "game" && S.game && S.stage === "playing" && !isSpectator(S);
-    if (inGame && UI.confirmAction !== "new") {
-      askConfirm("new", "Yes, leave it and start anew");
-      return;
-    }
-    closeDialog(settings);
-    leave();
-  });
-  $("settings-resign").addEventListener("click", () => {
-    if (UI.confirmAction !== "resign") {
-      askConfirm("resign", S.kind === "party" ? "Yes, leave" : "Yes, resign");
-      return;
-    }
-    closeDialog(settings);
-    send({ type: S.kind === "party" ? "leave" : "resign", table: S.table });
-    if (S.kind === "party") {
+  wireSettings({
+    state: () => S, screen: () => UI.screen, prefs: () => UI.prefs, cpuPause, setSound, applyScheme, refresh,
+    send, leave,
+    leftParty: () => {
       forgetTable();
       showStart();
-    }
+    },
   });
 
   const help = $("help-dialog");
@@ -1045,26 +993,6 @@ function leave() {
   UI.pending = null;
   forgetTable();
   showStart();
-}
-
-function askConfirm(action, label) {
-  UI.confirmAction = action;
-  $("settings-confirm").hidden = false;
-  const cpu = cpuOpponent(S) !== null;
-  const party = S.kind === "party";
-  $("settings-confirm").querySelector("p").textContent = party
-    ? "Leave this game? A CPU plays your seat for the rest of it."
-    : action === "resign"
-      ? `Resign this game? ${cpu ? "It counts as a loss in your record." : "It ends without a winner."}`
-      : `A new game abandons this one. ${cpu ? "It counts as a loss in your record, as resigning does." : "It ends without a winner."}`;
-  $(action === "resign" ? "settings-resign" : "settings-new").textContent = label;
-}
-
-function resetConfirm() {
-  UI.confirmAction = null;
-  $("settings-confirm").hidden = true;
-  $("settings-new").textContent = "New game";
-  $("settings-resign").textContent = S.kind === "party" ? "Leave the game" : "Resign";
 }
 
 function applyScheme() {

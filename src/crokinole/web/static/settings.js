@@ -1,0 +1,102 @@
+// The Settings dialog: preferences (sound, colours, the CPU's pause, turning the board, your
+// name at a table), and leaving the game (resign against the CPU, leave a party), confirmed.
+
+import { cpuOpponent } from "./dialogs.js";
+import { $, closeDialog, openDialog } from "./dom.js";
+import { isSpectator, memberOf } from "./state.js";
+import { savePrefs } from "./store.js";
+
+let h = null;
+let confirming = null; // "new" | "resign" while the dialog asks to confirm
+
+function inGame() {
+  const S = h.state();
+  return h.screen() === "game" && Boolean(S.game) && S.stage === "playing" && !isSpectator(S);
+}
+
+function askConfirm(action, label) {
+  const S = h.state();
+  confirming = action;
+  $("settings-confirm").hidden = false;
+  const cpu = cpuOpponent(S) !== null;
+  $("settings-confirm").querySelector("p").textContent = S.kind === "party"
+    ? "Leave this game? A CPU plays your seat for the rest of it."
+    : action === "resign"
+      ? `Resign this game? ${cpu ? "It counts as a loss in your record." : "It ends without a winner."}`
+      : `A new game abandons this one. ${cpu ? "It counts as a loss in your record, as resigning does." : "It ends without a winner."}`;
+  $(action === "resign" ? "settings-resign" : "settings-new").textContent = label;
+}
+
+function resetConfirm() {
+  confirming = null;
+  $("settings-confirm").hidden = true;
+  $("settings-new").textContent = "New game";
+  $("settings-resign").textContent = h.state().kind === "party" ? "Leave the game" : "Resign";
+}
+
+/**
+ * Wire the dialog. `hooks`: {state(), screen(), prefs(), cpuPause(), setSound(on), applyScheme(),
+ * refresh(), send(msg), leave() (to the start screen, resigning a game in progress),
+ * leftParty() (forget the party left)}.
+ */
+export function wireSettings(hooks) {
+  h = hooks;
+  const settings = $("settings-dialog");
+  const sform = $("settings-form");
+  $("settings-button").addEventListener("click", () => {
+    const S = h.state();
+    const prefs = h.prefs();
+    sform.elements.turn_board.checked = Boolean(prefs.turn_board);
+    sform.elements.sound.checked = Boolean(prefs.sound);
+    sform.elements.scheme.value = prefs.scheme || "classic";
+    sform.elements.cpu_pause.value = String(h.cpuPause());
+    if (!sform.elements.cpu_pause.value) sform.elements.cpu_pause.value = "0.8";
+    const me = memberOf(S, S.you.member);
+    $("rename-field").hidden = !me;
+    sform.elements.rename.value = me ? me.name : "";
+    resetConfirm();
+    $("settings-resign").hidden = !inGame();
+    $("settings-new").hidden = h.screen() === "start";
+    openDialog(settings);
+  });
+  sform.elements.sound.addEventListener("change", () => h.setSound(sform.elements.sound.checked));
+  sform.elements.scheme.addEventListener("change", () => {
+    h.prefs().scheme = sform.elements.scheme.value;
+    savePrefs(h.prefs());
+    h.applyScheme();
+  });
+  sform.elements.cpu_pause.addEventListener("change", () => {
+    h.prefs().cpu_pause = Number.parseFloat(sform.elements.cpu_pause.value);
+    savePrefs(h.prefs());
+  });
+  sform.elements.turn_board.addEventListener("change", () => {
+    h.prefs().turn_board = sform.elements.turn_board.checked;
+    savePrefs(h.prefs());
+    h.refresh();
+  });
+  sform.elements.rename.addEventListener("change", () => {
+    const name = sform.elements.rename.value.trim();
+    const S = h.state();
+    if (name && S.table) h.send({ type: "rename", table: S.table, name });
+  });
+  $("settings-close").addEventListener("click", () => closeDialog(settings));
+  settings.addEventListener("close", resetConfirm);
+  $("settings-new").addEventListener("click", () => {
+    if (inGame() && confirming !== "new") {
+      askConfirm("new", "Yes, leave it and start anew");
+      return;
+    }
+    closeDialog(settings);
+    h.leave();
+  });
+  $("settings-resign").addEventListener("click", () => {
+    const S = h.state();
+    if (confirming !== "resign") {
+      askConfirm("resign", S.kind === "party" ? "Yes, leave" : "Yes, resign");
+      return;
+    }
+    closeDialog(settings);
+    h.send({ type: S.kind === "party" ? "leave" : "resign", table: S.table });
+    if (S.kind === "party") h.leftParty();
+  });
+}
