@@ -1,8 +1,9 @@
 // The crokinole browser client: draws what the server sends, sends what the player intends.
 // Protocol: docs/protocol.md (v2). The state is state.js's pure reducer over the server's
-// messages; this module queues the messages (a shot is animated before the next is shown),
-// wires the input and calls the views (board.js, scoreboard.js, lobby.js, dialogs.js,
-// controls.js). No build step, no dependencies.
+// messages; this module connects, queues the messages (a shot is animated before the next is
+// shown), picks the screen and calls the views: start.js (start screen), lobby.js (a party's
+// lobby), board.js + anim.js (the board and shots), scoreboard.js (cards, clock, reactions),
+// controls.js + input.js (aiming), dialogs.js (results), settings.js. No build step.
 
 import { ShotAnimation } from "./anim.js";
 import { BoardView, setScheme } from "./board.js";
