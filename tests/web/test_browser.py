@@ -1071,6 +1071,19 @@ def test_abandoning_is_a_loss_and_the_client_says_so(server_url: str, new_page: 
     page.wait_for_timeout(500)
     assert record_of(page)["easy"]["four_rounds"]["losses"] == 1
 
+    # From the start screen: the unfinished game is offered; a new one says it would be a loss.
+    start_game(page, server_url, "easy", query="?cpu_pause=0")
+    wait_my_turn(page)
+    page.evaluate("() => localStorage.removeItem('crokinole.game')")
+    page.reload()
+    sync_api.expect(page.get_by_test_id("continue-button")).to_be_visible()
+    page.get_by_test_id("start-button").click()
+    sync_api.expect(page.locator("#start-confirm")).to_contain_text("counts as a loss")
+    assert page.evaluate("() => window.crokinole.state") is None
+    page.get_by_test_id("start-button").click()
+    wait_my_turn(page)
+    assert record_of(page)["easy"]["four_rounds"]["losses"] == 2
+
 
 def test_levels_come_from_the_server_and_the_record_from_a_header(
     server_url: str, new_page: Any

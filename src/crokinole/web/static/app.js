@@ -60,6 +60,7 @@ const UI = {
   gameShown: null, // key of the game result on screen
   joinLink: codeFromPath(location.pathname), // {code, spectator} of a /join or /watch link
   reopened: false, // this page went back to the device's party once (R7)
+  startConfirmed: false, // the player was told a new game abandons the unfinished one
 };
 
 const view = new BoardView($("board"));
@@ -342,6 +343,8 @@ function afterEvent(msg, before) {
   if (before.table !== S.table) {
     UI.roundShown = null;
     UI.gameShown = null;
+    // A new game on this device resigned its other unfinished ones (the server did).
+    if (S.kind === "solo") S = { ...S, myTables: S.myTables.filter((t) => t.kind !== "solo" || t.table === S.table) };
     if (S.table && UI.joinLink) {
       UI.joinLink = null;
       history.replaceState(null, "", "/");
@@ -732,6 +735,7 @@ function showStart() {
   if (UI.screen !== "start") fillStart(UI.prefs, S.levels, UI.joinLink);
   setScreen("start");
   updateStartForm();
+  resetStartConfirm();
   layout();
   refresh();
   // The device token goes in a header, never in the address (it would land in access logs).
@@ -864,11 +868,23 @@ function wire() {
 
   const form = $("start-form");
   form.addEventListener("change", (ev) => {
-    if (["mode", "layout", "people"].includes(ev.target.name)) updateStartForm(ev.target.name);
+    if (["mode", "layout", "people"].includes(ev.target.name)) {
+      updateStartForm(ev.target.name);
+      resetStartConfirm();
+    }
   });
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const o = readStart();
+    // A new game on this device resigns its unfinished one (a loss against the CPU): ask first.
+    const unfinished = S.myTables.some((t) => t.kind === "solo" && t.stage === "playing");
+    if (o.mode !== "party" && unfinished && !UI.startConfirmed) {
+      UI.startConfirmed = true;
+      $("start-confirm").hidden = false;
+      $("start-button").textContent = "Yes, abandon it and start";
+      return;
+    }
+    resetStartConfirm();
     UI.prefs = {
       ...UI.prefs, mode: o.mode, layout: o.layout, opponent: o.opponent, scoring: o.scoring, discs: o.discs,
       required_contact: o.required_contact, names: { ...UI.prefs.names, me: o.name },
@@ -983,6 +999,12 @@ function wire() {
   reducedMotion.addEventListener?.("change", () => {
     if (reducedMotion.matches) shots.finish();
   });
+}
+
+function resetStartConfirm() {
+  UI.startConfirmed = false;
+  $("start-confirm").hidden = true;
+  $("start-button").textContent = $("start-form").elements.mode.value === "party" ? "Create the party" : "Start";
 }
 
 /** Leave the table on screen: a party is left for good; a solo game in progress is resigned. */
