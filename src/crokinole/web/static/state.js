@@ -85,7 +85,6 @@ const LOBBY_KEYS = [
 
 const RENAME = { next_pressed: "nextPressed", rematch_votes: "rematchVotes" };
 
-/** Copy the parts of a (possibly partial) view onto the state. */
 /**
  * The game with every seat's name told apart: two seats of one name (two "CPU Easy" against
  * you in three singles) get their seat word added, "CPU Easy (West)".
@@ -101,6 +100,7 @@ export function withDistinctNames(game) {
   };
 }
 
+/** Copy the parts of a (possibly partial) view onto the state. */
 function applyParts(s, part) {
   const out = { ...s };
   for (const key of LOBBY_KEYS) {
@@ -193,7 +193,7 @@ export function reduce(s, msg, localNow) {
     case "round":
       if (msg.game) out.game = withDistinctNames(msg.game);
       out.log = [];
-      out.nextPressed = msg.next_pressed ?? [];
+      if (!msg.lobby && msg.next_pressed === undefined) out.nextPressed = []; // a new round: nobody pressed
       return out;
     case "finished":
       if (msg.game) out.game = withDistinctNames(msg.game);
