@@ -12,7 +12,9 @@ from crokinole.board import Seat, Shot
 from crokinole.rules import Game, Phase
 from crokinole.table import (
     HAND_NOISE,
+    Connect,
     Cpu,
+    Disconnect,
     GameFinished,
     Leave,
     NextRound,
@@ -360,3 +362,49 @@ def test_the_human_hand_makes_an_open_20_often_but_not_always() -> None:
     assert open_twenties("steady", 10) == 10
     made = open_twenties("human", 80)
     assert 0.6 * 80 <= made <= 0.95 * 80
+
+
+def test_nobody_left_at_the_table_starts_no_rematch() -> None:
+    # "A rematch when the players agree" (R7): Ann votes and closes her tab,
+    # then Bob (who never voted) closes his.  With nobody connected nothing
+    # starts: a game played by stand-ins for nobody would count in both
+    # players' records.
+    table, _ = started(rounds=1, tie="draw")
+    table = play_round(table, T0)
+    table, _ = table.apply(Rematch(device(1)), T0 + 1)
+    table, _ = table.apply(Disconnect(device(1)), T0 + 2)
+    table, events = table.apply(Disconnect(device(2)), T0 + 3)
+    assert [e.TYPE for e in events] == ["presence"]
+    assert table.stage is Stage.FINISHED and table.game_number == 1
+    # Ann comes back: she voted, Bob is away: her rematch starts (every
+    # connected seated player voted).
+    table, events = table.apply(Connect(device(1)), T0 + 4)
+    assert [e.TYPE for e in events] == ["presence", "game_started"]
+    assert table.game_number == 2
+
+
+def test_one_who_pressed_next_and_comes_back_alone_goes_on() -> None:
+    # Round over: Ann pressed Next, went away and came back; Bob is away.
+    # Pressing Next again (the page was reloaded) starts the round: every
+    # connected seated player pressed.
+    table, _ = started(rounds=2)
+    table = play_round(table, T0)
+    table, _ = table.apply(NextRound(device(1)), T0 + 1)
+    table, _ = table.apply(Disconnect(device(1)), T0 + 2)
+    table, events = table.apply(Disconnect(device(2)), T0 + 3)
+    assert [e.TYPE for e in events] == ["presence"]  # nobody here: the countdown decides
+    assert table.game is not None and table.game.phase is Phase.ROUND_OVER
+    table, events = table.apply(Connect(device(1)), T0 + 4)
+    assert [e.TYPE for e in events] == ["presence", "round_started"]
+
+
+def test_a_rematch_vote_pressed_again_goes_on_when_the_others_went_away() -> None:
+    # Ann voted while Bob was there; both went; Ann is back (her Connect is
+    # still on its way) and presses Rematch again: it starts.
+    table, _ = started(rounds=1, tie="draw")
+    table = play_round(table, T0)
+    table, _ = table.apply(Rematch(device(1)), T0 + 1)
+    table, _ = table.apply(Disconnect(device(1)), T0 + 2)
+    table, _ = table.apply(Disconnect(device(2)), T0 + 3)
+    table, events = table.apply(Rematch(device(1)), T0 + 4)
+    assert [e.TYPE for e in events] == ["game_started"]

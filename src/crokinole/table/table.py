@@ -25,7 +25,10 @@ Decisions taken where the issue and the contract are silent:
   with its person connected again.  While it plays, the person's own shots
   are refused (``not_your_turn``).  Solo tables never stand in.
 * **Ready.**  Next round and rematch go on when every *connected* seated
-  person pressed (at least one must have); a disconnection can complete it.
+  person pressed, and at least one who pressed is connected (or pressing
+  now): a disconnection, or one who pressed coming back, can complete it,
+  but a table nobody is at starts nothing (a game for nobody would count
+  in their records).
 * **Deadlines** fire at the time the server ticks, and the next turn's
   clock starts then: after a restart, every player gets a full turn.
 * **Solo.**  One press of Next starts the next round and one Rematch the
@@ -811,11 +814,15 @@ def _first_seat(t: Table) -> Seat:
     return seats[(seats.index(t.game.first_seat) + 1) % len(seats)]
 
 
-def _ready(t: Table, pressed: frozenset[str]) -> bool:
-    """Whether every connected seated person pressed (and at least one seated person did)."""
+def _ready(t: Table, pressed: frozenset[str], present: str | None = None) -> bool:
+    """Whether every connected seated person pressed, and one who pressed is here.
+
+    ``present`` is the member pressing now (here, whatever their presence says).
+    """
     seated = {o.mid for o in t.seats.values() if isinstance(o, Person)}
     connected = {mid for mid in seated if (m := t.member(mid)) is not None and m.connected}
-    return bool(pressed & seated) and connected <= pressed
+    here = connected | ({present} & seated if present is not None else set())
+    return bool(pressed & here) and connected <= pressed
 
 
 def _person_back(t: Table, seat: Seat) -> bool:
@@ -848,18 +855,18 @@ def _begin_turn(d: _Draft) -> None:
         d.emit(TurnTimedOut, seat=seat, reason="no_room")
 
 
-def _settle(d: _Draft) -> None:
-    """Go on when everyone is ready: the next round, or a rematch."""
+def _settle(d: _Draft, present: str | None = None) -> None:
+    """Go on when everyone is ready: the next round, or a rematch (``present``: who pressed)."""
     t = d.table
     game = t.game
     if t.stage is Stage.PLAYING and game is not None and game.phase is Phase.ROUND_OVER:
-        if _ready(t, t.next_pressed):
+        if _ready(t, t.next_pressed, present):
             d.emit(RoundStarted, round=game.round_number + 1)
             _begin_turn(d)
     elif (
         t.stage is Stage.FINISHED
         and t.kind is Kind.PARTY
-        and _ready(t, t.rematch_votes)
+        and _ready(t, t.rematch_votes, present)
         and _empty_seat(t) is None
     ):
         _start_game(d)
@@ -1135,7 +1142,7 @@ def _next_round(d: _Draft, c: NextRound) -> None:
     _seated(t, member)
     if member.mid not in t.next_pressed:
         d.emit(NextPressed, mid=member.mid)
-        _settle(d)
+    _settle(d, member.mid)  # pressed again: those who went away may have completed it
 
 
 def _rematch(d: _Draft, c: Rematch) -> None:
@@ -1147,9 +1154,10 @@ def _rematch(d: _Draft, c: Rematch) -> None:
     _seated(t, member)
     if t.kind is Kind.SOLO:
         _start_game(d)
-    elif member.mid not in t.rematch_votes:
-        d.emit(RematchVoted, mid=member.mid)
-        _settle(d)
+    else:
+        if member.mid not in t.rematch_votes:
+            d.emit(RematchVoted, mid=member.mid)
+        _settle(d, member.mid)  # voted again: those who went away may have completed it
 
 
 def _presence(d: _Draft, c: Connect | Disconnect) -> None:
@@ -1160,8 +1168,9 @@ def _presence(d: _Draft, c: Connect | Disconnect) -> None:
     connected = isinstance(c, Connect)
     if member.connected != connected:
         d.emit(Presence, mid=member.mid, connected=connected)
-        if not connected:
-            _settle(d)
+        # Gone: the others may all have pressed.  Back: one who pressed
+        # may now be the only one here.
+        _settle(d)
 
 
 def _react(d: _Draft, c: React) -> None:
