@@ -160,3 +160,34 @@ def test_a_table_is_created_only_from_sound_values(
             seats=seats,
         )
     assert info.value.code == "bad_settings"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: lobby().apply(TakeSeat(device(2), Seat.EAST), T0),
+        lambda: lobby().apply(SetCpu(device(1), Seat.WEST, "hard"), T0),
+        lambda: playing().apply(Shoot(device(1), Seat.EAST, SHOT), T0),
+        lambda: Table.create(
+            id="s" * 32,
+            kind="solo",
+            code=None,
+            host_device=device(1),
+            host_name="Ann",
+            settings=TableSettings.for_kind("solo"),
+            seed=1,
+            now=T0,
+            seats={Seat.SOUTH: "me", Seat.EAST: "hard"},
+        ),
+    ],
+    ids=["take_seat", "set_cpu", "shoot", "solo_seats"],
+)
+def test_a_seat_outside_the_layout_is_named_in_words(make: Callable[[], object]) -> None:
+    # A player reads the message: "east is not a seat of singles", not a Python repr.
+    with pytest.raises(TableError) as info:
+        make()
+    assert info.value.code == "not_a_seat"
+    assert info.value.message.startswith("east is not") or info.value.message.startswith(
+        "west is not"
+    )
+    assert "Seat." not in info.value.message and "<" not in info.value.message

@@ -166,6 +166,11 @@ def _seat_word(seat: Seat) -> str:
     return seat.name.lower()
 
 
+def _seat_text(seat: object) -> str:
+    """A seat as a player reads it in a message (``east``), whatever was sent."""
+    return _seat_word(seat) if isinstance(seat, Seat) else repr(seat)
+
+
 @dataclass(frozen=True, slots=True)
 class Table:
     """A table: its people, seats, settings, clocks and game, at one version.
@@ -314,7 +319,9 @@ class Table:
             chosen = dict(seats) if seats is not None else {layout_seats[0]: ME}
             for seat in chosen:
                 if seat not in layout_seats:
-                    raise _refuse("not_a_seat", f"{seat!r} is not a seat of {_layout(settings)}")
+                    raise _refuse(
+                        "not_a_seat", f"{_seat_text(seat)} is not a seat of {_layout(settings)}"
+                    )
             for seat in layout_seats:
                 value = chosen.get(seat, settings.standin_level if seats is None else None)
                 if value is None:
@@ -797,7 +804,9 @@ def _empty_seat(t: Table) -> Seat | None:
 def _check_seat(t: Table, seat: object) -> Seat:
     if not isinstance(seat, Seat) or seat not in t.seats:
         seats = ", ".join(_seat_word(s) for s in t.seats)
-        raise _refuse("not_a_seat", f"{seat!r} is not a seat of {_layout(t.settings)} ({seats})")
+        raise _refuse(
+            "not_a_seat", f"{_seat_text(seat)} is not a seat of {_layout(t.settings)} ({seats})"
+        )
     return seat
 
 
