@@ -249,3 +249,13 @@ def test_table_errors_are_crokinole_errors_with_a_code() -> None:
         "north is taken by Bob",
     )
     assert len(set(ERROR_CODES)) == 21
+
+
+@pytest.mark.parametrize("turn_time", ["30", 0, 0.5, 5000, True, math.nan])
+def test_a_players_bad_clock_is_told_the_three_choices(turn_time: object) -> None:
+    # R2: a player chooses none, 30 s or 60 s; the test setting's "1 to 3600"
+    # range is not what they can choose, so it is not what they are told.
+    with pytest.raises(TableError) as info:
+        TableSettings.from_dict({"turn_time": turn_time})
+    assert info.value.code == "bad_settings"
+    assert "none, 30 or 60 seconds" in info.value.message

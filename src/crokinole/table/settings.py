@@ -232,13 +232,17 @@ class TableSettings:
         if not all(isinstance(k, str) for k in data):
             raise _bad("settings are named by text")
         options = dict(data)
+        clock = options.get("turn_time")
+        if not allow_short_clock and clock is not None and not _a_turn_time(clock):
+            raise _bad(f"time per turn is none, 30 or 60 seconds, not {clock!r}")
         if options.get("scoring") == Scoring.TO_100.value and "rounds" not in options:
             options["rounds"] = None
-        settings = cls.for_kind(kind, **options)
-        clock = settings.turn_time
-        if not allow_short_clock and clock is not None and clock not in TURN_TIMES:
-            raise _bad(f"time per turn is none, 30 or 60 seconds, not {data['turn_time']!r}")
-        return settings
+        return cls.for_kind(kind, **options)
+
+
+def _a_turn_time(value: object) -> bool:
+    """Whether ``value`` is one of the clocks players choose from (R2: 30 or 60 s)."""
+    return isinstance(value, int | float) and is_real_number(value) and value in TURN_TIMES
 
 
 @dataclass(frozen=True, slots=True)
