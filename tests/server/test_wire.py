@@ -11,7 +11,16 @@ import pytest
 
 from crokinole.board import Seat, Shot
 from crokinole.server import wire
-from crokinole.table import ERROR_CODES, Shoot, Table, TableSettings, Timings
+from crokinole.table import (
+    ERROR_CODES,
+    React,
+    Rename,
+    Shoot,
+    Table,
+    TableError,
+    TableSettings,
+    Timings,
+)
 
 TABLE = "ab" * 16
 HOST = "host-device-token-0001"
@@ -217,3 +226,29 @@ def test_every_documented_error_has_its_protocol_test() -> None:
     missing = [c for c in _documented_codes() if c not in untested and
                f"def test_error_{c}" not in tests]  # fmt: skip
     assert missing == []
+
+
+@pytest.mark.parametrize(
+    ("payload", "code"),
+    [
+        ({"type": "join", "code": "ABC234", "name": "x" * 300}, "bad_name"),
+        ({"type": "create", "kind": "party", "settings": {}, "name": "x" * 300}, "bad_name"),
+        ({"type": "rename", "table": TABLE, "name": "x" * 300}, "bad_name"),
+        ({"type": "react", "table": TABLE, "reaction": "y" * 300}, "unknown_reaction"),
+    ],
+)
+def test_a_long_name_or_reaction_is_the_table_s_to_refuse(
+    payload: dict[str, Any], code: str
+) -> None:
+    # docs/protocol.md: a name longer than 24 characters is bad_name, a
+    # reaction not in the list unknown_reaction.  The wire carries them (the
+    # 16 KiB message limit bounds them) for the table to refuse with its code.
+    parsed = wire.parse_message(json.dumps(payload))
+    assert parsed.type == payload["type"]
+    table = _party()
+    command = (
+        React(HOST, payload["reaction"]) if "reaction" in payload else Rename(HOST, payload["name"])
+    )
+    with pytest.raises(TableError) as info:
+        table.apply(command, 1000.0)
+    assert info.value.code == code

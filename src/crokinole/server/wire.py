@@ -100,9 +100,9 @@ LevelId = Annotated[str, AfterValidator(_level)]
 SeatHolder = Annotated[str, AfterValidator(_seat_holder)]
 TableId = Annotated[str, Field(pattern=TABLE_PATTERN)]
 MemberId = Annotated[str, Field(pattern=MEMBER_PATTERN)]
-#: Names are checked by the table (``bad_name``: 1–24 characters, plain text);
-#: the wire only bounds what it carries.
-Name = Annotated[str, Field(max_length=200)]
+#: Names are checked by the table (``bad_name``: 1–24 characters, plain text),
+#: reactions too (``unknown_reaction``); the 16 KiB message limit bounds them.
+Name = str
 
 
 class _Message(BaseModel):
@@ -195,7 +195,7 @@ class Rename(_Message):
 class React(_Message):
     type: Literal["react"]
     table: TableId
-    reaction: Annotated[str, Field(max_length=40)]
+    reaction: str
 
 
 class Ping(_Message):
