@@ -36,7 +36,9 @@ from crokinole.table import (
     GameFinished,
     GameStarted,
     Join,
+    Leave,
     Presence,
+    Remove,
     Rename,
     Resign,
     RoundStarted,
@@ -814,3 +816,27 @@ def test_a_resigned_game_is_a_loss_against_the_cpu_and_hot_seat_games_count_for_
     record = store.device_record("dev-me", ["hard", "people"])
     assert record["hard"]["four_rounds"] == {"wins": 0, "draws": 0, "losses": 1}
     assert record["people"]["four_rounds"] == {"wins": 0, "draws": 0, "losses": 0}
+
+
+def test_leaving_a_party_mid_game_is_a_loss_for_the_one_who_left(store: Store) -> None:
+    # docs/protocol.md: an abandoned game is a loss for whoever abandoned it.
+    # Bob, losing, leaves mid-game (the stand-in plays his seat to the end):
+    # his record shows the loss against people, as resigning a game against
+    # the CPU does; a player the host removed abandoned nothing.
+    async def scenario() -> None:
+        tables = Tables(store)
+        table = await party_of_two(tables, settings={"hand": "steady"})
+        await tables.command(table.id, Leave("dev-bob"))
+        await tables.close()
+
+        tables = Tables(store)
+        other = await party_of_two(tables, settings={"hand": "steady"})
+        await tables.command(other.id, Remove("dev-ann", "m2"))
+        await tables.close()
+
+    run(scenario)
+    record = store.device_record("dev-bob", ["normal", "people"])
+    assert record["people"]["four_rounds"] == {"wins": 0, "draws": 0, "losses": 1}
+    assert record["normal"]["four_rounds"] == {"wins": 0, "draws": 0, "losses": 0}
+    ann = store.device_record("dev-ann", ["normal", "people"])
+    assert ann["people"]["four_rounds"] == {"wins": 0, "draws": 0, "losses": 0}

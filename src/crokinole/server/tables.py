@@ -53,6 +53,7 @@ from crokinole.table import (
     GameFinished,
     Join,
     Kind,
+    MemberLeft,
     Shoot,
     Stage,
     Table,
@@ -512,7 +513,7 @@ class Tables:
             members=_members(after),
             deadline=after.next_deadline(),
             status=after.stage,
-            results=results_of(after, events),
+            results=results_of(after, events, before=before),
         )
 
     async def _give_up(self, held: _Held) -> None:
@@ -659,33 +660,34 @@ def _members(table: Table) -> list[TableMember]:
     ]
 
 
-def results_of(table: Table, events: Sequence[Event]) -> list[TableResult]:
-    """The device records of a game that ``events`` finish (none otherwise).
+def results_of(
+    table: Table, events: Sequence[Event], *, before: Table | None = None
+) -> list[TableResult]:
+    """The device records of a game that ``events`` finish, or that a player left.
 
     Each device that plays exactly one side gets a win, draw or loss (a
     device on several sides, hot-seat on one screen, gets none).  The
     opponent is the CPU level when every opposing seat is a CPU of one
     level, else ``people``.  An abandoned game is a loss for the devices
-    still playing it (a resigned game on one device).
+    still playing it (a resigned game on one device), and for a player who
+    leaves a game under way (``before``: the table before ``events``; one
+    the host removed abandoned nothing).
     """
+    rows = _left_mid_game(before, events) if before is not None else []
     finished = [e for e in events if isinstance(e, GameFinished)]
     if not finished or table.game is None:
-        return []
+        return rows
     end = finished[-1]
     rules = table.game.rules
     sides_of: dict[str, set[int]] = {}
     for member in table.members:
         for seat in table.seats_of(member.mid):
             sides_of.setdefault(member.device, set()).add(rules.side_of(seat))
-    rows = []
     for device, sides in sides_of.items():
         if len(sides) != 1:
             continue
         (side,) = sides
-        opponents = [o for s, o in table.seats.items() if rules.side_of(s) != side]
-        levels = {o.level for o in opponents if isinstance(o, Cpu)}
-        everyone_cpu = all(isinstance(o, Cpu) for o in opponents)
-        opponent = levels.pop() if everyone_cpu and len(levels) == 1 else "people"
+        opponent = _opponent(table, side)
         if end.abandoned:
             result = "loss"
         elif end.winner is None:
@@ -699,6 +701,41 @@ def results_of(table: Table, events: Sequence[Event]) -> list[TableResult]:
                 opponent=opponent,
                 scoring=rules.scoring.value,
                 result=result,
+            )
+        )
+    return rows
+
+
+def _opponent(table: Table, side: int) -> str:
+    """``people``, or the CPU level when every seat against ``side`` is a CPU of that level."""
+    assert table.game is not None
+    rules = table.game.rules
+    opponents = [o for s, o in table.seats.items() if rules.side_of(s) != side]
+    levels = {o.level for o in opponents if isinstance(o, Cpu)}
+    everyone_cpu = all(isinstance(o, Cpu) for o in opponents)
+    return levels.pop() if everyone_cpu and len(levels) == 1 else "people"
+
+
+def _left_mid_game(before: Table, events: Sequence[Event]) -> list[TableResult]:
+    """A loss for each player who left (not removed) the game under way in ``before``."""
+    game = before.game
+    if before.stage is not Stage.PLAYING or game is None:
+        return []
+    rows = []
+    for event in events:
+        if not isinstance(event, MemberLeft) or event.removed:
+            continue
+        member = before.member(event.mid)
+        sides = {game.rules.side_of(seat) for seat in before.seats_of(event.mid)}
+        if member is None or len(sides) != 1:
+            continue
+        rows.append(
+            TableResult(
+                game_number=before.game_number,
+                device_token=member.device,
+                opponent=_opponent(before, sides.pop()),
+                scoring=game.rules.scoring.value,
+                result="loss",
             )
         )
     return rows
