@@ -654,3 +654,154 @@ def test_a_player_who_leaves_mid_game_is_played_by_the_cpu_and_not_pulled_back(
     bob.wait_for_timeout(500)
     assert bob.evaluate("() => window.crokinole.screen") == "start"
     assert bob.evaluate("() => window.crokinole.table") is None
+
+
+# ---------------------------------------------------------------- what a player reads (review)
+
+#: The option texts of the visible selects under ``root`` that are wider than their select
+#: (measured in the select's own font): a phone would cut them short.
+CUT_OPTIONS = """(root) => {
+  const out = [];
+  const ctx = document.createElement('canvas').getContext('2d');
+  for (const s of document.querySelectorAll(root + ' select')) {
+    if (!s.offsetParent) continue;
+    const cs = getComputedStyle(s);
+    ctx.font = cs.font;
+    const room = s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    for (const o of s.options) {
+      if (ctx.measureText(o.text).width > room) out.push(`${s.name}: ${o.text}`);
+    }
+  }
+  return out;
+}"""
+
+#: The texts under ``sel`` that a line break cuts inside a word (not at a space or a hyphen):
+#: "C|y", "CPU Norm|al".
+BROKEN_WORDS = """(sel) => {
+  const bad = [];
+  for (const box of document.querySelectorAll(sel)) {
+    const walk = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      const t = n.textContent;
+      let top = null;
+      for (let i = 0; i < t.length; i += 1) {
+        if (/\\s/.test(t[i])) continue;
+        const r = document.createRange();
+        r.setStart(n, i);
+        r.setEnd(n, i + 1);
+        const b = r.getBoundingClientRect();
+        if (!b.height) continue;
+        if (top !== null && b.top > top + 2 && !/[\\s-]/.test(t[i - 1])) {
+          bad.push(t);
+          break;
+        }
+        top = b.top;
+      }
+    }
+  }
+  return bad;
+}"""
+
+PHONE = {"width": 360, "height": 640}
+
+
+def test_the_party_form_and_the_rules_fit_a_small_phone(server_url: str, people: Any) -> None:
+    # Every choice of the party form and of the host's rules is read whole on a 360 px phone.
+    ann = people(viewport=PHONE)
+    ann.goto(server_url)
+    connected(ann)
+    ann.get_by_test_id("mode-party").check()
+    for layout in ("singles", "doubles"):
+        ann.get_by_test_id("layout-select").select_option(layout)
+        assert ann.evaluate(CUT_OPTIONS, "#start-form") == []
+    sync_api.expect(ann.get_by_test_id("layout-note")).to_contain_text("partners sitting opposite")
+    sync_api.expect(ann.locator("#hand-note")).to_contain_text("strong club player")
+    ann.get_by_test_id("name-input").fill("Ann")
+    ann.get_by_test_id("start-button").click()
+    ann.wait_for_function("() => window.crokinole.screen === 'lobby'")
+    ann.get_by_test_id("rules-button").click()
+    sync_api.expect(ann.get_by_test_id("rules-dialog")).to_be_visible()
+    assert ann.evaluate(CUT_OPTIONS, "#rules-form") == []
+
+
+def test_leaving_a_party_says_so_on_the_start_screen(server_url: str, people: Any) -> None:
+    ann = people()
+    code = create_party(ann, server_url, "singles", "Ann")
+    bob = people()
+    join_by_code(bob, server_url, code, "Bob")
+    bob.get_by_test_id("leave-button").click()
+    bob.wait_for_function("() => window.crokinole.screen === 'start'")
+    # Told what happened; nothing left over from joining ("Joining…", the code).
+    sync_api.expect(bob.locator("#start-status")).to_have_text("You left the party.")
+    sync_api.expect(bob.locator("#join-status")).to_have_text("")
+    sync_api.expect(bob.get_by_test_id("code-input")).to_have_value("")
+    ann.wait_for_function("() => window.crokinole.view.members.length === 1")
+
+
+#: Every text the turn line and the game result's title show, from the page's first moment.
+WATCH_TEXTS = """
+window.__seen = { turn: [], results: [] };
+setInterval(() => {
+  const t = document.querySelector('#turn-indicator');
+  if (t && t.textContent && window.__seen.turn.at(-1) !== t.textContent) {
+    window.__seen.turn.push(t.textContent);
+  }
+  const d = document.querySelector('#game-dialog');
+  const title = d && d.open ? document.querySelector('#game-title').textContent : null;
+  if (title && window.__seen.results.at(-1) !== title) window.__seen.results.push(title);
+}, 20);
+"""
+
+
+def test_a_stand_in_is_named_and_a_player_back_after_the_end_sees_the_result(
+    quick_server: str, people: Any
+) -> None:
+    # R7: the CPU plays for Cy, who is away; the screens name it "CPU playing for Cy" even
+    # while it pauses before its shot (not "Cy is thinking…"), on a card that keeps the name
+    # whole. Cy comes back after the end, on a phone: the missed shots are caught up and the
+    # result shown is the game's (never "Game abandoned" from the party's lobby part, which
+    # already says "finished"), its title in view.
+    ann = people()
+    ann.context.add_init_script(WATCH_TEXTS)
+    code = create_party(ann, quick_server, "three_singles", "Ann", query="?rounds=1&cpu_pause=0.3")
+    bob, cy = people(), people(viewport=PHONE)
+    join_by_code(bob, quick_server, code, "Bob Normal")
+    join_by_code(cy, quick_server, code, "Cy")
+    sit(bob, "west")
+    sit(cy, "north")
+    ann.wait_for_function(CAN_START)
+    ann.get_by_test_id("party-start-button").click()
+    for p in (ann, bob, cy):
+        p.wait_for_function("() => window.crokinole.screen === 'game'")
+    storage = cy.context.storage_state()
+    cy.context.close()
+    for p in (ann, bob):  # south, then west; then it is Cy's turn (north)
+        p.wait_for_function("() => window.crokinole.canShoot")
+        shoot(p)
+    ann.wait_for_function(
+        "() => window.crokinole.view.seats.some((s) => s.seat === 'north' && s.occupant.stand_in)"
+    )
+    sync_api.expect(ann.locator("#side-card-2")).to_contain_text("CPU playing for Cy")
+    assert ann.evaluate(BROKEN_WORDS, ".side-card") == []
+    play_to_the_end([ann, bob])
+    final = same_everywhere([ann, bob])
+    seen = ann.evaluate("() => window.__seen.turn")
+    assert "CPU playing for Cy…" in seen, seen
+    assert "Cy is thinking…" not in seen, seen
+    # The result names every side whole, on a desktop.
+    assert ann.evaluate(BROKEN_WORDS, "#game-dialog thead") == []
+    back = people(storage=storage, viewport=PHONE)
+    back.context.add_init_script(WATCH_TEXTS)
+    back.goto(quick_server)
+    connected(back)
+    back.wait_for_function(GAME_OVER, timeout=60_000)
+    back.wait_for_function("() => !window.crokinole.busy")
+    winner = final["outcome"]["winner"]
+    names = {0: "Ann wins", 1: "Bob Normal wins", 2: "You win!"}
+    expected = "A draw" if winner is None else names[winner]
+    assert back.evaluate("() => window.__seen.results") == [expected]
+    # The title is in view on the phone (the dialog is not scrolled down to its buttons).
+    assert back.evaluate("() => document.querySelector('#game-dialog').scrollTop") == 0
+    title = back.locator("#game-title").bounding_box()
+    assert title is not None and 0 <= title["y"] < PHONE["height"]
+    sync_api.expect(back.locator("#game-title")).to_be_in_viewport()

@@ -22,7 +22,7 @@ import { wireSettings } from "./settings.js";
 import { createFrom, fillStart, readStart, renderRecord, updateStartForm } from "./start.js";
 import {
   bottomSeat, clock, codeFromPath, initialState, isHotSeat, isSpectator, leaveTable, levelName,
-  nearestFree, normalizeCode, placementProblem, reactionLine, reduce, seatOf, shooter,
+  nearestFree, normalizeCode, placementProblem, reactionLine, reduce, seatOf, shooter, standInText,
   turnText, withConnection,
 } from "./state.js";
 import { deviceToken, loadGame, loadPrefs, saveGame, savePrefs } from "./store.js";
@@ -378,9 +378,7 @@ function afterEvent(msg, before) {
     setMessage(msg.on ? `${name} is away: a CPU plays for them.` : `${name} is back.`);
   }
   if (msg.type === "member" && msg.change === "removed" && before.you.member && msg.member === before.you.member) {
-    forgetTable();
-    showStart();
-    showStatus("The host removed you from the party.");
+    startAfterParty("The host removed you from the party.");
     return;
   }
   if (msg.type === "closed") {
@@ -389,9 +387,7 @@ function afterEvent(msg, before) {
     if (S.game && S.game.phase !== "game_over" && S.kind === "solo") {
       // A resigned game: its result, then the start screen.
     } else if (!S.game) {
-      forgetTable();
-      showStart();
-      showStatus(reason === "removed" ? "The host removed you from the party." : "The party was closed.");
+      startAfterParty(reason === "removed" ? "The host removed you from the party." : "The party was closed.");
       return;
     }
   }
@@ -442,7 +438,11 @@ function syncScreen() {
   } else {
     closeDialog($("round-dialog"));
   }
-  if ((g.phase === "game_over" || S.stage === "finished" || S.stage === "closed") && !shots.running) {
+  // A party's lobby part is the table as it is now: while a player who comes back catches up
+  // on the shots they missed it may already say "finished". The game's own end (or an
+  // abandoned or closed table) opens the result, not that.
+  const ended = g.phase === "game_over" || S.stage === "closed" || (S.stage === "finished" && S.abandoned);
+  if (ended && !shots.running) {
     const key = `${S.table}/${g.history.length}/${S.stage}/${S.abandoned}`;
     if (UI.gameShown !== key) {
       UI.gameShown = key;
@@ -653,7 +653,8 @@ function screenTurnText() {
   if (shots.running) return "Discs moving…";
   const g = S.game;
   const info = g.seats.find((x) => x.seat === g.current_seat);
-  if (UI.thinking && info) return `${info.name} is thinking…`;
+  // A stand-in's pause is "CPU playing for Ann…" (turnText), not "Ann is thinking…".
+  if (UI.thinking && info && !standInText(S, g.current_seat)) return `${info.name} is thinking…`;
   return turnText(S);
 }
 
@@ -959,10 +960,7 @@ function wire() {
   wireSettings({
     state: () => S, screen: () => UI.screen, prefs: () => UI.prefs, cpuPause, setSound, applyScheme, refresh,
     send, leave,
-    leftParty: () => {
-      forgetTable();
-      showStart();
-    },
+    leftParty: () => startAfterParty("You left the party."),
   });
 
   const help = $("help-dialog");
@@ -1009,13 +1007,28 @@ function resetStartConfirm() {
 
 /** Leave the table on screen: a party is left for good; a solo game in progress is resigned. */
 function leave() {
+  const party = Boolean(S.table) && S.kind === "party";
   if (S.table && S.stage !== "closed") {
     if (S.kind === "party") send({ type: "leave", table: S.table });
     else if (S.stage === "playing") send({ type: "resign", table: S.table });
   }
   UI.pending = null;
+  if (party) {
+    startAfterParty("You left the party.");
+    return;
+  }
   forgetTable();
   showStart();
+}
+
+/** Back on the start screen from a party, told why: no "Joining…" or code left from joining it. */
+function startAfterParty(text) {
+  forgetTable();
+  showStart();
+  $("join-form").elements.code.value = "";
+  $("join-status").textContent = "";
+  $("join-status").classList.remove("status-bad");
+  showStatus(text);
 }
 
 function applyScheme() {

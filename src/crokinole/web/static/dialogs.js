@@ -94,7 +94,8 @@ export function openRoundDialog(S, now, hooks) {
   hooks.place();
   openDialog($("round-dialog"));
   renderNext(S, now);
-  if (!isSpectator(S)) $("next-button").focus();
+  if (!isSpectator(S)) $("next-button").focus({ preventScroll: true });
+  $("round-dialog").scrollTop = 0; // a phone shows the result's title first, not its buttons
   hooks.say($("round-body").querySelector(".result-line").textContent);
 }
 
@@ -142,7 +143,8 @@ export function openGameDialog(S, hooks) {
   renderGameButtons(S);
   hooks.place();
   openDialog($("game-dialog"));
-  ($("rematch-button").hidden ? $("new-game-button") : $("rematch-button")).focus();
+  ($("rematch-button").hidden ? $("new-game-button") : $("rematch-button")).focus({ preventScroll: true });
+  $("game-dialog").scrollTop = 0; // a phone shows who won first, not the buttons under the tables
   const g = S.game;
   hooks.say(`${title} Final score ${g.sides.map((x, i) => `${g.seats.filter((y) => y.side === i).map((y) => y.name).join(" & ")} ${x.score}`).join(", ")}.`);
 }

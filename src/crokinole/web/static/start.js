@@ -60,6 +60,7 @@ export function updateStartForm(changed = null) {
   f.discs.replaceChildren(...layout.discs.map((d) => new Option(d === 8 ? "8 (tournament)" : d === 12 && layout.discs.length > 1 ? "12 (home rule)" : String(d), String(d))));
   f.discs.value = layout.discs.map(String).includes(keep) ? keep : String(layout.discs[0]);
   f.discs.disabled = layout.discs.length === 1;
+  const pairs = f.layout.value === "doubles" ? ", partners sitting opposite" : "";
   const notes = {
     cpu: f.layout.value === "singles" ? "You play south against a CPU."
       : f.layout.value === "doubles" ? "You play south with a CPU partner north, against two CPUs."
@@ -67,8 +68,8 @@ export function updateStartForm(changed = null) {
           : "You play south against two CPUs, each on their own.",
     device: people < n
       ? `${people} people take turns on this device (${layout.seats.slice(0, people).join(", ")}); CPUs play the other seats.`
-      : `${n} people take turns on this device.`,
-    party: `${n} seats: friends join with the link or the code; the host can fill seats with CPUs.`,
+      : `${n} people take turns on this device${pairs}.`,
+    party: `${n} seats${pairs}: friends join with the link or the code; the host can fill seats with CPUs.`,
   };
   $("layout-note").textContent = notes[mode] || "";
   $("start-button").textContent = mode === "party" ? "Create the party" : "Start";
