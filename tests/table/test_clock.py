@@ -158,3 +158,18 @@ def test_shortened_timings_are_kept_by_the_table() -> None:
     table, _ = started(timings=quick, turn_time=1)
     assert table.timings == quick
     assert table.next_deadline() == Deadline(T0 + 1 + 1.0 + 0.5, DeadlineKind.TURN)
+
+
+def test_a_shot_after_the_clock_ran_out_is_refused_even_before_the_tick() -> None:
+    # R3 and the issue: the clock runs on the server.  A shot that reaches
+    # the table after the deadline (its timer not yet fired: a busy loop, a
+    # restart) is refused, and the tick then sends the disc to the ditch.
+    table, _ = started(turn_time=30)
+    deadline = table.next_deadline()
+    assert deadline is not None and deadline.kind is DeadlineKind.TURN
+    shot = legal_shot(table.game, Seat.SOUTH)  # type: ignore[arg-type]
+    with pytest.raises(TableError) as info:
+        table.apply(Shoot(device(1), Seat.SOUTH, shot), deadline.at + 0.5)
+    assert info.value.code == "not_your_turn" and "ran out" in info.value.message
+    table, events = table.apply(Tick(), deadline.at + 0.6)
+    assert [(e.TYPE, getattr(e, "reason", None)) for e in events] == [("turn_timed_out", "clock")]

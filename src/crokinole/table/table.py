@@ -1097,6 +1097,15 @@ def _shoot(d: _Draft, c: Shoot) -> None:
         )
     if current is not seat:
         raise _refuse("not_your_turn", f"it is {seat_name(current)}'s turn")
+    # R3: the server's clock decides, whether or not its timer has fired yet.
+    deadline = t.next_deadline()
+    if (
+        by == "person"
+        and deadline is not None
+        and deadline.kind is DeadlineKind.TURN
+        and d.now >= deadline.at
+    ):
+        raise _refuse("not_your_turn", "the clock ran out on this turn: the disc goes to the ditch")
     shot = c.shot
     if not isinstance(shot, Shot):
         raise _refuse("illegal_shot", f"a shot is (position, direction, power), not {shot!r}")
