@@ -840,3 +840,27 @@ def test_leaving_a_party_mid_game_is_a_loss_for_the_one_who_left(store: Store) -
     assert record["normal"]["four_rounds"] == {"wins": 0, "draws": 0, "losses": 0}
     ann = store.device_record("dev-ann", ["normal", "people"])
     assert ann["people"]["four_rounds"] == {"wins": 0, "draws": 0, "losses": 0}
+
+
+def test_a_game_against_a_person_who_left_counts_against_people(store: Store) -> None:
+    # The record counts a game against a CPU level only when every opposing
+    # seat was that CPU (docs/protocol.md).  Bob leaves after the first shot;
+    # the stand-in plays his seat to the end, but Ann played a person: her
+    # result is against people, not against CPU Normal.
+    async def scenario() -> None:
+        tables = Tables(store)
+        table = await party_of_two(tables, settings={"hand": "steady", "rounds": 1})
+        await tables.command(table.id, Leave("dev-bob"))
+        while (held := tables.held(table.id)) is not None and held.stage.value == "playing":
+            assert held.game is not None
+            if held.cpu_turn() is None and held.game.current_seat is Seat.SOUTH:
+                shot = await anyio.to_thread.run_sync(easy_shot, held, held.version)
+                await tables.command(table.id, Shoot("dev-ann", Seat.SOUTH, shot))
+            else:
+                await anyio.sleep(0.01)
+        await tables.close()
+
+    run(scenario)
+    ann = store.device_record("dev-ann", ["normal", "people"])
+    assert sum(ann["normal"]["four_rounds"].values()) == 0
+    assert sum(ann["people"]["four_rounds"].values()) == 1

@@ -707,10 +707,18 @@ def results_of(
 
 
 def _opponent(table: Table, side: int) -> str:
-    """``people``, or the CPU level when every seat against ``side`` is a CPU of that level."""
+    """``people``, or the CPU level when every seat against ``side`` was a CPU of that level.
+
+    A seat a person held when the game started is a person's, though a
+    stand-in played it to the end after they left.
+    """
     assert table.game is not None
     rules = table.game.rules
-    opponents = [o for s, o in table.seats.items() if rules.side_of(s) != side]
+    opponents = [
+        None if seat in table.people_seats else occupant
+        for seat, occupant in table.seats.items()
+        if rules.side_of(seat) != side
+    ]
     levels = {o.level for o in opponents if isinstance(o, Cpu)}
     everyone_cpu = all(isinstance(o, Cpu) for o in opponents)
     return levels.pop() if everyone_cpu and len(levels) == 1 else "people"

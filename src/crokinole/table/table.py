@@ -196,6 +196,9 @@ class Table:
         next_pressed: mids that pressed Next for this round result.
         rematch_votes: mids that voted for a rematch.
         joined: members who ever joined (the next mid is ``m{joined + 1}``).
+        people_seats: the seats people held when the current (or last) game
+            started (a seat a stand-in took over for the rest of a game was
+            still played against a person: the records count it so).
         last_report: the last shot or timeout (not stored, not compared).
         shot_reports: the shots and timeouts of the last ``apply`` by event
             version (not stored, not compared).
@@ -265,6 +268,7 @@ class Table:
     next_pressed: frozenset[str]
     rematch_votes: frozenset[str]
     joined: int
+    people_seats: frozenset[Seat] = frozenset()
     last_report: Played | None = field(default=None, compare=False, repr=False)
     shot_reports: dict[int, Played] = field(default_factory=dict, compare=False, repr=False)
 
@@ -565,6 +569,7 @@ class Table:
             "next_pressed": sorted(self.next_pressed),
             "rematch_votes": sorted(self.rematch_votes),
             "joined": self.joined,
+            "people_seats": sorted(_seat_word(s) for s in self.people_seats),
         }
 
     @classmethod
@@ -597,6 +602,7 @@ class Table:
                 next_pressed=frozenset(data["next_pressed"]),
                 rematch_votes=frozenset(data["rematch_votes"]),
                 joined=int(data["joined"]),
+                people_seats=frozenset(seat_from_name(s) for s in data.get("people_seats", ())),
             )
         except InvalidRecordError:
             raise
@@ -655,6 +661,7 @@ def _fold_changes(t: Table, event: Event, played: Played | None) -> dict[str, An
         return {
             "game": Game(t.settings.rules(), first_seat=event.first_seat),
             "game_number": event.game_number,
+            "people_seats": frozenset(s for s, o in t.seats.items() if isinstance(o, Person)),
             "stage": Stage.PLAYING,
             "standing_in": frozenset(),
             "turn_started": event.at,
