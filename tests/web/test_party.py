@@ -309,6 +309,17 @@ def test_four_players_by_link_and_code_with_a_spectator(server_url: str, people:
     final = same_everywhere([*pages, watcher])
     assert final["phase"] == "game_over"
     assert watcher.get_by_test_id("rematch-button").is_hidden()  # a spectator does not vote
+    # A pair wins together: "Ann & Cy win", not "wins" (R2: partners sit opposite).
+    winner = final["outcome"]["winner"]
+    pairs = {0: "Ann & Cy", 1: "Bob & Dee"}
+    for p, side in ((ann, 0), (bob, 1), (cy, 0), (dee, 1), (watcher, None)):
+        title = p.locator("#game-title").inner_text()
+        if winner is None:
+            assert title == "A draw"
+        elif side == winner:
+            assert title == "You win!"
+        else:
+            assert title == f"{pairs[winner]} win" + ("!" if side is None else ""), title
 
 
 def test_a_player_comes_back_to_the_same_seat(server_url: str, people: Any) -> None:

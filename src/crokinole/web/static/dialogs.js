@@ -25,6 +25,11 @@ export function resultTable(g, h) {
   return `<table class="result-table"><thead><tr><td></td>${head}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
 
+/** "Ann wins", "Ann & Bob win": a side of two players takes the plural. */
+function sideWins(g, side) {
+  return `${sideName(g, side)} ${g.seats.filter((x) => x.side === side).length > 1 ? "win" : "wins"}`;
+}
+
 export function roundWinnerLine(s, h) {
   const g = s.game;
   const t = h.totals;
@@ -33,7 +38,7 @@ export function roundWinnerLine(s, h) {
   if (winners.length > 1) return `Round ${h.number} is tied, ${t.join(" to ")}.`;
   const w = winners[0];
   const you = mySide(s) === w;
-  return `${you ? "You win" : `${sideName(g, w)} wins`} round ${h.number}, ${t[w]} to ${Math.max(...t.filter((_, i) => i !== w))}.`;
+  return `${you ? "You win" : sideWins(g, w)} round ${h.number}, ${t[w]} to ${Math.max(...t.filter((_, i) => i !== w))}.`;
 }
 
 export function roundBody(s, h) {
@@ -50,8 +55,8 @@ export function gameTitle(s) {
     return "You resigned";
   }
   if (o && o.winner !== null && o.winner !== undefined) {
-    if (side === null) return `${sideName(g, o.winner)} win${g.seats.filter((x) => x.side === o.winner).length > 1 ? "" : "s"}!`;
-    return o.winner === side ? "You win!" : `${sideName(g, o.winner)} wins`;
+    if (side === null) return `${sideWins(g, o.winner)}!`;
+    return o.winner === side ? "You win!" : sideWins(g, o.winner);
   }
   return "A draw";
 }
