@@ -16,6 +16,7 @@ from crokinole.table import (
     Cpu,
     Disconnect,
     GameFinished,
+    Join,
     Leave,
     NextRound,
     Rematch,
@@ -408,3 +409,15 @@ def test_a_rematch_vote_pressed_again_goes_on_when_the_others_went_away() -> Non
     table, _ = table.apply(Disconnect(device(2)), T0 + 3)
     table, events = table.apply(Rematch(device(1)), T0 + 4)
     assert [e.TYPE for e in events] == ["game_started"]
+
+
+def test_one_who_voted_and_comes_back_by_the_link_starts_the_rematch() -> None:
+    # The same as coming back with Connect: opening the invite link again
+    # (Join of a member) marks Ann here, and her vote completes the rematch.
+    table, _ = started(rounds=1, tie="draw")
+    table = play_round(table, T0)
+    table, _ = table.apply(Rematch(device(1)), T0 + 1)
+    table, _ = table.apply(Disconnect(device(1)), T0 + 2)
+    table, _ = table.apply(Disconnect(device(2)), T0 + 3)
+    table, events = table.apply(Join(device(1), "Ann"), T0 + 4)
+    assert [e.TYPE for e in events] == ["presence", "game_started"]

@@ -933,6 +933,7 @@ def _join(d: _Draft, c: Join) -> None:
     if existing is not None:
         if not existing.connected:
             d.emit(Presence, mid=existing.mid, connected=True)
+            _settle(d)  # as Connect: one who pressed may now be the only one here
         return
     if not isinstance(c.device, str) or not c.device:
         raise _refuse("not_a_member", "a device token is needed to join")
