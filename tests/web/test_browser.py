@@ -524,6 +524,29 @@ def test_three_people_on_one_device_with_the_board_turned(server_url: str, new_p
     shot(page, "three-on-one-device")
 
 
+def test_people_on_one_device_are_told_they_are_named_by_their_seats(
+    server_url: str, new_page: Any
+) -> None:
+    # Sharing a device, the players are South, West, North: the form asks no one name.
+    page = new_page()
+    open_client(page, server_url)
+    name = page.get_by_test_id("name-input")
+    sync_api.expect(name).to_be_visible()
+    page.get_by_test_id("mode-device").check()
+    page.get_by_test_id("layout-select").select_option("three_singles")
+    sync_api.expect(name).to_be_hidden()
+    note = page.get_by_test_id("layout-note")
+    sync_api.expect(note).to_have_text(
+        "3 people take turns on this device as South, West and North."
+    )
+    page.get_by_test_id("people-select").select_option("2")
+    sync_api.expect(note).to_have_text(
+        "2 people take turns on this device as South and West; CPUs play the other seats."
+    )
+    page.get_by_test_id("mode-cpu").check()
+    sync_api.expect(name).to_be_visible()
+
+
 def test_settings_resign_or_start_anew_after_confirmation(server_url: str, new_page: Any) -> None:
     page = new_page()
     start_game(page, server_url, "hard", query="?cpu_pause=0")

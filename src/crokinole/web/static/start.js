@@ -42,6 +42,12 @@ export function createFrom(o, test = {}) {
   return msg;
 }
 
+/** "South, West and North". */
+function seatList(seats) {
+  const words = seats.map((x) => x.charAt(0).toUpperCase() + x.slice(1));
+  return words.length > 1 ? `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}` : words.join("");
+}
+
 /** The start form follows the mode: which fields apply, and R2's discs for the format. */
 export function updateStartForm(changed = null) {
   const f = $("start-form").elements;
@@ -67,11 +73,13 @@ export function updateStartForm(changed = null) {
         : f.layout.value === "two_vs_one" ? "You play south with a CPU partner north, against a CPU west."
           : "You play south against two CPUs, each on their own.",
     device: people < n
-      ? `${people} people take turns on this device (${layout.seats.slice(0, people).join(", ")}); CPUs play the other seats.`
-      : `${n} people take turns on this device${pairs}.`,
+      ? `${people} people take turns on this device as ${seatList(layout.seats.slice(0, people))}; CPUs play the other seats.`
+      : `${n} people take turns on this device as ${seatList(layout.seats)}${pairs}.`,
     party: `${n} seats${pairs}: friends join with the link or the code; the host can fill seats with CPUs.`,
   };
   $("layout-note").textContent = notes[mode] || "";
+  // People sharing this device are named by their seats (the note says so): no one name to give.
+  $("name-field").hidden = mode === "device";
   $("start-button").textContent = mode === "party" ? "Create the party" : "Start";
 }
 
