@@ -864,3 +864,42 @@ def test_a_game_against_a_person_who_left_counts_against_people(store: Store) ->
     ann = store.device_record("dev-ann", ["normal", "people"])
     assert sum(ann["normal"]["four_rounds"].values()) == 0
     assert sum(ann["people"]["four_rounds"].values()) == 1
+
+
+def test_a_deadline_whose_write_was_stored_but_reported_failed_goes_on(store: Store) -> None:
+    # A write can reach the database and still fail on its way back (the
+    # connection drops after the commit).  The owner then retries the tick,
+    # finds the stored table one version ahead (a conflict) and gives its copy
+    # up: it must take the table up again from the store, or nobody fires
+    # its next deadline (North's clock here) while everyone waits.
+    timings = Timings(turn_grace=0.05, standin_grace=600.0, round_countdown=0.1)
+
+    async def scenario() -> list[Event]:
+        tables = Tables(store, timings=timings, allow_short_clock=True)
+        real = store.append_table_events
+        lost: list[int] = []
+
+        def flaky(table_id: str, expected: int, events: Any, *args: Any, **kw: Any) -> None:
+            real(table_id, expected, events, *args, **kw)
+            if not lost and any(e["type"] == "turn_timed_out" for e in events):
+                lost.append(expected)
+                raise OperationalError("COMMIT", {}, Exception("connection lost after commit"))
+
+        store.append_table_events = flaky  # type: ignore[method-assign]
+        try:
+            started = await party_of_two(tables, settings={"turn_time": 1.0, "hand": "steady"})
+            with anyio.fail_after(20):
+                while not any(
+                    isinstance(e, TurnTimedOut) and e.seat is Seat.NORTH
+                    for e in stored_events(store, started.id)
+                ):
+                    await asyncio.sleep(0.05)
+        finally:
+            store.append_table_events = real  # type: ignore[method-assign]
+            await tables.close()
+        return stored_events(store, started.id)
+
+    log = run(scenario)
+    timeouts = [(e.seat, e.reason) for e in log if isinstance(e, TurnTimedOut)]
+    assert timeouts[:2] == [(Seat.SOUTH, "clock"), (Seat.NORTH, "clock")]
+    assert [e.version for e in log] == list(range(1, len(log) + 1))

@@ -480,6 +480,11 @@ class Tables:
             except StoreConflictError as exc:
                 log.warning("table %s was written by another owner: %s", before.id, exc)
                 await self._give_up(held)
+                # Taken up again from the store unless another owner holds it:
+                # the writer may have been this owner (a write that reached the
+                # database but failed on its way back), and then nobody else
+                # would fire the table's deadlines or move its CPU.
+                self._spawn(self._take_up(before.id))
                 raise TableError("stale", "the table changed meanwhile: try again") from None
             held.table = after
             self._after(held)
@@ -491,6 +496,17 @@ class Tables:
                 # Subscribers that miss events catch up from the store by version.
                 log.exception("publishing the events of table %s failed", after.id)
         return list(events)
+
+    async def _take_up(self, table_id: str) -> None:
+        """Load a table given up after a conflict, if no other owner holds it (re-arms it)."""
+        if self._closed or table_id in self._held:
+            return
+        try:
+            await self._load(table_id)
+        except TableError as exc:  # busy: another owner holds it and fires its deadlines
+            log.info("table %s stays with its other owner: %s", table_id, exc.message)
+        except Exception:
+            log.exception("could not take table %s up again", table_id)
 
     def _store_create(self, table: Table, events: Sequence[Event]) -> None:
         self._store.create_table(
