@@ -191,3 +191,14 @@ def test_a_seat_outside_the_layout_is_named_in_words(make: Callable[[], object])
         "west is not"
     )
     assert "Seat." not in info.value.message and "<" not in info.value.message
+
+
+def test_an_unknown_command_is_refused_without_echoing_its_device_token() -> None:
+    # A device token is a secret (contract 1): no message carries one, even
+    # the refusal of a command the table does not know.
+    class Poke(Start):
+        pass
+
+    with pytest.raises(TableError) as info:
+        lobby().apply(Poke(device(1)), T0)
+    assert info.value.code == "illegal_action" and device(1) not in info.value.message

@@ -514,7 +514,7 @@ class Table:
         """
         handler = _HANDLERS.get(type(command))
         if handler is None:
-            raise _refuse("illegal_action", f"a table takes commands, not {command!r}")
+            raise _refuse("illegal_action", f"a table takes commands, not {type(command).__name__}")
         if not is_real_number(now) or not math.isfinite(float(now)):
             raise _refuse("illegal_action", f"the time is a number of seconds, not {now!r}")
         draft = _Draft(replace(self, shot_reports={}), float(now), [])
