@@ -655,10 +655,15 @@ def test_a_player_who_leaves_mid_game_is_played_by_the_cpu_and_not_pulled_back(
     sync_api.expect(bob.get_by_test_id("settings-dialog")).to_contain_text("A CPU plays your seat")
     leave.click()
     bob.wait_for_function("() => window.crokinole.screen === 'start'")
-    # The seat stays: the CPU plays it for the rest of the game (R7).
+    # The seat stays: the CPU plays it for the rest of the game (R7). Ann is told, and the
+    # seat's card keeps saying whom the CPU replaced.
+    sync_api.expect(ann.get_by_test_id("message-area")).to_have_text(
+        "Bob left the party: a CPU plays for them for the rest of the game."
+    )
     shoot(ann)
     ann.wait_for_function("() => window.crokinole.state.seats[1].in_hand === 7")
     ann.wait_for_function("() => window.crokinole.canShoot")
+    sync_api.expect(ann.locator("#side-card-1")).to_contain_text("for Bob, who left")
     # Bob left on purpose: opening the page again does not take him back to the party.
     bob.reload()
     connected(bob)

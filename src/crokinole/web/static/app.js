@@ -21,7 +21,7 @@ import { play, setSoundEnabled } from "./sound.js";
 import { wireSettings } from "./settings.js";
 import { createFrom, fillStart, readStart, renderRecord, updateStartForm } from "./start.js";
 import {
-  bottomSeat, clock, codeFromPath, initialState, isHotSeat, isSpectator, leaveTable, levelName,
+  bottomSeat, clock, codeFromPath, initialState, isHotSeat, isSpectator, leaveTable, levelName, memberOf,
   nearestFree, normalizeCode, placementProblem, reactionLine, reduce, seatOf, shooter, standInText,
   turnText, withConnection,
 } from "./state.js";
@@ -49,6 +49,7 @@ const UI = {
   token: deviceToken(),
   prefs: loadPrefs(),
   queue: [], // server messages waiting to be shown, in order
+  left: {}, // {seat: name} of this game's players who left the party (a CPU plays their seats)
   processing: false,
   paused: false,
   pending: null, // {type, at} of a request awaiting its answer
@@ -340,6 +341,7 @@ async function showEvent(msg) {
 
 /** What an event changes on screen besides the state: screens, dialogs, words, sounds. */
 function afterEvent(msg, before) {
+  if (before.table !== S.table || msg.type === "game_started") UI.left = {};
   if (before.table !== S.table) {
     UI.roundShown = null;
     UI.gameShown = null;
@@ -377,6 +379,7 @@ function afterEvent(msg, before) {
     const name = x && x.occupant ? x.occupant.name : SEAT_WORD[msg.seat];
     setMessage(msg.on ? `${name} is away: a CPU plays for them.` : `${name} is back.`);
   }
+  if ((msg.type === "member" || msg.type === "seat") && S.stage === "playing" && S.game) tellMemberChange(msg, before);
   if (msg.type === "member" && msg.change === "removed" && before.you.member && msg.member === before.you.member) {
     startAfterParty("The host removed you from the party.");
     return;
@@ -448,6 +451,30 @@ function syncScreen() {
       UI.gameShown = key;
       openGameDialog(S, DIALOG_HOOKS);
     } else if ($("game-dialog").open) renderGameButtons(S);
+  }
+}
+
+/** During a game, a player who leaves (their seat goes to the CPU) and a new host are told. */
+function tellMemberChange(msg, before) {
+  if (msg.type === "seat") {
+    // A person's seat handed to a CPU mid-game: they left the party, or the host removed them.
+    const was = seatOf(before, msg.seat);
+    const now = seatOf(S, msg.seat);
+    const person = was && was.occupant && was.occupant.kind === "person" ? was.occupant : null;
+    if (!person || !now || !now.occupant || now.occupant.kind !== "cpu") return;
+    if (person.member === before.you.member) return;
+    const name = person.name || (memberOf(before, person.member) || {}).name || SEAT_WORD[msg.seat];
+    UI.left = { ...UI.left, [msg.seat]: name }; // the seat's card says whom the CPU replaced
+    const text = `${name} left the party: a CPU plays for them for the rest of the game.`;
+    setMessage(text);
+    announce(text);
+    return;
+  }
+  // (The lobby part of the messages before this one may already name the new host.)
+  if (msg.change === "host" && msg.member === S.you.member) {
+    const text = `${$("message").textContent} You are now the party's host.`.trim();
+    setMessage(text);
+    announce(text);
   }
 }
 
@@ -626,7 +653,7 @@ function refresh() {
   updateBottom();
   if (UI.screen === "lobby") renderLobby(S, act);
   if (UI.screen === "game") {
-    renderScoreboard(S, { moving: shots.running ? null : S.game && S.game.current_seat, turnText: screenTurnText(), thinking: isThinking() });
+    renderScoreboard(S, { moving: shots.running ? null : S.game && S.game.current_seat, turnText: screenTurnText(), thinking: isThinking(), left: UI.left });
     renderClock(S, localNow());
     renderAim();
     renderDiscList();

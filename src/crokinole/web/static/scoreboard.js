@@ -16,7 +16,8 @@ function presence(s, seat) {
 }
 
 /**
- * Draw the cards. `ui`: {moving (seat or null while discs move), turnText, thinking}.
+ * Draw the cards. `ui`: {moving (seat or null while discs move), turnText, thinking, left: {seat:
+ * name} of players who left this game (a CPU plays their seats)}.
  */
 export function renderScoreboard(s, ui) {
   const g = s.game;
@@ -38,7 +39,8 @@ export function renderScoreboard(s, ui) {
     const name = escapeHtml(sideName(g, i));
     const players = seats.length > 1 || s.kind === "party"
       ? `<div class="players">${seats.map((x) => {
-        const stand = standInText(s, x.seat);
+        const left = ui.left && ui.left[x.seat];
+        const stand = standInText(s, x.seat) || (left ? `for ${left}, who left` : null);
         const cls = x.seat === ui.moving ? " class=\"moving\"" : "";
         return `<span${cls} data-seat="${x.seat}">${presence(s, x.seat)}${escapeHtml(x.name)}${stand ? ` <em class="stand-in">(${escapeHtml(stand)})</em>` : ""}</span>`;
       }).join("")}</div>`
