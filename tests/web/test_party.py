@@ -99,6 +99,8 @@ def join_by_link(page: Any, url: str, code: str, name: str) -> None:
     page.goto(f"{url}/join/{code}")
     connected(page)
     sync_api.expect(page.get_by_test_id("code-input")).to_have_value(code)
+    # The invitation heads the join form, above the name to enter (the link scrolls to it).
+    sync_api.expect(page.locator("#join-title")).to_have_text(f"You are invited to party {code}")
     page.get_by_test_id("join-name-input").fill(name)
     page.get_by_test_id("join-button").click()
     page.wait_for_function("() => window.crokinole.screen === 'lobby'")

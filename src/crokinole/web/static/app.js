@@ -1053,6 +1053,7 @@ function startAfterParty(text) {
   forgetTable();
   showStart();
   $("join-form").elements.code.value = "";
+  $("join-title").textContent = "Join a party";
   $("join-status").textContent = "";
   $("join-status").classList.remove("status-bad");
   showStatus(text);
@@ -1154,7 +1155,9 @@ function init() {
     $("join-form").elements.name.focus();
     $("join-form").scrollIntoView({ block: "center" });
     showStatus("");
-    $("join-status").textContent = `You are invited to party ${UI.joinLink.code}: enter your name and press Join.`;
+    // The invitation heads the form the link scrolled to, above the name to enter.
+    $("join-title").textContent = `You are invited to party ${UI.joinLink.code}`;
+    $("join-status").textContent = "Enter your name and press Join.";
   }
   conn.connect();
   refresh();
