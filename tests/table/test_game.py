@@ -12,6 +12,7 @@ from crokinole.board import Seat, Shot
 from crokinole.rules import Game, Phase
 from crokinole.table import (
     HAND_NOISE,
+    ChangeSettings,
     Connect,
     Cpu,
     Disconnect,
@@ -421,3 +422,20 @@ def test_one_who_voted_and_comes_back_by_the_link_starts_the_rematch() -> None:
     table, _ = table.apply(Disconnect(device(2)), T0 + 3)
     table, events = table.apply(Join(device(1), "Ann"), T0 + 4)
     assert [e.TYPE for e in events] == ["presence", "game_started"]
+
+
+def test_new_rules_after_a_vote_ask_for_the_votes_again() -> None:
+    # "A rematch when the players agree": Bob voted for another game under
+    # these rules; the host changes them (to 100): Bob's vote was not for
+    # that game, and Ann's vote alone does not start it.
+    table, _ = started(rounds=1, tie="draw")
+    table = play_round(table, T0)
+    table, _ = table.apply(Rematch(device(2)), T0 + 1)
+    new_rules = TableSettings.for_kind("party", scoring="to_100", hand="steady")
+    table, events = table.apply(ChangeSettings(device(1), new_rules), T0 + 2)
+    assert [e.TYPE for e in events] == ["settings_changed"]
+    assert table.rematch_votes == frozenset()
+    table, events = table.apply(Rematch(device(1)), T0 + 3)
+    assert [e.TYPE for e in events] == ["rematch_voted"]
+    table, events = table.apply(Rematch(device(2)), T0 + 4)
+    assert [e.TYPE for e in events] == ["rematch_voted", "game_started"]

@@ -647,6 +647,7 @@ def _fold_changes(t: Table, event: Event, played: Played | None) -> dict[str, An
         return {
             "settings": event.settings,
             "seats": {s: t.seats.get(s) for s in event.settings.seats},
+            "rematch_votes": frozenset(),  # a vote was for a game under the old rules
         }
     if isinstance(event, Presence):
         return {
