@@ -260,6 +260,10 @@ def test_four_players_by_link_and_code_with_a_spectator(server_url: str, people:
     assert view(watcher)["you"]["spectator"] is True
     ann.wait_for_function("() => window.crokinole.view.spectators === 1")
     ann.wait_for_function(CAN_START)
+    # Each seat shows its side's disc as the board draws it, and the partner across (R2).
+    west = ann.get_by_test_id("seat-west")
+    sync_api.expect(west.locator(".seat-word")).to_have_text("West · partner East")
+    sync_api.expect(west.locator("svg.mark")).to_have_count(1)
     shot_at(ann, "lobby-desktop", docs="lobby.png")
     shot_at(dee, "lobby-360x640")
     ann.get_by_test_id("party-start-button").click()

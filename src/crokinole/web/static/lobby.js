@@ -2,11 +2,11 @@
 // host's controls. Every action goes through `act(message)`; the server answers with the
 // new lobby, which is drawn again from the state.
 
+import { markSvg } from "./board.js";
 import { $, button, el } from "./dom.js";
 import { LAYOUTS, SEATS, allSeatsFilled, canStart, levelName, memberOf, occupantName, tableSettings } from "./state.js";
 
 const SEAT_WORD = { south: "South", west: "West", north: "North", east: "East" };
-const SIDE_WORD = ["light", "dark", "third"];
 
 export function rulesLines(s) {
   const x = s.settings || {};
@@ -64,7 +64,13 @@ export function renderLobby(s, act) {
     li.dataset.testid = `seat-${x.seat}`;
     const o = x.occupant;
     const head = el("div", "seat-head");
-    head.append(el("span", "seat-word", `${SEAT_WORD[x.seat]} · ${SIDE_WORD[x.side] || ""} side`));
+    // The side's disc as the board draws it (in the chosen colours), and the partner if any.
+    const word = el("span", "seat-word");
+    word.innerHTML = markSvg(null, x.side, 16); // a fixed picture: no text of anyone's in it
+    const team = ((LAYOUTS[(s.settings || {}).layout] || {}).sides || []).find((t) => t.includes(x.seat)) || [];
+    const partner = team.filter((y) => y !== x.seat).map((y) => SEAT_WORD[y]).join(" & ");
+    word.append(`${SEAT_WORD[x.seat]}${partner ? ` · partner ${partner}` : ""}`);
+    head.append(word);
     const who = el("span", "seat-who");
     if (o && o.kind === "person") {
       const dot = el("i", `dot ${o.connected === false ? "off" : "on"}`);
