@@ -738,12 +738,27 @@ def test_the_party_form_and_the_rules_fit_a_small_phone(server_url: str, people:
         assert ann.evaluate(CUT_OPTIONS, "#start-form") == []
     sync_api.expect(ann.get_by_test_id("layout-note")).to_contain_text("partners sitting opposite")
     sync_api.expect(ann.locator("#hand-note")).to_contain_text("strong club player")
+    box = ann.get_by_test_id("contact-toggle").bounding_box()
+    assert box is not None and box["width"] >= 18, box  # not squeezed by its two-line label
     ann.get_by_test_id("name-input").fill("Ann")
     ann.get_by_test_id("start-button").click()
     ann.wait_for_function("() => window.crokinole.screen === 'lobby'")
     ann.get_by_test_id("rules-button").click()
     sync_api.expect(ann.get_by_test_id("rules-dialog")).to_be_visible()
     assert ann.evaluate(CUT_OPTIONS, "#rules-form") == []
+    ann.locator("#rules-close").click()
+    # Settings: its choices read whole too; its checkboxes keep their size beside a long label;
+    # in a party it offers neither a new game nor turning the board (one player per device).
+    ann.get_by_test_id("settings-button").click()
+    sync_api.expect(ann.get_by_test_id("settings-dialog")).to_be_visible()
+    assert ann.evaluate(CUT_OPTIONS, "#settings-form") == []
+    sizes = ann.evaluate(
+        "() => [...document.querySelectorAll('.field.check input')].filter((e) => e.offsetParent)"
+        ".map((e) => Math.round(e.getBoundingClientRect().width))"
+    )
+    assert sizes and min(sizes) >= 18, sizes
+    sync_api.expect(ann.locator("#turn-board-field")).to_be_hidden()
+    sync_api.expect(ann.get_by_test_id("settings-apply")).to_be_hidden()
 
 
 def test_leaving_a_party_says_so_on_the_start_screen(server_url: str, people: Any) -> None:

@@ -30,7 +30,7 @@ function askConfirm(action, label) {
 function resetConfirm() {
   confirming = null;
   $("settings-confirm").hidden = true;
-  $("settings-new").textContent = "New game";
+  $("settings-new").textContent = h.state().kind === "party" ? "Stop watching" : "New game";
   $("settings-resign").textContent = h.state().kind === "party" ? "Leave the game" : "Resign";
 }
 
@@ -56,7 +56,11 @@ export function wireSettings(hooks) {
     sform.elements.rename.value = me ? me.name : "";
     resetConfirm();
     $("settings-resign").hidden = !inGame();
-    $("settings-new").hidden = h.screen() === "start";
+    // In a party a player leaves with "Leave the game" (a spectator: "Stop watching"); turning
+    // the board is for several players on one device.
+    const party = S.kind === "party";
+    $("settings-new").hidden = h.screen() === "start" || (party && !isSpectator(S));
+    $("turn-board-field").hidden = party;
     openDialog(settings);
   });
   sform.elements.sound.addEventListener("change", () => h.setSound(sform.elements.sound.checked));
