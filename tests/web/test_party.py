@@ -842,3 +842,42 @@ def test_a_stand_in_is_named_and_a_player_back_after_the_end_sees_the_result(
     title = back.locator("#game-title").bounding_box()
     assert title is not None and 0 <= title["y"] < PHONE["height"]
     sync_api.expect(back.locator("#game-title")).to_be_in_viewport()
+
+
+#: How many times the page started animating a shot (sampled; an animation lasts far longer).
+COUNT_ANIMATIONS = """
+window.__animations = 0;
+let __was = false;
+setInterval(() => {
+  const now = Boolean(window.crokinole && window.crokinole.animating);
+  if (now && !__was) window.__animations += 1;
+  __was = now;
+}, 5);
+"""
+
+
+def test_a_player_back_mid_game_is_not_walked_through_every_missed_shot(
+    quick_server: str, people: Any
+) -> None:
+    # Bob is away for several shots (the CPU stands in for his, R7). Back, his page catches up
+    # on them at once and animates only the last, instead of replaying each one while the
+    # game goes on without him.
+    ann, bob, _code = start_singles(people, quick_server, query="?rounds=1&cpu_pause=0")
+    ann.wait_for_function("() => window.crokinole.canShoot")
+    storage = bob.context.storage_state()
+    seen = bob.evaluate("() => window.crokinole.lastEvent")
+    bob.context.close()
+    for hand in (7, 6, 5):  # Ann shoots, then the stand-in plays Bob's turn
+        ann.wait_for_function("() => window.crokinole.canShoot")
+        shoot(ann)
+        ann.wait_for_function(f"() => window.crokinole.state.seats[1].in_hand === {hand}")
+    ann.wait_for_function("() => window.crokinole.canShoot")
+    back = people(storage=storage, reduced_motion="no-preference")
+    back.context.add_init_script(COUNT_ANIMATIONS)
+    back.goto(quick_server)
+    connected(back)
+    final = same_everywhere([ann, back])
+    assert [s["in_hand"] for s in final["seats"]] == [5, 5]  # six shots missed
+    assert back.evaluate("() => window.crokinole.lastEvent") > seen
+    assert len(back.evaluate("() => window.crokinole.log")) == 6
+    assert back.evaluate("() => window.__animations") <= 2

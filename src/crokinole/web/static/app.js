@@ -329,7 +329,7 @@ function forgetTable() {
 
 async function showEvent(msg) {
   const before = S;
-  if (msg.type === "shot" && msg.table === S.table && !(Number.isInteger(msg.event) && msg.event <= S.event)) {
+  if (msg.type === "shot" && msg.table === S.table && !(Number.isInteger(msg.event) && msg.event <= S.event) && !missedShot(msg)) {
     if (msg.by && msg.by !== "person") await thinkingPause(msg);
     if (msg.table !== S.table) return;
     await animateShot(msg);
@@ -337,6 +337,16 @@ async function showEvent(msg) {
   S = reduce(S, msg, localNow());
   if (S === before) return;
   afterEvent(msg, before);
+}
+
+/**
+ * A shot this page missed (closed, offline) and is sent again on its return: the server sends
+ * the missed events in one burst, with one server time, and each of its commands has one shot at
+ * most. All but the last such shot are shown at once (no pause, no animation), so that a player
+ * back at the table is not kept waiting through every one while the game goes on.
+ */
+function missedShot(msg) {
+  return UI.queue.some((m) => m.type === "shot" && m.table === msg.table && m.server_time === msg.server_time && m.event > msg.event);
 }
 
 /** What an event changes on screen besides the state: screens, dialogs, words, sounds. */
