@@ -500,6 +500,7 @@ def test_the_host_fills_moves_and_removes_and_changes_the_rules(
     cy.get_by_test_id("stand-north").click()
     cy.wait_for_function("() => window.crokinole.you.length === 0")
     sync_api.expect(ann.locator("#lobby-unseated")).to_contain_text("Cy: not seated")
+    cy_id = next(m["member"] for m in view(ann)["members"] if m["name"] == "Cy")
     # Only the host has the host's controls.
     sync_api.expect(bob.get_by_test_id("rules-button")).to_be_hidden()
     assert bob.get_by_test_id("cpu-north").count() == 0
@@ -514,8 +515,14 @@ def test_the_host_fills_moves_and_removes_and_changes_the_rules(
             " && s.occupant && s.occupant.kind === 'cpu' && s.occupant.level === 'hard')"
         )
     sync_api.expect(cy.get_by_test_id("seat-west")).to_contain_text("CPU Hard")
+    # Every seat is filled without Cy, who is told so; the host may move Cy only to a seat no
+    # person holds (the CPU's), not onto Ann or Bob.
+    sync_api.expect(cy.get_by_test_id("lobby-status")).to_have_text(
+        "Every seat is filled without you: you will watch the game unless the host seats you."
+    )
+    cy_move = ann.locator(f"[data-testid=move-{cy_id}] option")
+    sync_api.expect(cy_move).to_have_text(["Move to…", "West"])
     # The host removes Cy, who is told and goes back to the start screen.
-    cy_id = next(m["member"] for m in view(ann)["members"] if m["name"] == "Cy")
     ann.get_by_test_id(f"remove-{cy_id}").click()
     cy.wait_for_function("() => window.crokinole.screen === 'start'")
     sync_api.expect(cy.locator("#start-status")).to_contain_text("removed you")

@@ -39,8 +39,11 @@ function moveSelect(s, member, current, act) {
   sel.setAttribute("aria-label", `Move ${(memberOf(s, member) || {}).name || "player"}`);
   sel.dataset.testid = `move-${member}`;
   sel.append(new Option("Move to…", ""));
-  for (const x of s.seats) if (x.seat !== current) sel.append(new Option(SEAT_WORD[x.seat], x.seat));
+  // Only free seats (a person's seat is refused: seat_taken); a CPU's seat is taken over.
+  const free = s.seats.filter((x) => x.seat !== current && !(x.occupant && x.occupant.kind === "person"));
+  for (const x of free) sel.append(new Option(SEAT_WORD[x.seat], x.seat));
   if (current) sel.append(new Option("Stand up", "none"));
+  if (sel.options.length === 1) return null; // nowhere to move
   sel.addEventListener("change", () => {
     if (!sel.value) return;
     act({ type: "move", table: s.table, member, seat: sel.value === "none" ? null : sel.value });
@@ -93,7 +96,8 @@ export function renderLobby(s, act) {
       else if (o.kind === "cpu") {
         tools.append(button("Clear", () => act({ type: "set_cpu", table: s.table, seat: x.seat, level: null }), { "data-testid": `clear-${x.seat}` }));
       } else {
-        tools.append(moveSelect(s, o.member, x.seat, act));
+        const move = moveSelect(s, o.member, x.seat, act);
+        if (move) tools.append(move);
         if (!mine) tools.append(button("Remove", () => act({ type: "remove", table: s.table, member: o.member }), { "data-testid": `remove-${o.member}` }));
       }
     }
@@ -113,7 +117,8 @@ export function renderLobby(s, act) {
       const dot = el("i", `dot ${m.connected === false ? "off" : "on"}`);
       li.append(dot, el("span", "", `${m.name}${m.member === s.you.member ? " (you)" : ""}: not seated`));
       if (host) {
-        li.append(moveSelect(s, m.member, null, act));
+        const move = moveSelect(s, m.member, null, act);
+        if (move) li.append(move);
         if (m.member !== s.you.member) li.append(button("Remove", () => act({ type: "remove", table: s.table, member: m.member }), { "data-testid": `remove-${m.member}` }));
       }
       ul.append(li);
@@ -131,8 +136,12 @@ export function renderLobby(s, act) {
   let status = "";
   if (s.you.spectator) status = "You are watching: the game shows here when the host starts it.";
   else if (!allSeatsFilled(s)) status = host ? "Fill every seat (people or CPUs) to start." : "Pick a seat. The host starts the game when every seat is filled.";
+  else if (!s.you.seats.length) status = host ? "Every seat is filled without you: start when you are ready, and watch." : "Every seat is filled without you: you will watch the game unless the host seats you.";
   else status = host ? "Every seat is filled: start when you are ready." : "Every seat is filled: waiting for the host to start.";
-  $("lobby-status").textContent = status;
+  // A refusal (a seat taken a moment before, …) stays in view until the lobby changes again.
+  const line = $("lobby-status");
+  line.textContent = s.error ? s.error.message : status;
+  line.classList.toggle("status-bad", Boolean(s.error));
 }
 
 /** The host's rules form filled with the party's settings. */
