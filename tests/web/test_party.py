@@ -888,3 +888,25 @@ def test_a_player_back_mid_game_is_not_walked_through_every_missed_shot(
     assert back.evaluate("() => window.crokinole.lastEvent") > seen
     assert len(back.evaluate("() => window.crokinole.log")) == 6
     assert back.evaluate("() => window.__animations") <= 2
+
+
+def test_a_member_without_a_seat_watches_the_game(server_url: str, people: Any) -> None:
+    ann = people()
+    code = create_party(ann, server_url, "doubles", "Ann")
+    bob, cy = people(), people()
+    join_by_code(bob, server_url, code, "Bob")
+    join_by_code(cy, server_url, code, "Cy")
+    sit(bob, "west")
+    sit(cy, "north")
+    # Singles has no west seat: Bob is left without one, and the game starts without him.
+    ann.get_by_test_id("rules-button").click()
+    ann.locator("#rules-form select[name=layout]").select_option("singles")
+    ann.get_by_test_id("rules-apply").click()
+    bob.wait_for_function("() => window.crokinole.view.settings.layout === 'singles'")
+    ann.wait_for_function(CAN_START)
+    ann.get_by_test_id("party-start-button").click()
+    bob.wait_for_function("() => window.crokinole.screen === 'game'")
+    # He watches, as a spectator does: no aim controls, no reactions, no Next or rematch.
+    sync_api.expect(bob.locator("#controls")).to_be_hidden()
+    assert bob.get_by_test_id("react-nice_shot").count() == 0
+    sync_api.expect(bob.get_by_test_id("turn-indicator")).to_have_text("Ann to shoot")

@@ -268,7 +268,9 @@ export function isHotSeat(s) {
 }
 
 export function isSpectator(s) {
-  return Boolean(s.you.spectator);
+  // A party's member left without a seat when the game started watches it like a spectator.
+  const unseated = s.kind === "party" && s.stage !== "lobby" && Boolean(s.game) && s.you.seats.length === 0;
+  return Boolean(s.you.spectator) || unseated;
 }
 
 /** The seat this screen may shoot for now, or null. */
