@@ -258,6 +258,7 @@ def test_four_players_by_link_and_code_with_a_spectator(server_url: str, people:
     connected(watcher)
     watcher.wait_for_function("() => window.crokinole.screen === 'lobby'")
     assert view(watcher)["you"]["spectator"] is True
+    sync_api.expect(watcher.get_by_test_id("leave-button")).to_have_text("Stop watching")
     ann.wait_for_function("() => window.crokinole.view.spectators === 1")
     ann.wait_for_function(CAN_START)
     # Each seat shows its side's disc as the board draws it, and the partner across (R2).
@@ -315,6 +316,7 @@ def test_four_players_by_link_and_code_with_a_spectator(server_url: str, people:
     final = same_everywhere([*pages, watcher])
     assert final["phase"] == "game_over"
     assert watcher.get_by_test_id("rematch-button").is_hidden()  # a spectator does not vote
+    sync_api.expect(watcher.get_by_test_id("new-game-button")).to_have_text("Stop watching")
     # A pair wins together: "Ann & Cy win", not "wins" (R2: partners sit opposite).
     winner = final["outcome"]["winner"]
     pairs = {0: "Ann & Cy", 1: "Bob & Dee"}

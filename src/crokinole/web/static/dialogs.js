@@ -163,5 +163,5 @@ export function renderGameButtons(S) {
   rematch.textContent = voted
     ? `Waiting for the others (${S.rematchVotes.length} of ${players})`
     : S.kind === "party" && S.rematchVotes.length ? `Rematch (${S.rematchVotes.length} of ${players} agree)` : "Rematch";
-  $("new-game-button").textContent = S.kind === "party" ? "Leave the party" : "New game";
+  $("new-game-button").textContent = S.kind !== "party" ? "New game" : isSpectator(S) ? "Stop watching" : "Leave the party";
 }

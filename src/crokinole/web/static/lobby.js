@@ -130,6 +130,7 @@ export function renderLobby(s, act) {
   $("lobby-rules").replaceChildren(...rulesLines(s).map((t) => el("li", "", t)));
 
   $("rules-button").hidden = !host;
+  $("leave-button").textContent = s.you.spectator ? "Stop watching" : "Leave the party";
   const start = $("party-start-button");
   start.hidden = !host;
   start.disabled = !canStart(s);
