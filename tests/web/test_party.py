@@ -912,3 +912,29 @@ def test_a_member_without_a_seat_watches_the_game(server_url: str, people: Any) 
     sync_api.expect(bob.locator("#controls")).to_be_hidden()
     assert bob.get_by_test_id("react-nice_shot").count() == 0
     sync_api.expect(bob.get_by_test_id("turn-indicator")).to_have_text("Ann to shoot")
+
+
+def test_a_party_player_must_give_a_name(server_url: str, people: Any) -> None:
+    # The others read it in the lobby and on every turn: no "You" or "Player" stands in for it.
+    ann = people()
+    ann.goto(server_url)
+    connected(ann)
+    ann.get_by_test_id("mode-party").check()
+    ann.get_by_test_id("name-input").fill("  ")
+    ann.get_by_test_id("start-button").click()
+    sync_api.expect(ann.locator("#start-status")).to_have_text(
+        "Enter your name: the other players see it."
+    )
+    sync_api.expect(ann.get_by_test_id("name-input")).to_be_focused()
+    assert ann.evaluate("() => window.crokinole.screen") == "start"
+    code = create_party(ann, server_url, "singles", "Ann")
+    bob = people()
+    bob.goto(server_url)
+    connected(bob)
+    bob.get_by_test_id("code-input").fill(code)
+    bob.get_by_test_id("join-button").click()
+    sync_api.expect(bob.locator("#join-status")).to_have_text(
+        "Enter your name: the other players see it."
+    )
+    assert bob.evaluate("() => window.crokinole.screen") == "start"
+    assert len(view(ann)["members"]) == 1

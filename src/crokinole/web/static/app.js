@@ -914,6 +914,12 @@ function wire() {
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const o = readStart();
+    if (o.mode === "party" && !o.name) {
+      // The others see this name in the lobby and on every turn ("You" would read as themselves).
+      showStatus("Enter your name: the other players see it.", true);
+      form.elements.name.focus();
+      return;
+    }
     // A new game on this device resigns its unfinished one (a loss against the CPU): ask first.
     const unfinished = S.myTables.some((t) => t.kind === "solo" && t.stage === "playing");
     if (o.mode !== "party" && unfinished && !UI.startConfirmed) {
@@ -937,6 +943,12 @@ function wire() {
     if (name) {
       UI.prefs.names = { ...UI.prefs.names, me: name };
       savePrefs(UI.prefs);
+    }
+    if (!name && !f.spectator.checked) {
+      $("join-status").textContent = "Enter your name: the other players see it.";
+      $("join-status").classList.add("status-bad");
+      f.name.focus();
+      return;
     }
     join(f.code.value, name, f.spectator.checked);
   });
