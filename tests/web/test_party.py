@@ -524,6 +524,10 @@ def test_the_host_fills_moves_and_removes_and_changes_the_rules(
     )
     cy_move = ann.locator(f"[data-testid=move-{cy_id}] option")
     sync_api.expect(cy_move).to_have_text(["Move to…", "West"])
+    # The host's own seat: its Stand up button, and a list that does not say it again.
+    ann_id = view(ann)["you"]["member"]
+    ann_move = ann.locator(f"[data-testid=move-{ann_id}] option")
+    sync_api.expect(ann_move).to_have_text(["Move to…", "West"])
     # The host removes Cy, who is told and goes back to the start screen.
     ann.get_by_test_id(f"remove-{cy_id}").click()
     cy.wait_for_function("() => window.crokinole.screen === 'start'")

@@ -42,7 +42,8 @@ function moveSelect(s, member, current, act) {
   // Only free seats (a person's seat is refused: seat_taken); a CPU's seat is taken over.
   const free = s.seats.filter((x) => x.seat !== current && !(x.occupant && x.occupant.kind === "person"));
   for (const x of free) sel.append(new Option(SEAT_WORD[x.seat], x.seat));
-  if (current) sel.append(new Option("Stand up", "none"));
+  // (The host's own seat has its "Stand up" button already.)
+  if (current && member !== s.you.member) sel.append(new Option("Stand up", "none"));
   if (sel.options.length === 1) return null; // nowhere to move
   sel.addEventListener("change", () => {
     if (!sel.value) return;
