@@ -751,6 +751,10 @@ def test_the_party_form_and_the_rules_fit_a_small_phone(server_url: str, people:
         assert ann.evaluate(CUT_OPTIONS, "#start-form") == []
     sync_api.expect(ann.get_by_test_id("layout-note")).to_contain_text("partners sitting opposite")
     sync_api.expect(ann.locator("#hand-note")).to_contain_text("strong club player")
+    # The stand-in's level is asked in the words the lobby's rules then say.
+    for form in ("#start-form", "#rules-form"):
+        label = ann.locator(f"{form} label:has(select[name=standin_level])")
+        sync_api.expect(label).to_contain_text("A missing player is played by")
     box = ann.get_by_test_id("contact-toggle").bounding_box()
     assert box is not None and box["width"] >= 18, box  # not squeezed by its two-line label
     ann.get_by_test_id("name-input").fill("Ann")
