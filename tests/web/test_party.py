@@ -859,6 +859,19 @@ def test_a_stand_in_is_named_and_a_player_back_after_the_end_sees_the_result(
     title = back.locator("#game-title").bounding_box()
     assert title is not None and 0 <= title["y"] < PHONE["height"]
     sync_api.expect(back.locator("#game-title")).to_be_in_viewport()
+    # Each side's mark stays on the line of its name in the final score.
+    apart = back.evaluate(
+        """() => [...document.querySelectorAll('#game-body .result-line svg.mark')].filter((m) => {
+          const text = m.nextSibling;
+          const at = text.textContent.search(/\\S/);
+          const r = document.createRange();
+          r.setStart(text, at);
+          r.setEnd(text, at + 1);
+          const a = m.getBoundingClientRect(), b = r.getBoundingClientRect();
+          return Math.abs((a.top + a.bottom) / 2 - (b.top + b.bottom) / 2) > 10;
+        }).length"""
+    )
+    assert apart == 0
 
 
 #: How many times the page started animating a shot (sampled; an animation lasts far longer).

@@ -71,7 +71,8 @@ export function cpuOpponent(s) {
 
 export function gameBody(s, levelName) {
   const g = s.game;
-  const scores = g.sides.map((x, i) => `${markSvg(g, i, 16)} ${escapeHtml(sideName(g, i))} <b>${x.score}</b>`).join(" &nbsp;·&nbsp; ");
+  // Each side's mark, name and score stay on one line (a line may break between sides).
+  const scores = g.sides.map((x, i) => `<span class="side-score">${markSvg(g, i, 16)} ${escapeHtml(sideName(g, i))} <b>${x.score}</b></span>`).join(" · ");
   const rounds = g.history.map((h) => `<tr><th scope="row">${h.number}</th><td>${h.totals.join(" – ")}</td>
     <td>${(h.points || []).join(" – ")}</td><td>${(h.scores_after || []).join(" – ")}</td></tr>`).join("");
   const last = g.history[g.history.length - 1];
