@@ -959,3 +959,19 @@ def test_a_party_player_must_give_a_name(server_url: str, people: Any) -> None:
     )
     assert bob.evaluate("() => window.crokinole.screen") == "start"
     assert len(view(ann)["members"]) == 1
+
+
+def test_long_names_read_whole_on_a_phone(server_url: str, people: Any) -> None:
+    # Names of up to 24 characters break between words or at a hyphen, never inside a word,
+    # on the cards and in the result's table of a 360 px phone.
+    ann = people(viewport=PHONE)
+    code = create_party(ann, server_url, "singles", "Annabelle-Christina", query="?rounds=1")
+    bob = people(viewport=PHONE)
+    join_by_code(bob, server_url, code, "Bartholomew Fitzgerald")
+    sit(bob, "north")
+    ann.wait_for_function(CAN_START)
+    ann.get_by_test_id("party-start-button").click()
+    play_to_the_end([ann, bob])
+    for p in (ann, bob):
+        assert p.evaluate(BROKEN_WORDS, ".side-card .players") == []
+        assert p.evaluate(BROKEN_WORDS, "#game-dialog thead") == []
