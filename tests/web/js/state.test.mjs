@@ -284,3 +284,12 @@ test("two seats of one name are told apart by their seat", () => {
   const s = reduce(lobby(), { type: "game_started", table: T, event: 4, view: view({ stage: "playing", game: g }) });
   assert.equal(s.game.seats[2].name, "CPU Easy (North)");
 });
+
+test("a player renamed mid-game is named so on the cards at once", () => {
+  let s = reduce(initialState(), { type: "table", table: T, event: 5, view: view({ stage: "playing", game: game() }) });
+  s = reduce(s, { type: "member", table: T, event: 6, change: "renamed", member: "m2", name: "Robert" });
+  assert.deepEqual(s.game.seats.map((x) => x.name), ["Ann", "Robert", "CPU Hard", "Cy"]);
+  // Another member's rename (no seat of theirs in the game) leaves the game alone.
+  const t = reduce(s, { type: "member", table: T, event: 7, change: "renamed", member: "m9", name: "Zed" });
+  assert.deepEqual(t.game.seats, s.game.seats);
+});

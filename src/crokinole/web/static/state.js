@@ -181,6 +181,15 @@ export function reduce(s, msg, localNow) {
   out = applyParts(out, pick(msg, ["deadline", "placement", "next_pressed", "rematch_votes", "stage", "host", "you"]));
   if (typeof msg.server_time === "number") out = withOffset(out, msg.server_time, localNow);
   switch (msg.type) {
+    case "member":
+      // A player renamed mid-game is named so at once (the game's next state would say it later).
+      if (msg.change === "renamed" && msg.name && out.game) {
+        const seats = new Set(out.seats.filter((x) => x.occupant && x.occupant.member === msg.member).map((x) => x.seat));
+        if (seats.size) {
+          out.game = withDistinctNames({ ...out.game, seats: out.game.seats.map((x) => (seats.has(x.seat) ? { ...x, name: msg.name } : x)) });
+        }
+      }
+      return out;
     case "shot":
     case "timeout": {
       if (msg.game) out.game = withDistinctNames(msg.game);
