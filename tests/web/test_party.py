@@ -975,3 +975,32 @@ def test_long_names_read_whole_on_a_phone(server_url: str, people: Any) -> None:
     for p in (ann, bob):
         assert p.evaluate(BROKEN_WORDS, ".side-card .players") == []
         assert p.evaluate(BROKEN_WORDS, "#game-dialog thead") == []
+
+
+def test_a_seat_left_after_the_game_is_filled_in_the_lobby_for_the_next(
+    server_url: str, people: Any
+) -> None:
+    # Bob leaves after the game: no rematch can start with his seat empty, so Ann is not left
+    # "waiting for the others" but sent to the lobby to fill it (a CPU here), then starts.
+    ann = people()
+    code = create_party(ann, server_url, "singles", "Ann", query="?rounds=1&cpu_pause=0")
+    bob = people()
+    join_by_code(bob, server_url, code, "Bob")
+    sit(bob, "north")
+    ann.wait_for_function(CAN_START)
+    ann.get_by_test_id("party-start-button").click()
+    play_to_the_end([ann, bob])
+    bob.get_by_test_id("new-game-button").click()
+    bob.wait_for_function("() => window.crokinole.screen === 'start'")
+    rematch = ann.get_by_test_id("rematch-button")
+    sync_api.expect(rematch).to_have_text("A seat is empty: fill it")
+    rematch.click()
+    ann.wait_for_function("() => window.crokinole.screen === 'lobby'")
+    ann.get_by_test_id("cpu-north").select_option("easy")
+    ann.wait_for_function(CAN_START)
+    ann.get_by_test_id("party-start-button").click()
+    ann.wait_for_function(
+        "() => window.crokinole.screen === 'game' && window.crokinole.state.phase === 'playing'"
+    )
+    sync_api.expect(ann.get_by_test_id("game-result")).to_be_hidden()
+    assert view(ann)["seats"][1]["occupant"]["name"] == "CPU Easy"

@@ -49,6 +49,7 @@ const UI = {
   token: deviceToken(),
   prefs: loadPrefs(),
   queue: [], // server messages waiting to be shown, in order
+  toLobby: false, // a finished party's lobby shown to fill a seat left empty
   left: {}, // {seat: name} of this game's players who left the party (a CPU plays their seats)
   processing: false,
   paused: false,
@@ -351,7 +352,10 @@ function missedShot(msg) {
 
 /** What an event changes on screen besides the state: screens, dialogs, words, sounds. */
 function afterEvent(msg, before) {
-  if (before.table !== S.table || msg.type === "game_started") UI.left = {};
+  if (before.table !== S.table || msg.type === "game_started") {
+    UI.left = {};
+    UI.toLobby = false;
+  }
   if (before.table !== S.table) {
     UI.roundShown = null;
     UI.gameShown = null;
@@ -434,7 +438,7 @@ function syncScreen() {
     if (UI.screen !== "start") showStart();
     return;
   }
-  if (S.stage === "lobby") {
+  if (S.stage === "lobby" || (UI.toLobby && S.stage === "finished" && S.kind === "party")) {
     showLobby();
     return;
   }
@@ -990,6 +994,13 @@ function wire() {
     $(id).addEventListener("cancel", (ev) => ev.preventDefault());
   }
   $("rematch-button").addEventListener("click", () => {
+    if ($("rematch-button").dataset.action === "lobby") {
+      // The host fills the empty seat (or a friend takes it) in the lobby, then starts.
+      UI.toLobby = true;
+      closeDialog($("game-dialog"));
+      syncScreen();
+      return;
+    }
     if (send({ type: "rematch", table: S.table })) $("rematch-button").disabled = true;
   });
   $("new-game-button").addEventListener("click", () => {

@@ -165,4 +165,11 @@ export function renderGameButtons(S) {
     ? `Waiting for the others (${S.rematchVotes.length} of ${players})`
     : S.kind === "party" && S.rematchVotes.length ? `Rematch (${S.rematchVotes.length} of ${players} agree)` : "Rematch";
   $("new-game-button").textContent = S.kind !== "party" ? "New game" : isSpectator(S) ? "Stop watching" : "Leave the party";
+  // A player left after the game: no rematch until their seat is filled, in the lobby (the host).
+  const empty = S.kind === "party" && S.stage === "finished" && S.seats.some((x) => !x.occupant);
+  rematch.dataset.action = empty ? "lobby" : "rematch";
+  if (empty && !rematch.hidden) {
+    rematch.disabled = !S.you.host;
+    rematch.textContent = S.you.host ? "A seat is empty: fill it" : "A seat is empty: waiting for the host";
+  }
 }

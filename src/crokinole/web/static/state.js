@@ -351,7 +351,8 @@ export function allSeatsFilled(s) {
 }
 
 export function canStart(s) {
-  return s.stage === "lobby" && Boolean(s.you.host) && allSeatsFilled(s);
+  // Between games too: the host fills a seat a player left, then starts the next game.
+  return (s.stage === "lobby" || s.stage === "finished") && Boolean(s.you.host) && allSeatsFilled(s);
 }
 
 /** The server's clock now, from this page's clock and the offset measured on messages. */
