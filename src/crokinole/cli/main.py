@@ -26,6 +26,8 @@ Handler = Callable[[argparse.Namespace], int]
 BENCHMARKS = {
     "physics": "simulator throughput against pymunk, and pymunk's accuracy",
     "cpu_fouls": "how often each CPU level means (and plays) a foul where a valid hit exists",
+    "server": "bot clients play N concurrent online parties on one server process: "
+    "shot-to-broadcast latency, errors, memory per game",
 }
 
 

@@ -5,9 +5,11 @@ SQLite by default, PostgreSQL (or any SQLAlchemy URL) when configured.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -205,6 +207,14 @@ class Store:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+        # SQLite has one writer at a time: the server's writes (one per shot, from
+        # many worker threads) queue here rather than on SQLite's file lock, whose
+        # busy timeout a crowded server can outwait ("database is locked").  A
+        # database with row locks (PostgreSQL) lets writers of different tables
+        # run together.
+        self._write_lock: contextlib.AbstractContextManager[Any] = (
+            threading.Lock() if engine.dialect.name == "sqlite" else contextlib.nullcontext()
+        )
 
     @classmethod
     def open(cls, url: str, *, migrate: bool = True) -> Store:
@@ -258,6 +268,12 @@ class Store:
 
     def _session(self) -> Session:
         return self._sessions()
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[Session]:
+        """A session in a transaction that writes (committed at the end, or rolled back)."""
+        with self._write_lock, self._session() as session, session.begin():
+            yield session
 
     # ---------------------------------------------------------------- tables
 
@@ -321,7 +337,7 @@ class Store:
         event_rows = _event_rows(table_id, 0, events)
         member_rows = _member_rows(table_id, members)
         try:
-            with self._session() as session, session.begin():
+            with self._writing() as session:
                 session.add(row)
                 session.flush()  # the table first: events and members refer to it
                 session.add_all([*event_rows, *member_rows])
@@ -397,7 +413,7 @@ class Store:
         member_rows = None if members is None else _member_rows(table_id, members)
         result_rows = [_result_row(table_id, result, now) for result in results]
         try:
-            with self._session() as session, session.begin():
+            with self._writing() as session:
                 # The guarded update takes the table's row lock: a second writer
                 # of the same version waits, then finds the version moved on.
                 changed = session.execute(
@@ -518,7 +534,7 @@ class Store:
             The ids of the rooms abandoned.
         """
         now = now or _now()
-        with self._session() as session, session.begin():
+        with self._writing() as session:
             playing = session.scalars(
                 select(RoomRow).where(
                     RoomRow.device_token == device_token, RoomRow.status == "playing"
@@ -586,7 +602,7 @@ class Store:
                 was written.
         """
         last = expected + len(events)
-        with self._session() as session, session.begin():
+        with self._writing() as session:
             values: dict[str, Any] = {
                 "record_json": record_json,
                 "event_number": last,
@@ -621,7 +637,7 @@ class Store:
             False if the room was not playing (finished or abandoned already):
             nothing changed.
         """
-        with self._session() as session, session.begin():
+        with self._writing() as session:
             changed = session.execute(
                 update(RoomRow)
                 .where(RoomRow.id == room_id, RoomRow.status == "playing")
@@ -680,7 +696,7 @@ class Store:
         # Set-based statements: the ids never come into Python (the first purge
         # after a long pause may find a great many rooms).
         old = (RoomRow.status == "abandoned", RoomRow.updated_at < before)
-        with self._session() as session, session.begin():
+        with self._writing() as session:
             session.execute(
                 delete(EventRow).where(EventRow.room_id.in_(select(RoomRow.id).where(*old)))
             )
@@ -699,7 +715,7 @@ class Store:
     ) -> None:
         """Store a new score sheet."""
         now = _now()
-        with self._session() as session, session.begin():
+        with self._writing() as session:
             session.add(
                 SheetRow(
                     id=sheet_id,
@@ -725,7 +741,7 @@ class Store:
 
     def save_sheet(self, sheet_id: str, data: dict[str, Any]) -> None:
         """Replace a sheet's content."""
-        with self._session() as session, session.begin():
+        with self._writing() as session:
             session.execute(
                 update(SheetRow)
                 .where(SheetRow.id == sheet_id)
@@ -734,7 +750,7 @@ class Store:
 
     def delete_sheet(self, sheet_id: str) -> None:
         """Remove a sheet."""
-        with self._session() as session, session.begin():
+        with self._writing() as session:
             row = session.get(SheetRow, sheet_id)
             if row is not None:
                 session.delete(row)
@@ -931,4 +947,6 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
+    # Another process writing (``crokinole db upgrade``, a second server) is waited for.
+    cursor.execute("PRAGMA busy_timeout=30000")
     cursor.close()
