@@ -27,10 +27,11 @@ from crokinole.board import Seat, Shot
 from crokinole.rules import Phase
 from crokinole.server.cpu import CpuPool, think
 from crokinole.server.limits import ServerSettings
-from crokinole.server.tables import Tables, new_code
+from crokinole.server.tables import SNAPSHOT_EVERY, Tables, new_code, stored_table
 from crokinole.store import Store
 from crokinole.table import (
     Connect,
+    NextRound,
     Disconnect,
     Event,
     GameFinished,
@@ -518,6 +519,59 @@ def test_a_table_loaded_from_the_store_is_the_stored_one_with_nobody_connected(
     ]
     assert all(not m.connected for m in loaded.members)
     assert_log_is_the_table(store, loaded)
+
+
+@pytest.mark.parametrize("shots", [SNAPSHOT_EVERY - 3, SNAPSHOT_EVERY + 5])
+def test_a_table_whose_snapshot_is_older_than_its_log_loads_whole(store: Store, shots: int) -> None:
+    """A shot writes its events, not the whole table: loading folds the log past the snapshot."""
+    devices = {Seat.SOUTH: "dev-ann", Seat.NORTH: "dev-bob"}
+
+    async def play(tables: Tables, table_id: str, count: int, seed: int) -> Table:
+        for n in range(count):
+            now = tables.held(table_id)
+            assert now is not None and now.game is not None
+            if now.game.phase is Phase.ROUND_OVER:
+                for device in devices.values():
+                    await tables.command(table_id, NextRound(device))
+                now = tables.held(table_id)
+                assert now is not None and now.game is not None
+            seat = now.game.current_seat
+            shot = await anyio.to_thread.run_sync(easy_shot, now, seed + n)
+            await tables.command(table_id, Shoot(devices[seat], seat, shot))
+        final = tables.held(table_id)
+        assert final is not None
+        return final
+
+    async def scenario() -> tuple[Table, int, Table, Table]:
+        first = Tables(store)
+        started = await party_of_two(first, settings={"hand": "human", "rounds": 4})
+        played = await play(first, started.id, shots, seed=100)
+        await first.close()
+        stored = store.table(started.id)
+        assert stored is not None
+        second = Tables(store)
+        loaded = await second.get(started.id)
+        assert loaded is not None
+        for device in devices.values():
+            await second.command(started.id, Connect(device))
+        going_on = await play(second, started.id, 1, seed=500)
+        await second.close()
+        return played, stored.snapshot["version"], loaded, going_on
+
+    played, snapshot_version, loaded, going_on = run(scenario)
+    # The stored snapshot lags the log by fewer than SNAPSHOT_EVERY events...
+    assert played.version - SNAPSHOT_EVERY < snapshot_version <= played.version
+    if shots > SNAPSHOT_EVERY:
+        assert snapshot_version > 6  # ...and was written again during the game
+    # ...and the loaded table is the whole log's, to the last shot.
+    log = stored_events(store, played.id)
+    assert Table.replay(log[: played.version]) == played
+    assert loaded.game is not None and played.game is not None
+    assert loaded.game.to_json() == Table.replay(log[: loaded.version]).game.to_json()  # type: ignore[union-attr]
+    assert len(loaded.game.to_json()) >= len(played.game.to_json())
+    assert_log_is_the_table(store, going_on)
+    reread = stored_table(store, played.id)
+    assert reread is not None and reread[0] == going_on
 
 
 def test_idle_tables_are_forgotten_and_come_back_when_asked_for(store: Store) -> None:

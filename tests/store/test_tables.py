@@ -157,6 +157,19 @@ def test_appends_continue_the_log_and_replace_the_tables_state(store: Store) -> 
     assert store.open_tables_of_device(EVE.device_token) == ["t1"]
 
 
+def test_an_append_without_a_snapshot_keeps_the_stored_one(store: Store) -> None:
+    _party(store)
+    store.append_table_events(
+        "t1", 2, [_event(3)], None, deadline=TableDeadline(5.0, "turn"), status="playing"
+    )
+    table = store.table("t1")
+    assert table is not None
+    # The log and the table's version moved on; the snapshot is still version 2's.
+    assert (table.version, table.status, table.snapshot) == (3, "playing", _snapshot(2))
+    assert table.deadline == TableDeadline(5.0, "turn")
+    assert [e["version"] for e in store.table_events("t1", after=2)] == [3]
+
+
 def test_a_solo_member_holds_every_person_seat(store: Store) -> None:
     me = TableMember("m1", "tok-ann", "Ann", seats=("south", "east", "north"))
     store.create_table(

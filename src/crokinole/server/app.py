@@ -33,10 +33,9 @@ from crokinole.server import sheets
 from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
 from crokinole.server.security import SecurityHeaders
 from crokinole.server.session import CLOSE_POLICY, RECORD_OPPONENTS, Attendance, Session
-from crokinole.server.tables import Tables
+from crokinole.server.tables import Tables, stored_table
 from crokinole.server.wire import TABLE_PATTERN, TOKEN_PATTERN
 from crokinole.store import Store
-from crokinole.table import Table
 
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 log = logging.getLogger("crokinole.server")
@@ -98,8 +97,8 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
         table_id = request.path_params["table"]
         if not re.match(TABLE_PATTERN, table_id):
             return JSONResponse({"error": "a table id is 32 hexadecimal digits"}, status_code=400)
-        data = await anyio.to_thread.run_sync(store.table, table_id)
-        table = None if data is None else Table.from_dict(data.snapshot)
+        stored = await anyio.to_thread.run_sync(stored_table, store, table_id)
+        table = None if stored is None else stored[0]
         if table is None or table.game is None:
             return JSONResponse({"error": f"table {table_id} has no game"}, status_code=404)
         return Response(

@@ -61,6 +61,7 @@ from crokinole.table import (
     TableSettings,
     Tick,
     Timings,
+    event_from_dict,
 )
 
 log = logging.getLogger("crokinole.server")
@@ -70,6 +71,11 @@ RETRY_S = 1.0
 
 #: Seconds between two sweeps of idle tables out of memory (see :meth:`Tables.sweep`).
 SWEEP_S = 60.0
+
+#: A table's snapshot is stored at least every this many events, and whenever
+#: its stage changes; in between only its events are (a shot's write stays
+#: small however long the game), and loading folds those after the snapshot.
+SNAPSHOT_EVERY = 16
 
 #: Tag of the CPU's random streams, apart from the table's others.
 CPU_STREAM = 1
@@ -94,6 +100,8 @@ class _Held:
     """A table this owner holds in memory, with its lock, timer and CPU task."""
 
     table: Table
+    #: The version of the table's snapshot in the store.
+    snapshot_version: int
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     armed: Deadline | None = None
     timer: asyncio.TimerHandle | None = None
@@ -337,7 +345,7 @@ class Tables:
             with anyio.CancelScope(shield=True):
                 await self._hub.release(table_id, self.owner)
             raise
-        held = _Held(table)
+        held = _Held(table, table.version)
         self._held[table.id] = held
         if subscriber is not None:
             self._hub.subscribe(table.id, subscriber)
@@ -424,16 +432,20 @@ class Tables:
                 held = self._held.get(table_id)  # loaded while this one waited
                 if held is not None:
                     return held
-                data = await anyio.to_thread.run_sync(self._store.table, table_id)
-                if data is None:
+                exists = await anyio.to_thread.run_sync(self._store.table, table_id)
+                if exists is None:
                     return None
                 if not await self._hub.claim(table_id, self.owner):
                     raise TableError("busy", "another server holds this table: try again")
-                table = await anyio.to_thread.run_sync(Table.from_dict, data.snapshot)
+                # Read again once claimed: what it holds now is what nobody else writes.
+                stored = await anyio.to_thread.run_sync(stored_table, self._store, table_id)
+                if stored is None:  # pragma: no cover - a table is never deleted
+                    return None
+                table, snapshot_version = stored
                 held = self._held.get(table_id)
                 if held is not None:  # pragma: no cover - two loads after a failed one
                     return held
-                held = _Held(table)
+                held = _Held(table, snapshot_version)
                 # Held locked: no command is applied before the members' presence is set.
                 await held.lock.acquire()
                 self._held[table_id] = held
@@ -474,9 +486,15 @@ class Tables:
             return []
         # Once the store has the events, the table must adopt them: the
         # write and what follows cannot be cancelled halfway.
+        snapshot = (
+            after.stage is not before.stage
+            or after.version - held.snapshot_version >= SNAPSHOT_EVERY
+        )
         with anyio.CancelScope(shield=True):
             try:
-                await anyio.to_thread.run_sync(lambda: self._store_append(before, after, events))
+                await anyio.to_thread.run_sync(
+                    lambda: self._store_append(before, after, events, snapshot=snapshot)
+                )
             except StoreConflictError as exc:
                 log.warning("table %s was written by another owner: %s", before.id, exc)
                 await self._give_up(held)
@@ -487,6 +505,8 @@ class Tables:
                 self._spawn(self._take_up(before.id))
                 raise TableError("stale", "the table changed meanwhile: try again") from None
             held.table = after
+            if snapshot:
+                held.snapshot_version = after.version
             self._after(held)
             if after.stage is Stage.CLOSED:
                 await self._give_up(held)
@@ -520,13 +540,16 @@ class Tables:
             status=table.stage,
         )
 
-    def _store_append(self, before: Table, after: Table, events: Sequence[Event]) -> None:
+    def _store_append(
+        self, before: Table, after: Table, events: Sequence[Event], *, snapshot: bool
+    ) -> None:
+        members = _members(after)
         self._store.append_table_events(
             after.id,
             before.version,
             [e.to_dict() for e in events],
-            after.to_dict(),
-            members=_members(after),
+            after.to_dict() if snapshot else None,
+            members=members if members != _members(before) else None,
             deadline=after.next_deadline(),
             status=after.stage,
             results=results_of(after, events, before=before),
@@ -660,6 +683,24 @@ class Tables:
 
 
 # ---------------------------------------------------------------- store rows
+
+
+def stored_table(store: Store, table_id: str) -> tuple[Table, int] | None:
+    """The table as the store holds it, and the version of its stored snapshot; None if none.
+
+    The snapshot is folded forward with the events stored after it.
+
+    Raises:
+        InvalidRecordError: the stored snapshot or events are not a table's.
+    """
+    data = store.table(table_id)
+    if data is None:
+        return None
+    table = Table.from_dict(data.snapshot)
+    snapshot_version = table.version
+    for stored in store.table_events(table_id, after=snapshot_version):
+        table = table.fold(event_from_dict(stored))
+    return table, snapshot_version
 
 
 def _members(table: Table) -> list[TableMember]:

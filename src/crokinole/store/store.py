@@ -13,13 +13,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, delete, event, select, update
+from sqlalchemy import Table as SqlTable
+from sqlalchemy import create_engine, delete, event, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
@@ -126,7 +127,8 @@ class TableData:
         code: the party code, or None.
         version: the version of its last event (the number of events).
         status: ``lobby``, ``playing``, ``finished`` or ``closed``.
-        snapshot: the table after its last event, as the server gave it.
+        snapshot: the table as the server last gave it: after its last event,
+            or after an earlier one (the events since then are in the log).
         deadline: its next deadline, or None.
         created_at: when it was created (UTC, naive).
         updated_at: when it last changed (UTC, naive).
@@ -178,6 +180,11 @@ MemberIn = TableMember | Mapping[str, Any]
 ResultIn = TableResult | Mapping[str, Any]
 #: A deadline: anything with ``at`` and ``kind`` (the table's ``Deadline``), or ``(at, kind)``.
 DeadlineIn = DeadlineLike | tuple[float, str]
+
+
+#: The tables' rows and their events as Core tables (for the writes of every shot).
+_TABLE_ROWS = cast(SqlTable, TableRow.__table__)
+_EVENT_ROWS = cast(SqlTable, TableEventRow.__table__)
 
 
 def _now() -> datetime:
@@ -357,7 +364,7 @@ class Store:
         table_id: str,
         expected_version: int,
         events: Sequence[dict[str, Any]],
-        snapshot: dict[str, Any],
+        snapshot: dict[str, Any] | None,
         *,
         members: Sequence[MemberIn] | None = None,
         deadline: DeadlineIn | None,
@@ -367,7 +374,9 @@ class Store:
     ) -> None:
         """Commit events ``expected_version + 1, ...`` with the table's new state, all or nothing.
 
-        The snapshot, status and deadline replace the stored ones; ``members``
+        The status and deadline replace the stored ones, and so does the
+        snapshot when one is given (None: the stored one stays, and whoever
+        loads the table folds the events that follow it); ``members``
         (when given) become the table's members (None: unchanged); ``results``
         are added to the devices' records (:class:`TableResult` values or dicts
         with the same keys).
@@ -404,11 +413,12 @@ class Store:
         values: dict[str, Any] = {
             "version": version,
             "status": status,
-            "snapshot_json": _dumps(snapshot, f"the snapshot of table {table_id}"),
             "deadline": at,
             "deadline_kind": deadline_kind,
             "updated_at": now,
         }
+        if snapshot is not None:
+            values["snapshot_json"] = _dumps(snapshot, f"the snapshot of table {table_id}")
         event_rows = _event_rows(table_id, expected_version, events)
         member_rows = None if members is None else _member_rows(table_id, members)
         result_rows = [_result_row(table_id, result, now) for result in results]
@@ -416,12 +426,15 @@ class Store:
             with self._writing() as session:
                 # The guarded update takes the table's row lock: a second writer
                 # of the same version waits, then finds the version moved on.
+                # Core statements on the tables (not the ORM's unit of work): a
+                # shot's write is the server's most frequent, and this is its cost.
+                rows = _TABLE_ROWS.c
                 changed = session.execute(
-                    update(TableRow)
+                    update(_TABLE_ROWS)
                     .where(
-                        TableRow.id == table_id,
-                        TableRow.version == expected_version,
-                        TableRow.status != "closed",
+                        rows.id == table_id,
+                        rows.version == expected_version,
+                        rows.status != "closed",
                     )
                     .values(**values)
                 )
@@ -431,7 +444,14 @@ class Store:
                     raise StoreConflictError(
                         f"table {table_id} is not at version {expected_version} (it is {where})"
                     )
-                session.add_all([*event_rows, *result_rows])
+                session.execute(
+                    insert(_EVENT_ROWS),
+                    [
+                        {"table_id": r.table_id, "version": r.version, "event_json": r.event_json}
+                        for r in event_rows
+                    ],
+                )
+                session.add_all(result_rows)
                 if member_rows is not None:
                     _replace_members(session, table_id, member_rows)
                 session.flush()
