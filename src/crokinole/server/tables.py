@@ -481,20 +481,25 @@ class Tables:
         """Apply, store, adopt, publish (the caller holds the table's lock)."""
         before = held.table
         now = self._clock()
-        after, events = await anyio.to_thread.run_sync(before.apply, command, now)
-        if not events:
-            return []
+        last_snapshot = held.snapshot_version
+
+        def apply_and_store() -> tuple[Table, list[Event], bool]:
+            # One trip to a worker thread: the command (a shot is a
+            # simulation), then the write of what it caused.
+            after, events = before.apply(command, now)
+            if not events:
+                return after, events, False
+            snapshot = (
+                after.stage is not before.stage or after.version - last_snapshot >= SNAPSHOT_EVERY
+            )
+            self._store_append(before, after, events, snapshot=snapshot)
+            return after, events, snapshot
+
         # Once the store has the events, the table must adopt them: the
         # write and what follows cannot be cancelled halfway.
-        snapshot = (
-            after.stage is not before.stage
-            or after.version - held.snapshot_version >= SNAPSHOT_EVERY
-        )
         with anyio.CancelScope(shield=True):
             try:
-                await anyio.to_thread.run_sync(
-                    lambda: self._store_append(before, after, events, snapshot=snapshot)
-                )
+                after, events, snapshot = await anyio.to_thread.run_sync(apply_and_store)
             except StoreConflictError as exc:
                 log.warning("table %s was written by another owner: %s", before.id, exc)
                 await self._give_up(held)
@@ -504,6 +509,8 @@ class Tables:
                 # would fire the table's deadlines or move its CPU.
                 self._spawn(self._take_up(before.id))
                 raise TableError("stale", "the table changed meanwhile: try again") from None
+            if not events:
+                return []
             held.table = after
             if snapshot:
                 held.snapshot_version = after.version

@@ -20,7 +20,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Table as SqlTable
-from sqlalchemy import create_engine, delete, event, insert, select, update
+from sqlalchemy import bindparam, create_engine, delete, event, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
@@ -185,6 +185,26 @@ DeadlineIn = DeadlineLike | tuple[float, str]
 #: The tables' rows and their events as Core tables (for the writes of every shot).
 _TABLE_ROWS = cast(SqlTable, TableRow.__table__)
 _EVENT_ROWS = cast(SqlTable, TableEventRow.__table__)
+
+#: An append's statements, made once: the guarded update of the table's row
+#: (version, status, deadline; with or without the snapshot) and the events.
+_APPEND_STATE = (
+    update(_TABLE_ROWS)
+    .where(
+        _TABLE_ROWS.c.id == bindparam("p_id"),
+        _TABLE_ROWS.c.version == bindparam("p_expected"),
+        _TABLE_ROWS.c.status != "closed",
+    )
+    .values(
+        version=bindparam("p_version"),
+        status=bindparam("p_status"),
+        deadline=bindparam("p_deadline"),
+        deadline_kind=bindparam("p_deadline_kind"),
+        updated_at=bindparam("p_updated_at"),
+    )
+)
+_APPEND_STATE_AND_SNAPSHOT = _APPEND_STATE.values(snapshot_json=bindparam("p_snapshot"))
+_INSERT_EVENTS = insert(_EVENT_ROWS)
 
 
 def _now() -> datetime:
@@ -410,15 +430,19 @@ class Store:
         now = now or _now()
         version = expected_version + len(events)
         at, deadline_kind = _deadline(table_id, deadline)
-        values: dict[str, Any] = {
-            "version": version,
-            "status": status,
-            "deadline": at,
-            "deadline_kind": deadline_kind,
-            "updated_at": now,
+        params: dict[str, Any] = {
+            "p_id": table_id,
+            "p_expected": expected_version,
+            "p_version": version,
+            "p_status": status,
+            "p_deadline": at,
+            "p_deadline_kind": deadline_kind,
+            "p_updated_at": now,
         }
+        statement = _APPEND_STATE
         if snapshot is not None:
-            values["snapshot_json"] = _dumps(snapshot, f"the snapshot of table {table_id}")
+            params["p_snapshot"] = _dumps(snapshot, f"the snapshot of table {table_id}")
+            statement = _APPEND_STATE_AND_SNAPSHOT
         event_rows = _event_rows(table_id, expected_version, events)
         member_rows = None if members is None else _member_rows(table_id, members)
         result_rows = [_result_row(table_id, result, now) for result in results]
@@ -426,18 +450,9 @@ class Store:
             with self._writing() as session:
                 # The guarded update takes the table's row lock: a second writer
                 # of the same version waits, then finds the version moved on.
-                # Core statements on the tables (not the ORM's unit of work): a
-                # shot's write is the server's most frequent, and this is its cost.
-                rows = _TABLE_ROWS.c
-                changed = session.execute(
-                    update(_TABLE_ROWS)
-                    .where(
-                        rows.id == table_id,
-                        rows.version == expected_version,
-                        rows.status != "closed",
-                    )
-                    .values(**values)
-                )
+                # Statements made once (below), on the Core tables: a shot's
+                # write is the server's most frequent, and this is its cost.
+                changed = session.execute(statement, params)
                 if changed.rowcount != 1:  # type: ignore[attr-defined]
                     row = session.get(TableRow, table_id)
                     where = "missing" if row is None else f"{row.status} at version {row.version}"
@@ -445,7 +460,7 @@ class Store:
                         f"table {table_id} is not at version {expected_version} (it is {where})"
                     )
                 session.execute(
-                    insert(_EVENT_ROWS),
+                    _INSERT_EVENTS,
                     [
                         {"table_id": r.table_id, "version": r.version, "event_json": r.event_json}
                         for r in event_rows
