@@ -320,6 +320,7 @@ class ServerOptions:
     standin_grace: float
     db: str | None
     log: Path | None = None
+    compress: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,6 +350,7 @@ def running_server(options: ServerOptions) -> Iterator[Server]:
         "--host", "127.0.0.1", "--port", str(port), "--db", db, "--log-level", "warning",
         "--connections-per-address", str(connections), "--rooms-per-minute", "1000",
         "--standin-grace", str(options.standin_grace),
+        *(["--compress"] if options.compress else []),
     ]  # fmt: skip
     log_path = folder / "server.log"
     with log_path.open("wb") as log:
@@ -851,6 +853,7 @@ class BenchOptions:
     db: str | None = None
     server_log: Path | None = None
     compression: bool = True
+    server_compress: bool = False
 
 
 def standin_parties(games: int, share: float) -> list[bool]:
@@ -1018,7 +1021,9 @@ def run_server_bench(
             log = options.server_log
             if log is not None and len(games) > 1:
                 log = log.with_name(f"{log.stem}-{count}{log.suffix}")
-            server = ServerOptions(count, options.standin_grace, options.db, log)
+            server = ServerOptions(
+                count, options.standin_grace, options.db, log, options.server_compress
+            )
             with running_server(server) as running:
                 progress.update(starting, total=1, completed=1)
                 with asyncio.Runner(loop_factory=_loop_factory()) as runner:
@@ -1061,7 +1066,11 @@ def print_server_report(
             f"one server process on loopback; {options.seconds:g} s measured per row, a shot "
             f"every {options.pace:g} s per game; [95% order-statistic interval], '?': too few "
             f"shots; {os.cpu_count()} CPUs shared by the server and the bots; "
-            f"{'permessage-deflate offered' if options.compression else 'no compression'}"
+            + (
+                "the server compresses (crokinole serve --compress)"
+                if options.server_compress and options.compression
+                else "no compression (crokinole serve's default)"
+            )
         ),
     )
     for name in ("parties", "stand-in", "shots timed", "p50 ms", "p99 ms", "target",
@@ -1234,9 +1243,14 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-compression",
         action="store_true",
-        help="the bots do not offer the websocket's permessage-deflate compression, so "
-        "the server sends plain text (browsers do offer it: the default measures what "
-        "they cost)",
+        help="the bots do not offer the websocket's permessage-deflate compression "
+        "(browsers do; it matters only with --server-compress)",
+    )
+    parser.add_argument(
+        "--server-compress",
+        action="store_true",
+        help="start the server with --compress, so it compresses its messages for the bots "
+        "that offer it (off by default, as in crokinole serve)",
     )
     parser.add_argument(
         "--server-log",
@@ -1275,6 +1289,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         db=args.db,
         server_log=args.server_log,
         compression=not args.no_compression,
+        server_compress=args.server_compress,
     )
     start = time.perf_counter()
     try:

@@ -134,6 +134,19 @@ def test_other_origins_can_be_allowed(tmp_path: Path) -> None:
         assert info.value.response.status_code == 403
 
 
+@pytest.mark.parametrize(("options", "compressed"), [((), False), (("--compress",), True)])
+def test_websocket_compression_is_the_servers_choice(
+    tmp_path: Path, options: tuple[str, ...], compressed: bool
+) -> None:
+    # The client offers permessage-deflate, as browsers do; the server takes it
+    # only with --compress, and plays the same either way.
+    with running_server(tmp_path / "c.db", "--no-warm-up", *options) as url, _ws(url, None) as ws:
+        extensions = ws.response.headers.get("Sec-WebSocket-Extensions") or ""
+        assert ("permessage-deflate" in extensions) is compressed
+        ws.send(json.dumps({"type": "hello", "token": "c" * 24}))
+        assert json.loads(ws.recv(timeout=10))["type"] == "welcome"
+
+
 def test_even_an_internal_error_page_carries_the_security_headers(tmp_path: Path) -> None:
     # Starlette's own 500 page comes from outside the app's middleware list:
     # the headers must wrap the whole stack. A route that fails is added, and

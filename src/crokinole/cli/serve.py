@@ -56,6 +56,7 @@ def run_serve(args: argparse.Namespace) -> int:
         round_countdown=args.round_countdown,
         turn_grace=args.turn_grace,
         short_clocks=args.test_clocks,
+        own_process=True,
     )
     app = create_app(db, settings)
     print(f"crokinole: open http://{args.host}:{args.port} in a browser (database: {db})")
@@ -65,6 +66,9 @@ def run_serve(args: argparse.Namespace) -> int:
         port=args.port,
         log_level=args.log_level,
         ws_max_size=65536,
+        # A game's messages are a few KB each, seconds apart; compressing them
+        # cost a crowded server half its event loop (crokinole bench server).
+        ws_per_message_deflate=args.compress,
     )
     return 0
 
@@ -187,5 +191,11 @@ def add_command(
         action="store_true",
         help="accept turn clocks shorter than 30 seconds (for tests; players choose "
         "none, 30 or 60 seconds)",
+    )
+    serve.add_argument(
+        "--compress",
+        action="store_true",
+        help="compress the websocket messages (permessage-deflate) for browsers that offer "
+        "it: less traffic, more server CPU; off by default, as a game's messages are small",
     )
     serve.set_defaults(handler=run_serve)

@@ -40,6 +40,10 @@ class ServerSettings:
             starts in a party (unless everyone pressed Next).
         reaction_gap: least seconds between two reactions of one member.
         short_clocks: allow turn clocks under 30 seconds (tests only).
+        own_process: the server has the process to itself (``crokinole serve``):
+            it tunes the garbage collector for short pauses (see
+            :func:`crokinole.server.app.tune_collector`); tests that run
+            the app in their own process leave it alone.
     """
 
     allowed_origins: tuple[str, ...] = ()
@@ -57,6 +61,7 @@ class ServerSettings:
     round_countdown: float = 10.0
     reaction_gap: float = 2.0
     short_clocks: bool = False
+    own_process: bool = False
 
 
 class RateLimiter:
