@@ -31,13 +31,13 @@ from crokinole.server.tables import SNAPSHOT_EVERY, Tables, new_code, stored_tab
 from crokinole.store import Store
 from crokinole.table import (
     Connect,
-    NextRound,
     Disconnect,
     Event,
     GameFinished,
     GameStarted,
     Join,
     Leave,
+    NextRound,
     Presence,
     Remove,
     Rename,
