@@ -617,6 +617,7 @@ class Tables:
     async def _tick(self, held: _Held, deadline: Deadline) -> None:
         """Fire the table's due deadlines (``Tick``); a deadline not yet due is re-armed."""
         table_id = held.table.id
+        fired_at = self._clock()
         try:
             events = await self.command(table_id, Tick())
         except TableError as exc:
@@ -629,13 +630,16 @@ class Tables:
             return
         if events or not self._holds(held) or held.table.next_deadline() != deadline:
             return
-        # The timer woke before the clock reached the deadline (two clocks):
-        # wait for what is left.  A due deadline that did nothing is a bug:
-        # tried again later rather than at once in a loop.
-        left = deadline.at - self._clock()
-        if left <= 0:
-            log.warning("table %s: deadline %s is due but fired nothing", table_id, deadline)
-        self._arm(held, delay=left if left > 0 else RETRY_S)
+        if fired_at < deadline.at:
+            # The timer woke before the clock reached the deadline (the event
+            # loop's clock is not the server's): wait for what is left, which
+            # may be nothing by now (the Tick read the clock a moment earlier).
+            self._arm(held, delay=max(0.0, deadline.at - self._clock()))
+            return
+        # Due when the Tick was made, yet it fired nothing: a bug, tried again
+        # later rather than at once in a loop.
+        log.warning("table %s: deadline %s is due but fired nothing", table_id, deadline)
+        self._arm(held, delay=RETRY_S)
 
     # ------------------------------------------------------------ the CPU
 
