@@ -30,7 +30,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
-from crokinole.server import sheets
+from crokinole.server import replays, sheets
 from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
 from crokinole.server.security import SecurityHeaders
 from crokinole.server.session import CLOSE_POLICY, RECORD_OPPONENTS, Attendance, Session
@@ -210,6 +210,7 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
         Route("/watch/{code}", index),
         Route("/keep-score", keep_score),
         *sheets.routes(store),
+        *replays.routes(store),
         Route("/healthz", health),
         Route("/api/record", device_record),
         Route("/api/tables/{table}/record.json", table_record),
