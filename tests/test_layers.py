@@ -37,10 +37,13 @@ MAY_IMPORT: dict[str, set[str]] = {
     "table": {"ai", "rules", "physics", "board", "errors"},
     # The store keeps what the server gives it; it knows no server, CPU or client.
     "store": {"rules", "physics", "board", "errors"},
+    # Ranked play (ratings, the queue) is pure: it decides, the server keeps.
+    "ranking": {"errors"},
     "web": set(),  # static files, reached over HTTP only
     # The server may use any layer but the command line.
     "server": {
         "table",
+        "ranking",
         "analysis",
         "ai",
         "rules",
@@ -54,6 +57,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "cli": {
         "server",
         "table",
+        "ranking",
         "analysis",
         "ai",
         "rules",
@@ -189,6 +193,8 @@ def test_each_module_imports_only_the_layers_below_it(path: Path) -> None:
         ("web/__init__.py", "from crokinole.rules import Game", "rules"),
         ("table/table.py", "from crokinole.server import hub", "server"),
         ("table/table.py", "from crokinole.store import Store", "store"),
+        ("ranking/ratings.py", "from crokinole.store import Store", "store"),
+        ("ranking/matchmaking.py", "from crokinole.table import Table", "table"),
     ],
 )
 def test_a_forbidden_import_is_caught(file: str, line: str, why: str) -> None:
@@ -290,3 +296,12 @@ def test_no_two_modules_import_each_other() -> None:
         for name, targets in _module_graph().items()
     }
     assert _cycle(graph) is None
+
+
+def test_ranking_is_pure_and_loads_no_other_layer() -> None:
+    # Ratings and the queue decide; the server keeps: no store, server or clock here.
+    # `import crokinole.ranking` runs the facade first: look at what it adds.
+    added = _fresh_modules("import crokinole.ranking") - _fresh_modules("import crokinole")
+    assert {m.split(".")[0] for m in added} & NOT_IN_CORE == set()
+    assert {m.split(".")[1] for m in added if m.startswith("crokinole.")} == {"ranking"}
+    assert "openskill" in {m.split(".")[0] for m in added}

@@ -67,3 +67,11 @@ class TableError(CrokinoleError, ValueError):
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+class RankingError(CrokinoleError, ValueError):
+    """A rating, game result or queue entry that ranked play cannot use.
+
+    >>> str(RankingError("a side has 1 or 2 players, not 3"))
+    'a side has 1 or 2 players, not 3'
+    """
