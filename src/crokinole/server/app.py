@@ -30,7 +30,8 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
-from crokinole.server import replays, sheets
+from crokinole.server import accounts_http, replays, sheets
+from crokinole.server.accounts import Accounts
 from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
 from crokinole.server.security import SecurityHeaders
 from crokinole.server.session import CLOSE_POLICY, RECORD_OPPONENTS, Attendance, Session
@@ -87,6 +88,11 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
     settings = settings or ServerSettings()
     store = Store.open(db)
     tables = Tables.from_settings(store, settings)
+    accounts = Accounts(
+        store,
+        account_limit=settings.login_limit_account,
+        address_limit=settings.login_limit_address,
+    )
     presence = Attendance()
     limiter = RateLimiter(settings.rooms_per_minute, 60.0)
     per_address: Counter[str] = Counter()
@@ -177,6 +183,7 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
                 count = await anyio.to_thread.run_sync(store.purge_abandoned, before)
                 if count:
                     log.info("compacted %d abandoned games", count)
+                await anyio.to_thread.run_sync(accounts.purge)
             except Exception:
                 log.exception("compacting abandoned games failed")
             await anyio.sleep(PURGE_EVERY_S)
@@ -211,6 +218,7 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
         Route("/keep-score", keep_score),
         *sheets.routes(store),
         *replays.routes(store),
+        *accounts_http.routes(accounts, settings),
         Route("/healthz", health),
         Route("/api/record", device_record),
         Route("/api/tables/{table}/record.json", table_record),
@@ -226,4 +234,5 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
     build = app.build_middleware_stack
     app.build_middleware_stack = lambda: SecurityHeaders(build())  # type: ignore[method-assign]
     app.state.tables = tables
+    app.state.accounts = accounts
     return app

@@ -40,6 +40,9 @@ class ServerSettings:
             starts in a party (unless everyone pressed Next).
         reaction_gap: least seconds between two reactions of one member.
         short_clocks: allow turn clocks under 30 seconds (tests only).
+        login_limit_account: failed logins allowed per account in 15 minutes
+            (more are refused with "try again in N minutes").
+        login_limit_address: failed logins allowed per address in 15 minutes.
         own_process: the server has the process to itself (``crokinole serve``):
             it tunes the garbage collector for short pauses (see
             :func:`crokinole.server.app.tune_collector`); tests that run
@@ -61,6 +64,8 @@ class ServerSettings:
     round_countdown: float = 10.0
     reaction_gap: float = 2.0
     short_clocks: bool = False
+    login_limit_account: int = 5
+    login_limit_address: int = 20
     own_process: bool = False
 
 

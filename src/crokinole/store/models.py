@@ -149,3 +149,55 @@ class TableResultRow(Base):
     scoring: Mapped[str] = mapped_column(String(16))
     result: Mapped[str] = mapped_column(String(8))  # win/draw/loss
     finished_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+# ------------------------------------------------------------------ accounts (0005)
+
+
+class AccountRow(Base):
+    """An account: the username as typed, its lower-case key, the Argon2id hash of the password."""
+
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    username: Mapped[str] = mapped_column(String(32))
+    username_key: Mapped[str] = mapped_column(String(32), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    password_changed_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class AccountSessionRow(Base):
+    """A login session: the SHA-256 (hex) of the cookie's token, never the token itself."""
+
+    __tablename__ = "account_sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    expires_at: Mapped[datetime] = mapped_column(DateTime, index=True)
+
+
+class LoginFailureRow(Base):
+    """A failed login, counted under a key (``account:ann``, ``address:1.2.3.4``)."""
+
+    __tablename__ = "login_failures"
+    __table_args__ = (Index("ix_login_failures_key_at", "key", "at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    key: Mapped[str] = mapped_column(String(96))
+    at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class AccountDeviceRow(Base):
+    """A device whose guest games (``table_results`` by device token) count for an account."""
+
+    __tablename__ = "account_devices"
+
+    account_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    device_token: Mapped[str] = mapped_column(String(64), primary_key=True, index=True)
+    attached_at: Mapped[datetime] = mapped_column(DateTime)

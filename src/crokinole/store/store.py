@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Table as SqlTable
-from sqlalchemy import bindparam, create_engine, delete, event, insert, select, update
+from sqlalchemy import bindparam, create_engine, delete, event, func, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
@@ -28,7 +29,11 @@ from sqlalchemy.orm import Session, sessionmaker
 from crokinole.errors import CrokinoleError
 from crokinole.store.models import (
     TABLE_STATUSES,
+    AccountDeviceRow,
+    AccountRow,
+    AccountSessionRow,
     EventRow,
+    LoginFailureRow,
     RoomRow,
     SheetRow,
     TableEventRow,
@@ -59,6 +64,52 @@ class StoreDataError(CrokinoleError, ValueError):
 
     Nothing was written; the caller has a bug.
     """
+
+
+class AccountTakenError(StoreConflictError):
+    """A new account whose username (in any case) belongs to an account already."""
+
+
+class DeviceClaimedError(StoreConflictError):
+    """A device attached to an account whose games count for another account already."""
+
+
+_SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
+
+
+@dataclass(frozen=True, slots=True)
+class AccountData:
+    """An account as stored.
+
+    Attributes:
+        id: the account's number.
+        username: the username as typed at sign up (``Ann``).
+        username_key: its lower-case key, unique (``ann``).
+        password_hash: the Argon2id hash of the password (never the password).
+        created_at: when it signed up (UTC, naive).
+        password_changed_at: when the password last changed (UTC, naive).
+    """
+
+    id: int
+    username: str
+    username_key: str
+    password_hash: str
+    created_at: datetime
+    password_changed_at: datetime
+
+    def __repr__(self) -> str:  # the hash stays out of logs and tracebacks
+        return f"AccountData(id={self.id}, username={self.username!r})"
+
+
+def _account_data(row: AccountRow) -> AccountData:
+    return AccountData(
+        id=row.id,
+        username=row.username,
+        username_key=row.username_key,
+        password_hash=row.password_hash,
+        created_at=row.created_at,
+        password_changed_at=row.password_changed_at,
+    )
 
 
 class DeadlineLike(Protocol):
@@ -799,6 +850,268 @@ class Store:
                 .order_by(SheetRow.updated_at.desc())
             ).all()
             return [_sheet_data(r) for r in rows]
+
+    # ---------------------------------------------------------------- accounts
+
+    def create_account(
+        self, username: str, username_key: str, password_hash: str, now: datetime
+    ) -> AccountData:
+        """Store a new account; the username's key (lower case) must be free.
+
+        The store keeps what it is given: the service checks the username's
+        rules and hashes the password (the store never sees the password).
+
+        >>> store = Store.open("sqlite://")
+        >>> ann = store.create_account("Ann", "ann", "$argon2id$...", datetime(2026, 1, 1))
+        >>> (ann.id, ann.username, store.account_by_key("ann") == ann)
+        (1, 'Ann', True)
+        >>> store.create_account("ANN", "ann", "$argon2id$...", datetime(2026, 1, 1))
+        Traceback (most recent call last):
+        ...
+        crokinole.store.store.AccountTakenError: the username ANN is taken
+
+        Raises:
+            AccountTakenError: an account has that key; nothing was written.
+        """
+        row = AccountRow(
+            username=username,
+            username_key=username_key,
+            password_hash=password_hash,
+            created_at=now,
+            password_changed_at=now,
+        )
+        try:
+            with self._writing() as session:
+                session.add(row)
+                session.flush()
+                return _account_data(row)
+        except IntegrityError:
+            raise AccountTakenError(f"the username {username} is taken") from None
+
+    def account_by_key(self, username_key: str) -> AccountData | None:
+        """The account whose username's key (lower case) is ``username_key``, or None."""
+        with self._session() as session:
+            row = session.scalars(
+                select(AccountRow).where(AccountRow.username_key == username_key)
+            ).first()
+            return None if row is None else _account_data(row)
+
+    def account(self, account_id: int) -> AccountData | None:
+        """The account with the id, or None."""
+        with self._session() as session:
+            row = session.get(AccountRow, account_id)
+            return None if row is None else _account_data(row)
+
+    def set_password_hash(
+        self,
+        account_id: int,
+        password_hash: str,
+        now: datetime,
+        *,
+        changed: bool,
+        keep_session: str | None = None,
+    ) -> None:
+        """Replace the account's password hash.
+
+        A new password (``changed``) ends every session of the account but
+        ``keep_session`` (a token hash) and stamps ``password_changed_at``; a
+        rehash of the same password with new parameters changes the hash only.
+
+        Raises:
+            StoreDataError: there is no such account; nothing was written.
+        """
+        values: dict[str, Any] = {"password_hash": password_hash}
+        if changed:
+            values["password_changed_at"] = now
+        with self._writing() as session:
+            done = session.execute(
+                update(AccountRow).where(AccountRow.id == account_id).values(**values)
+            )
+            if done.rowcount != 1:  # type: ignore[attr-defined]
+                raise StoreDataError(f"there is no account {account_id}")
+            if changed:
+                session.execute(
+                    delete(AccountSessionRow).where(
+                        AccountSessionRow.account_id == account_id,
+                        AccountSessionRow.token_hash != (keep_session or ""),
+                    )
+                )
+
+    def create_account_session(
+        self, token_hash: str, account_id: int, now: datetime, expires_at: datetime
+    ) -> None:
+        """Store a login session under the hash of its token (the token itself is never stored).
+
+        Raises:
+            StoreDataError: the hash is not 64 hexadecimal digits, or there is
+                no such account; nothing was written.
+            StoreConflictError: a session has this hash already.
+        """
+        if not _SHA256_HEX.match(token_hash):
+            raise StoreDataError("a session is stored under a SHA-256 in hex (64 digits)")
+        try:
+            with self._writing() as session:
+                if session.get(AccountRow, account_id) is None:
+                    raise StoreDataError(f"there is no account {account_id}")
+                session.add(
+                    AccountSessionRow(
+                        token_hash=token_hash,
+                        account_id=account_id,
+                        created_at=now,
+                        expires_at=expires_at,
+                    )
+                )
+        except IntegrityError:
+            raise StoreConflictError("a session with that token exists already") from None
+
+    def session_account(self, token_hash: str, now: datetime) -> AccountData | None:
+        """The account of the session stored under ``token_hash`` if it has not expired at ``now``.
+
+        >>> store = Store.open("sqlite://")
+        >>> ann = store.create_account("Ann", "ann", "h", datetime(2026, 1, 1))
+        >>> store.create_account_session("ab" * 32, ann.id, datetime(2026, 1, 1),
+        ...                              datetime(2026, 1, 31))
+        >>> store.session_account("ab" * 32, datetime(2026, 1, 2)).username
+        'Ann'
+        >>> store.session_account("ab" * 32, datetime(2026, 1, 31)) is None  # expired
+        True
+        """
+        with self._session() as session:
+            row = session.scalars(
+                select(AccountRow)
+                .join(AccountSessionRow, AccountSessionRow.account_id == AccountRow.id)
+                .where(
+                    AccountSessionRow.token_hash == token_hash, AccountSessionRow.expires_at > now
+                )
+            ).first()
+            return None if row is None else _account_data(row)
+
+    def delete_account_session(self, token_hash: str) -> bool:
+        """End a session; False if there was none."""
+        with self._writing() as session:
+            done = session.execute(
+                delete(AccountSessionRow).where(AccountSessionRow.token_hash == token_hash)
+            )
+            return bool(done.rowcount == 1)  # type: ignore[attr-defined]
+
+    def account_session_count(self, account_id: int) -> int:
+        """How many sessions of the account are stored (expired ones included until purged)."""
+        with self._session() as session:
+            return int(
+                session.scalar(
+                    select(func.count())
+                    .select_from(AccountSessionRow)
+                    .where(AccountSessionRow.account_id == account_id)
+                )
+                or 0
+            )
+
+    def add_login_failure(self, keys: Sequence[str], at: datetime) -> None:
+        """Count a failed login at ``at`` under each key (``account:ann``, ``address:1.2.3.4``)."""
+        with self._writing() as session:
+            session.add_all([LoginFailureRow(key=key, at=at) for key in keys])
+
+    def login_failures(self, key: str, since: datetime) -> list[datetime]:
+        """The times of the failed logins under ``key`` after ``since``, earliest first.
+
+        >>> store = Store.open("sqlite://")
+        >>> store.add_login_failure(["account:ann", "address:10.0.0.1"], datetime(2026, 1, 1, 12))
+        >>> store.login_failures("account:ann", since=datetime(2026, 1, 1, 11, 50))
+        [datetime.datetime(2026, 1, 1, 12, 0)]
+        >>> store.login_failures("account:ann", since=datetime(2026, 1, 1, 12))
+        []
+        """
+        with self._session() as session:
+            return list(
+                session.scalars(
+                    select(LoginFailureRow.at)
+                    .where(LoginFailureRow.key == key, LoginFailureRow.at > since)
+                    .order_by(LoginFailureRow.at)
+                ).all()
+            )
+
+    def clear_login_failures(self, key: str) -> None:
+        """Forget the failed logins under ``key`` (after a successful login)."""
+        with self._writing() as session:
+            session.execute(delete(LoginFailureRow).where(LoginFailureRow.key == key))
+
+    def purge_accounts_data(self, now: datetime, failures_before: datetime) -> int:
+        """Delete the sessions expired at ``now`` and the failed logins before ``failures_before``.
+
+        Returns:
+            The number of rows deleted.
+        """
+        with self._writing() as session:
+            sessions = session.execute(
+                delete(AccountSessionRow).where(AccountSessionRow.expires_at <= now)
+            )
+            failures = session.execute(
+                delete(LoginFailureRow).where(LoginFailureRow.at < failures_before)
+            )
+            return int(sessions.rowcount + failures.rowcount)  # type: ignore[attr-defined]
+
+    def attach_device(self, account_id: int, device_token: str, now: datetime) -> int:
+        """Count the device's guest games for the account; the number of its finished games.
+
+        Attaching again is harmless (the count is returned again).  A device's
+        games count for one account only.
+
+        >>> store = Store.open("sqlite://")
+        >>> ann = store.create_account("Ann", "ann", "h", datetime(2026, 1, 1))
+        >>> bob = store.create_account("Bob", "bob", "h", datetime(2026, 1, 1))
+        >>> store.attach_device(ann.id, "tok" * 6, datetime(2026, 1, 2))
+        0
+        >>> store.account_devices(ann.id)
+        ['toktoktoktoktoktok']
+        >>> store.attach_device(bob.id, "tok" * 6, datetime(2026, 1, 2))
+        Traceback (most recent call last):
+        ...
+        crokinole.store.store.DeviceClaimedError: this device's games count for another account
+
+        Raises:
+            DeviceClaimedError: another account has the device; nothing was written.
+            StoreDataError: there is no such account.
+        """
+        with self._writing() as session:
+            if session.get(AccountRow, account_id) is None:
+                raise StoreDataError(f"there is no account {account_id}")
+            owners = set(
+                session.scalars(
+                    select(AccountDeviceRow.account_id).where(
+                        AccountDeviceRow.device_token == device_token
+                    )
+                )
+            )
+            if owners - {account_id}:
+                raise DeviceClaimedError("this device's games count for another account")
+            if not owners:
+                session.add(
+                    AccountDeviceRow(
+                        account_id=account_id, device_token=device_token, attached_at=now
+                    )
+                )
+            rooms = (
+                select(func.count())
+                .select_from(RoomRow)
+                .where(RoomRow.device_token == device_token, RoomRow.result.is_not(None))
+            )
+            tables = (
+                select(func.count())
+                .select_from(TableResultRow)
+                .where(TableResultRow.device_token == device_token)
+            )
+            return int(session.scalar(rooms) or 0) + int(session.scalar(tables) or 0)
+
+    def account_devices(self, account_id: int) -> list[str]:
+        """The device tokens attached to the account, in the order they were attached."""
+        with self._session() as session:
+            return list(
+                session.scalars(
+                    select(AccountDeviceRow.device_token)
+                    .where(AccountDeviceRow.account_id == account_id)
+                    .order_by(AccountDeviceRow.attached_at, AccountDeviceRow.device_token)
+                ).all()
+            )
 
 
 @dataclass(frozen=True, slots=True)

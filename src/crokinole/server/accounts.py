@@ -1,0 +1,340 @@
+"""Accounts: sign up, log in and out, change the password, attach a device's guest games.
+
+Accounts are optional: guests play everything; an account is for ranked play
+and a record that follows a person across devices.  The rules:
+
+- a username is 3–20 letters, digits, ``_`` or ``-``, unique whatever its case
+  (``Ann`` and ``ann`` are one account; it is shown as typed at sign up);
+- a password is 8–128 characters and not the username;
+- passwords are hashed with Argon2id (argon2-cffi), rehashed at the next login
+  when the hasher's parameters change, and never logged, stored or repeated
+  in an error;
+- a login session is a random token in an HttpOnly cookie; the store keeps
+  only its SHA-256; it lasts :data:`SESSION_DAYS` days; logging in always
+  starts a new one (no session fixation) and ends the one the cookie had;
+- failed logins are counted in the store (they survive restarts and hold
+  across processes): at most 5 per account and 20 per address in 15 minutes.
+
+Every method blocks (the database, Argon2 takes tens of milliseconds): the
+HTTP routes call them from worker threads.  Time comes from ``clock``.
+
+>>> from argon2 import PasswordHasher
+>>> from crokinole.store import Store
+>>> now = [datetime(2026, 1, 1, 12, 0)]
+>>> accounts = Accounts(Store.open("sqlite://"), clock=lambda: now[0],
+...                     hasher=PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+>>> ann, token = accounts.sign_up("Ann", "correct horse")
+>>> accounts.account_for_token(token).username
+'Ann'
+>>> accounts.log_in("ann", "wrong horse", address="10.0.0.1")
+Traceback (most recent call last):
+...
+crokinole.server.accounts.AccountError: wrong username or password
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import re
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+from crokinole.errors import CrokinoleError
+from crokinole.store import AccountData, AccountTakenError, DeviceClaimedError, Store
+
+log = logging.getLogger("crokinole.accounts")
+
+USERNAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{3,20}$")
+MIN_PASSWORD = 8
+MAX_PASSWORD = 128
+SESSION_DAYS = 30
+#: Failed logins allowed per account, and per address, in :data:`LOGIN_WINDOW`.
+ACCOUNT_LOGIN_LIMIT = 5
+ADDRESS_LOGIN_LIMIT = 20
+LOGIN_WINDOW = timedelta(minutes=15)
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    """The time now, UTC, naive (as the store keeps times)."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class AccountError(CrokinoleError, ValueError):
+    """A request about accounts that is refused; nothing changed.
+
+    Attributes:
+        code: a stable id of the reason (``bad_username``, ``wrong_login``,
+            ``too_many_attempts`` ...), which the HTTP routes send on.
+        message: the reason in plain words (never holding a password).
+        retry_after: for ``too_many_attempts``, seconds until a login may be
+            tried again; else None.
+
+    >>> str(AccountError("taken", "the username ann is taken"))
+    'the username ann is taken'
+    """
+
+    def __init__(self, code: str, message: str, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """An account as the rest of the server sees it (no password hash).
+
+    Attributes:
+        id: its number in the store.
+        username: as typed at sign up.
+        created_at: when it signed up (UTC).
+    """
+
+    id: int
+    username: str
+    created_at: datetime
+
+
+def check_username(username: str) -> str:
+    """The username's key (lower case) if it follows the rules.
+
+    >>> check_username("Ann_B")
+    'ann_b'
+    >>> check_username("a b")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    crokinole.server.accounts.AccountError: a username is 3–20 letters, ... (not 'a b')
+
+    Raises:
+        AccountError: ``bad_username``.
+    """
+    if not USERNAME_PATTERN.match(username):
+        shown = username if len(username) <= 40 else username[:40] + "…"
+        raise AccountError(
+            "bad_username", f"a username is 3–20 letters, digits, '_' or '-' (not {shown!r})"
+        )
+    return username.lower()
+
+
+def check_password(password: str, username: str) -> None:
+    """Refuse a new password that breaks the rules (the message never repeats it).
+
+    >>> check_password("short", "ann")
+    Traceback (most recent call last):
+    ...
+    crokinole.server.accounts.AccountError: a password is at least 8 characters
+    >>> check_password("Ann-1234", "ann-1234")
+    Traceback (most recent call last):
+    ...
+    crokinole.server.accounts.AccountError: the password may not be the username
+
+    Raises:
+        AccountError: ``bad_password``.
+    """
+    if len(password) < MIN_PASSWORD:
+        raise AccountError("bad_password", f"a password is at least {MIN_PASSWORD} characters")
+    if len(password) > MAX_PASSWORD:
+        raise AccountError("bad_password", f"a password is at most {MAX_PASSWORD} characters")
+    if password.lower() == username.lower():
+        raise AccountError("bad_password", "the password may not be the username")
+
+
+def token_hash(token: str) -> str:
+    """The SHA-256 (hex) under which a session token is stored.
+
+    >>> len(token_hash("abc")), token_hash("abc")[:8]
+    (64, 'ba7816bf')
+    """
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _public(data: AccountData) -> Account:
+    return Account(data.id, data.username, data.created_at)
+
+
+class Accounts:
+    """The accounts service on a store (see the module's docstring for the rules).
+
+    Args:
+        store: where accounts, sessions and failed logins are kept.
+        clock: the time now (UTC, naive).
+        hasher: the Argon2id hasher (its defaults unless a test wants a cheap one).
+        account_limit: failed logins per account in ``window``.
+        address_limit: failed logins per address in ``window``.
+        window: how long a failed login counts.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock = utc_now,
+        hasher: PasswordHasher | None = None,
+        account_limit: int = ACCOUNT_LOGIN_LIMIT,
+        address_limit: int = ADDRESS_LOGIN_LIMIT,
+        window: timedelta = LOGIN_WINDOW,
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._hasher = hasher or PasswordHasher()
+        self._account_limit = account_limit
+        self._address_limit = address_limit
+        self._window = window
+        # Checked against when the username is unknown, so that a login takes
+        # as long whether or not the account exists.
+        self._dummy_hash = self._hasher.hash(secrets.token_hex(16))
+
+    # ------------------------------------------------------------ sessions
+
+    def _new_session(self, account_id: int) -> str:
+        token = secrets.token_urlsafe(32)
+        now = self._clock()
+        self._store.create_account_session(
+            token_hash(token), account_id, now, now + timedelta(days=SESSION_DAYS)
+        )
+        return token
+
+    def account_for_token(self, token: str | None) -> Account | None:
+        """The account logged in by a session cookie's token, or None (no session, ended, expired).
+
+        Tokens of the wrong shape are None without a database read.
+        """
+        if not token or len(token) > 128:
+            return None
+        data = self._store.session_account(token_hash(token), self._clock())
+        return None if data is None else _public(data)
+
+    # ------------------------------------------------------------ actions
+
+    def sign_up(self, username: str, password: str) -> tuple[Account, str]:
+        """Create an account and log it in: the account and its session token.
+
+        Raises:
+            AccountError: ``bad_username``, ``bad_password``, or ``taken``
+                (an account has this username, in any case).
+        """
+        key = check_username(username)
+        check_password(password, username)
+        password_hash = self._hasher.hash(password)
+        try:
+            data = self._store.create_account(username, key, password_hash, self._clock())
+        except AccountTakenError:
+            raise AccountError("taken", f"the username {username} is taken") from None
+        log.info("account %s signed up", data.username)
+        return _public(data), self._new_session(data.id)
+
+    def _refused(self, key: str, limit: int, whom: str) -> None:
+        now = self._clock()
+        failures = self._store.login_failures(key, since=now - self._window)
+        if len(failures) < limit:
+            return
+        # Free again when enough of the failures have aged out of the window.
+        free_at = failures[len(failures) - limit] + self._window
+        seconds = max(1, math.ceil((free_at - now).total_seconds()))
+        minutes = math.ceil(seconds / 60)
+        unit = "minute" if minutes == 1 else "minutes"
+        raise AccountError(
+            "too_many_attempts",
+            f"too many login attempts {whom}: try again in {minutes} {unit}",
+            retry_after=seconds,
+        )
+
+    def log_in(
+        self, username: str, password: str, *, address: str, old_token: str | None = None
+    ) -> tuple[Account, str]:
+        """Check the password and start a new session: the account and the new token.
+
+        The session of ``old_token`` (the cookie sent with the login), if any,
+        ends: a session id is never carried across a login.
+
+        Raises:
+            AccountError: ``too_many_attempts`` (5 failures for this account or
+                20 from this address in 15 minutes; ``retry_after`` says when),
+                or ``wrong_login`` (the same for an unknown username and a
+                wrong password).
+        """
+        key = username.lower()
+        account_key, address_key = f"account:{key[:40]}", f"address:{address[:64]}"
+        self._refused(account_key, self._account_limit, "for this account")
+        self._refused(address_key, self._address_limit, "from this address")
+        data = self._store.account_by_key(key) if USERNAME_PATTERN.match(username) else None
+        if data is None or not self._verify(data.password_hash, password):
+            self._store.add_login_failure([account_key, address_key], self._clock())
+            # What was typed as an unknown username may be a password: never logged.
+            whom = "an unknown username" if data is None else data.username
+            log.info("failed login for %s from %s", whom, address)
+            raise AccountError("wrong_login", "wrong username or password")
+        if self._hasher.check_needs_rehash(data.password_hash):
+            self._store.set_password_hash(
+                data.id, self._hasher.hash(password), self._clock(), changed=False
+            )
+        self._store.clear_login_failures(account_key)
+        if old_token:
+            self._store.delete_account_session(token_hash(old_token))
+        log.info("account %s logged in", data.username)
+        return _public(data), self._new_session(data.id)
+
+    def _verify(self, password_hash: str | None, password: str) -> bool:
+        try:
+            return self._hasher.verify(password_hash or self._dummy_hash, password)
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            return False
+
+    def log_out(self, token: str | None) -> bool:
+        """End the session of ``token``; False if it had none."""
+        if not token or len(token) > 128:
+            return False
+        return self._store.delete_account_session(token_hash(token))
+
+    def change_password(self, token: str | None, old_password: str, new_password: str) -> Account:
+        """Change the password of the session's account; its other sessions end.
+
+        Raises:
+            AccountError: ``not_logged_in``, ``wrong_password`` (the old one),
+                ``bad_password`` (the new one).
+        """
+        account = self.account_for_token(token)
+        if account is None or token is None:
+            raise AccountError("not_logged_in", "not logged in")
+        data = self._store.account(account.id)
+        if data is None or not self._verify(data.password_hash, old_password):
+            raise AccountError("wrong_password", "the current password is wrong")
+        check_password(new_password, data.username)
+        self._store.set_password_hash(
+            data.id,
+            self._hasher.hash(new_password),
+            self._clock(),
+            changed=True,
+            keep_session=token_hash(token),
+        )
+        log.info("account %s changed its password", data.username)
+        return account
+
+    def attach_device(self, token: str | None, device_token: str) -> int:
+        """Count the device's guest games for the session's account: how many there are.
+
+        Raises:
+            AccountError: ``not_logged_in``, or ``device_claimed`` (the
+                device's games count for another account).
+        """
+        account = self.account_for_token(token)
+        if account is None:
+            raise AccountError("not_logged_in", "not logged in")
+        try:
+            return self._store.attach_device(account.id, device_token, self._clock())
+        except DeviceClaimedError as error:
+            raise AccountError("device_claimed", str(error)) from None
+
+    def purge(self) -> int:
+        """Delete expired sessions and failed logins too old to count; how many rows went."""
+        now = self._clock()
+        return self._store.purge_accounts_data(now, now - self._window)

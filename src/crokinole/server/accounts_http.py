@@ -1,0 +1,217 @@
+"""The accounts' HTTP API (docs/protocol.md, "Accounts (HTTP)").
+
+| method | route | body | answer |
+|---|---|---|---|
+| POST | /api/account/signup | username, password | 201 {username} + session cookie |
+| POST | /api/account/login | username, password | 200 {username} + a new session cookie |
+| POST | /api/account/logout | {} | 200 {}; the session ends, the cookie is cleared |
+| POST | /api/account/password | old_password, new_password | 200 {username}; other sessions end |
+| GET | /api/account | | 200 {username, created_at}, or 401 |
+| POST | /api/account/attach | {} + X-Device-Token | 200 {attached: n games} |
+
+Every POST must be JSON (``Content-Type: application/json``, else 415) from
+the server's own origin (else 403): a page of another site can neither send
+JSON without the browser asking first, nor pass the origin check, so it
+cannot log anyone in or out.  Errors are ``{"error": "plain words", "code":
+"..."}``; nothing changes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from crokinole.errors import CrokinoleError
+from crokinole.server.accounts import MAX_PASSWORD, SESSION_DAYS, AccountError, Accounts
+from crokinole.server.json_input import JsonInputError, read_json
+from crokinole.server.limits import ServerSettings, origin_allowed
+from crokinole.server.wire import TOKEN_PATTERN
+
+COOKIE = "crokinole_session"
+MAX_BODY = 4096
+MAX_USERNAME = 64  # longer is refused as bad input before any rule is checked
+
+#: The HTTP status of each refusal of the service.
+STATUS = {
+    "bad_username": 400,
+    "bad_password": 400,
+    "taken": 409,
+    "wrong_login": 401,
+    "wrong_password": 403,
+    "not_logged_in": 401,
+    "too_many_attempts": 429,
+    "device_claimed": 409,
+}
+
+
+class BadRequestError(CrokinoleError, ValueError):
+    """A request refused before the service sees it (not JSON, a missing field ...)."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def _error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> Response:
+    return JSONResponse({"error": message, "code": code}, status_code=status, headers=headers)
+
+
+async def _body(request: Request, fields: tuple[str, ...]) -> dict[str, str]:
+    """The JSON object of a POST with exactly ``fields``, all strings (else a BadRequestError)."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise BadRequestError(
+            415, "not_json", "send the request as JSON (Content-Type: application/json)"
+        )
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise BadRequestError(413, "too_large", f"the request is larger than {MAX_BODY} bytes")
+    try:
+        data: Any = read_json(raw or b"{}")
+    except JsonInputError as error:
+        reason = str(error).replace("the message", "it")
+        raise BadRequestError(
+            400, "bad_request", f"the request body cannot be read: {reason}"
+        ) from None
+    if not isinstance(data, dict):
+        raise BadRequestError(400, "bad_request", "the request body is a JSON object")
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise BadRequestError(400, "bad_request", f"unknown field(s): {', '.join(unknown)}")
+    for name in fields:
+        value = data.get(name)
+        if value is None:
+            raise BadRequestError(400, "bad_request", f"{name} is missing")
+        if not isinstance(value, str):
+            raise BadRequestError(400, "bad_request", f"{name} is text")
+        limit = MAX_USERNAME if name == "username" else MAX_PASSWORD
+        if len(value) > limit:
+            raise BadRequestError(400, "bad_request", f"{name} is at most {limit} characters")
+    return {name: data[name] for name in fields}
+
+
+def _set_cookie(response: Response, request: Request, token: str) -> None:
+    response.set_cookie(
+        COOKIE,
+        token,
+        max_age=SESSION_DAYS * 24 * 3600,
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+    )
+
+
+def _clear_cookie(response: Response, request: Request) -> None:
+    response.delete_cookie(
+        COOKIE, path="/", httponly=True, samesite="lax", secure=request.url.scheme == "https"
+    )
+
+
+def routes(accounts: Accounts, settings: ServerSettings) -> list[Route]:
+    """The accounts' routes on the service ``accounts``."""
+
+    def guarded(
+        handler: Callable[[Request], Awaitable[Response]], *, post: bool = True
+    ) -> Callable[[Request], Awaitable[Response]]:
+        async def run(request: Request) -> Response:
+            if post:
+                origin = request.headers.get("origin")
+                host = request.headers.get("host")
+                if not origin_allowed(origin, host, settings.allowed_origins):
+                    return _error(403, "bad_origin", "requests from another site are refused")
+            try:
+                return await handler(request)
+            except BadRequestError as refused:
+                return _error(refused.status, refused.code, refused.message)
+            except AccountError as error:
+                headers = None
+                if error.retry_after is not None:
+                    headers = {"Retry-After": str(error.retry_after)}
+                return _error(STATUS.get(error.code, 400), error.code, error.message, headers)
+
+        return run
+
+    async def signup(request: Request) -> Response:
+        body = await _body(request, ("username", "password"))
+        account, token = await anyio.to_thread.run_sync(
+            accounts.sign_up, body["username"], body["password"]
+        )
+        old = request.cookies.get(COOKIE)
+        if old:
+            await anyio.to_thread.run_sync(accounts.log_out, old)
+        response = JSONResponse({"username": account.username}, status_code=201)
+        _set_cookie(response, request, token)
+        return response
+
+    async def login(request: Request) -> Response:
+        body = await _body(request, ("username", "password"))
+        address = request.client.host if request.client else "?"
+
+        def log_in() -> tuple[Any, str]:
+            return accounts.log_in(
+                body["username"],
+                body["password"],
+                address=address,
+                old_token=request.cookies.get(COOKIE),
+            )
+
+        account, token = await anyio.to_thread.run_sync(log_in)
+        response = JSONResponse({"username": account.username})
+        _set_cookie(response, request, token)
+        return response
+
+    async def logout(request: Request) -> Response:
+        await _body(request, ())
+        await anyio.to_thread.run_sync(accounts.log_out, request.cookies.get(COOKIE))
+        response = JSONResponse({})
+        _clear_cookie(response, request)
+        return response
+
+    async def password(request: Request) -> Response:
+        body = await _body(request, ("old_password", "new_password"))
+        account = await anyio.to_thread.run_sync(
+            accounts.change_password,
+            request.cookies.get(COOKIE),
+            body["old_password"],
+            body["new_password"],
+        )
+        return JSONResponse({"username": account.username})
+
+    async def me(request: Request) -> Response:
+        account = await anyio.to_thread.run_sync(
+            accounts.account_for_token, request.cookies.get(COOKIE)
+        )
+        if account is None:
+            return _error(401, "not_logged_in", "not logged in")
+        return JSONResponse(
+            {"username": account.username, "created_at": account.created_at.isoformat() + "Z"}
+        )
+
+    async def attach(request: Request) -> Response:
+        await _body(request, ())
+        device = request.headers.get("x-device-token", "")
+        if not re.match(TOKEN_PATTERN, device):
+            raise BadRequestError(
+                400, "bad_device", "send the device token (16–64 letters, digits, '-' or '_') "
+                "in the X-Device-Token header",
+            )  # fmt: skip
+        count = await anyio.to_thread.run_sync(
+            accounts.attach_device, request.cookies.get(COOKIE), device
+        )
+        return JSONResponse({"attached": count})
+
+    return [
+        Route("/api/account", guarded(me, post=False), methods=["GET"]),
+        Route("/api/account/signup", guarded(signup), methods=["POST"]),
+        Route("/api/account/login", guarded(login), methods=["POST"]),
+        Route("/api/account/logout", guarded(logout), methods=["POST"]),
+        Route("/api/account/password", guarded(password), methods=["POST"]),
+        Route("/api/account/attach", guarded(attach), methods=["POST"]),
+    ]
