@@ -117,7 +117,7 @@ def check_username(username: str) -> str:
     Raises:
         AccountError: ``bad_username``.
     """
-    if not USERNAME_PATTERN.match(username):
+    if not USERNAME_PATTERN.fullmatch(username):
         shown = username if len(username) <= 40 else username[:40] + "…"
         raise AccountError(
             "bad_username", f"a username is 3–20 letters, digits, '_' or '-' (not {shown!r})"
@@ -266,7 +266,7 @@ class Accounts:
         account_key, address_key = f"account:{key[:40]}", f"address:{address[:64]}"
         self._refused(account_key, self._account_limit, "for this account")
         self._refused(address_key, self._address_limit, "from this address")
-        data = self._store.account_by_key(key) if USERNAME_PATTERN.match(username) else None
+        data = self._store.account_by_key(key) if USERNAME_PATTERN.fullmatch(username) else None
         if data is None or not self._verify(data.password_hash, password):
             self._store.add_login_failure([account_key, address_key], self._clock())
             # What was typed as an unknown username may be a password: never logged.

@@ -197,7 +197,7 @@ def routes(accounts: Accounts, settings: ServerSettings) -> list[Route]:
     async def attach(request: Request) -> Response:
         await _body(request, ())
         device = request.headers.get("x-device-token", "")
-        if not re.match(TOKEN_PATTERN, device):
+        if not re.fullmatch(TOKEN_PATTERN, device):
             raise BadRequestError(
                 400, "bad_device", "send the device token (16–64 letters, digits, '-' or '_') "
                 "in the X-Device-Token header",
