@@ -20,6 +20,11 @@ True
 
 Who is rated as what when a side left the game or a CPU played for it is
 decided by :func:`result_of`; :func:`rate_verdict` applies that decision.
+
+Pure and deterministic: the same ratings and outcome always give the same
+result.  (openskill gives each of its rating objects a ``uuid4`` name, which
+reads the system's random source; the name takes no part in the arithmetic,
+and the objects never leave this module.)
 """
 
 from __future__ import annotations
