@@ -1,16 +1,318 @@
 """Replays of finished games: the record replayed shot by shot for the replay viewer.
 
-The routes are added by the replay work of issue 11 (see docs/replays.md).
+A game's record (R9) holds every action; played again from the start with
+the rules engine, each shot gives the same report, trajectory and game
+snapshot a live ``shot`` message carries (built by the same functions of
+:mod:`crokinole.server.payloads` and :mod:`crokinole.server.wire`), so the
+viewer animates and words it as live play does.  See docs/replays.md.
+
+| method | route | does |
+|---|---|---|
+| GET | /api/tables/{table}/replay.json | the game replayed: a step per action |
+| | | (``?game=N``: the table's game N, when it played several) |
+| GET | /replay/{table} | the replay viewer (the page reads the id from its path) |
 """
 
 from __future__ import annotations
 
-from starlette.routing import BaseRoute
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
+import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from crokinole.board import Seat, Shot
+from crokinole.errors import CrokinoleError, InvalidRecordError
+from crokinole.rules import Game, ShotReport
+from crokinole.server.payloads import report_payload, trajectory_payload
+from crokinole.server.tables import stored_table
+from crokinole.server.wire import TABLE_PATTERN, game_view, seat_name, shot_payload
 from crokinole.store import Store
+from crokinole.table import (
+    Event,
+    GameStarted,
+    ShotPlayed,
+    Table,
+    TurnTimedOut,
+    event_from_dict,
+)
+
+__all__ = ["ReplayError", "Replayed", "replay_actions", "replay_payload", "routes"]
+
+STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
+
+#: Replays kept ready (a finished game's replay never changes).
+CACHE_SIZE = 32
+
+
+class ReplayError(Exception):
+    """A replay that cannot be given, with its HTTP status and a plain message."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """One action of a record, played again.
+
+    Attributes:
+        action: the record's action (``shoot``, ``timeout`` or ``next_round``).
+        before: the game just before it.
+        report: the referee's report (None for ``next_round``).
+        after: the game just after it.
+    """
+
+    action: dict[str, Any]
+    before: Game
+    report: ShotReport | None
+    after: Game
+
+
+def replay_actions(game: Game) -> Iterator[Replayed]:
+    """Play ``game``'s record again from the start, action by action, with the engine.
+
+    Each action's result must be the recorded one, and the last state the
+    game's (R9: the same record replayed gives the same game, disc for disc).
+
+    Raises:
+        InvalidRecordError: an action cannot be played again, or its result
+            differs from the record.
+
+    >>> from crokinole.rules import Rules
+    >>> game = Game(Rules(rounds=1))
+    >>> _ = game.shoot(Seat.SOUTH, Shot(position=0.0, direction=0.0, power=28.0))
+    >>> _ = game.timeout(Seat.NORTH)
+    >>> [(r.action["type"], r.report.seat.name, r.after.turn_index) for r in replay_actions(game)]
+    [('shoot', 'SOUTH', 1), ('timeout', 'NORTH', 2)]
+    """
+    played = Game(game.rules, game.board, game.first_seat)
+    for k, action in enumerate(game.actions):
+        before = played.copy()
+        kind = action.get("type")
+        report: ShotReport | None = None
+        try:
+            if kind == "shoot":
+                shot = Shot(action["position"], action["direction"], action["power"])
+                report = played.shoot(Seat[str(action["seat"]).upper()], shot)
+            elif kind == "timeout":
+                report = played.timeout(Seat[str(action["seat"]).upper()])
+            elif kind == "next_round":
+                played.next_round()
+            else:
+                raise InvalidRecordError(f"actions[{k}]: unknown action type {kind!r}")
+        except (CrokinoleError, KeyError) as exc:
+            raise InvalidRecordError(f"actions[{k}] cannot be replayed: {exc}") from None
+        if played.actions[-1] != action:
+            raise InvalidRecordError(f"actions[{k}]: the replayed result differs from the record")
+        yield Replayed(action, before, report, played.copy())
+    if played != game:
+        raise InvalidRecordError("the replayed game does not reach the recorded state")
+
+
+def _turn_events(events: Sequence[Event], game_number: int) -> list[ShotPlayed | TurnTimedOut]:
+    """The shots and timeouts of the table's game ``game_number``, in order."""
+    turns: list[ShotPlayed | TurnTimedOut] = []
+    current = 0
+    for event in events:
+        if isinstance(event, GameStarted):
+            current = event.game_number
+        elif current == game_number and isinstance(event, ShotPlayed | TurnTimedOut):
+            turns.append(event)
+    return turns
+
+
+def _step(
+    table: Table, replayed: Replayed, turn: ShotPlayed | TurnTimedOut | None
+) -> dict[str, Any]:
+    """One step of a replay: what a live ``shot``, ``timeout`` or ``round`` message carries."""
+    action, before, report = replayed.action, replayed.before, replayed.report
+    if report is None:  # next_round
+        return {
+            "type": "next_round",
+            "round": replayed.after.round_number,
+            "game": game_view(table, replayed.after),
+        }
+    step: dict[str, Any] = {
+        "type": "shot" if action["type"] == "shoot" else "timeout",
+        "round": before.round_number,
+        "seat": seat_name(report.seat),
+        "by": turn.by if isinstance(turn, ShotPlayed) else None,
+        "reason": turn.reason if isinstance(turn, TurnTimedOut) else None,
+        "aimed": shot_payload(turn.aimed) if isinstance(turn, ShotPlayed) else None,
+        "played": shot_payload(report.shot),
+        "report": report_payload(report, before),
+        "trajectory": None,  # a timeout's: a live timeout message has none either
+        "game": game_view(table, replayed.after),
+    }
+    if report.physics is not None:
+        ids = [d.id for d in before.discs] + [before.next_disc_id]
+        owners = [seat_name(d.owner) for d in before.discs] + [seat_name(report.seat)]
+        step["trajectory"] = trajectory_payload(report.physics, ids, owners)
+    return step
+
+
+def replay_payload(table: Table, events: Sequence[Event]) -> dict[str, Any]:
+    """The replay of ``table``'s game (``events``: the table's log, for who shot and how).
+
+    ``start`` is the game before the first action; ``steps[k]`` is action
+    ``k`` of the record with the game after it; ``rounds[r]["step"]`` is the
+    number of steps played when round ``r + 1`` begins.
+
+    Raises:
+        ReplayError: the table has no game, or its game is still being played (409).
+        InvalidRecordError: the record does not replay to the stored game.
+    """
+    game = table.game
+    if game is None:
+        raise ReplayError(404, f"table {table.id} has no game")
+    abandoned = not game.is_over
+    if abandoned and table.stage == "playing":
+        raise ReplayError(409, "this game is not finished yet")
+    turns = _turn_events(events, table.game_number)
+    start = Game(game.rules, game.board, game.first_seat)
+    steps: list[dict[str, Any]] = []
+    rounds: list[dict[str, Any]] = [{"number": 1, "step": 0, "first": seat_name(game.first_seat)}]
+    turn_index = 0
+    for replayed in replay_actions(game):
+        turn: ShotPlayed | TurnTimedOut | None = None
+        if replayed.report is not None:
+            if turn_index < len(turns) and turns[turn_index].seat is replayed.report.seat:
+                turn = turns[turn_index]
+            turn_index += 1
+        steps.append(_step(table, replayed, turn))
+        if replayed.action["type"] == "next_round":
+            after = replayed.after
+            rounds.append(
+                {
+                    "number": after.round_number,
+                    "step": len(steps),
+                    "first": seat_name(after.round_first_seat),
+                }
+            )
+    outcome = game.outcome
+    return {
+        "table": table.id,
+        "kind": str(table.kind),
+        "game_number": table.game_number,
+        "end": "abandoned" if abandoned else "over",
+        "outcome": None
+        if outcome is None
+        else {"winner": outcome.winner, "drawn": list(outcome.drawn)},
+        "record": f"/api/tables/{table.id}/record.json",
+        "link": f"/replay/{table.id}?game={table.game_number}",
+        "start": game_view(table, start),
+        "rounds": rounds,
+        "steps": steps,
+    }
+
+
+def _game_number(text: str | None) -> int | None:
+    """The ``game`` query parameter: None (the table's last game) or a game number from 1.
+
+    >>> _game_number(None), _game_number("2")
+    (None, 2)
+    >>> _game_number("0")
+    Traceback (most recent call last):
+    ...
+    crokinole.server.replays.ReplayError: game is a game number from 1, got '0'
+    """
+    if text is None:
+        return None
+    if not re.fullmatch(r"[1-9][0-9]{0,5}", text):
+        raise ReplayError(400, f"game is a game number from 1, got {text[:20]!r}")
+    return int(text)
+
+
+def load_replay(store: Store, table_id: str, game_number: int | None) -> dict[str, Any]:
+    """The replay of the table's game ``game_number`` (None: its last), read from the store.
+
+    Raises:
+        ReplayError: no such table or game (404), or the game is under way (409).
+    """
+    stored = stored_table(store, table_id)
+    if stored is None:
+        raise ReplayError(404, f"table {table_id} has no game")
+    table = stored[0]
+    events = [event_from_dict(d) for d in store.table_events(table_id)]
+    if game_number is not None and game_number != table.game_number:
+        if not 1 <= game_number < table.game_number:
+            raise ReplayError(404, f"table {table_id} has no game {game_number}")
+        # The table as it was when game N+1 started: its game is game N, finished.
+        upto = next(
+            i
+            for i, e in enumerate(events)
+            if isinstance(e, GameStarted) and e.game_number == game_number + 1
+        )
+        table = Table.replay(events[:upto])
+    return replay_payload(table, events)
+
+
+class _Cache:
+    """The last replays made, by table, game number and table version (thread-safe)."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self._size = size
+        self._items: OrderedDict[tuple[str, int | None, int], dict[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, int | None, int]) -> dict[str, Any] | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: tuple[str, int | None, int], value: dict[str, Any]) -> None:
+        with self._lock:
+            self._items[key] = value
+            if len(self._items) > self._size:
+                self._items.popitem(last=False)
 
 
 def routes(store: Store) -> list[BaseRoute]:
-    """The replay viewer's routes (none yet)."""
-    del store
-    return []
+    """The replay viewer's page and its JSON."""
+    cache = _Cache()
+
+    def cached_replay(table_id: str, game_number: int | None) -> dict[str, Any]:
+        data = store.table(table_id)
+        if data is None:
+            raise ReplayError(404, f"table {table_id} has no game")
+        key = (table_id, game_number, data.version)
+        found = cache.get(key)
+        if found is None:
+            found = load_replay(store, table_id, game_number)
+            cache.put(key, found)
+        return found
+
+    async def replay_json(request: Request) -> Response:
+        table_id = request.path_params["table"]
+        try:
+            if not re.match(TABLE_PATTERN, table_id):
+                raise ReplayError(400, "a table id is 32 hexadecimal digits")
+            game_number = _game_number(request.query_params.get("game"))
+            payload = await anyio.to_thread.run_sync(cached_replay, table_id, game_number)
+        except ReplayError as exc:
+            return JSONResponse({"error": exc.message}, status_code=exc.status)
+        except InvalidRecordError as exc:
+            return JSONResponse(
+                {"error": f"this game's record cannot be replayed: {exc}"}, status_code=500
+            )
+        return JSONResponse(payload, headers={"Cache-Control": "no-cache"})
+
+    async def viewer(_: Request) -> Response:
+        return FileResponse(STATIC / "replay.html", headers={"Cache-Control": "no-cache"})
+
+    return [
+        Route("/api/tables/{table}/replay.json", replay_json),
+        Route("/replay/{table}", viewer),
+    ]

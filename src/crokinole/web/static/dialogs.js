@@ -140,12 +140,18 @@ export function setPeek(on) {
   b.textContent = on ? "Show the result" : "Look at the board";
 }
 
+/** "Watch the replay" of the game just ended (/replay/{table}, a new tab: the table stays open here). */
+export function replayLink(s) {
+  if (!s.table || !/^[a-f0-9]{32}$/.test(s.table) || !s.game) return "";
+  return `<p class="replay-link"><a href="/replay/${s.table}" target="_blank" rel="noopener" data-testid="replay-link">Watch the replay</a></p>`;
+}
+
 /** The end of the game; `hooks`: {say, place, levelName}. */
 export function openGameDialog(S, hooks) {
   closeDialog($("round-dialog"));
   const title = gameTitle(S);
   $("game-title").textContent = title;
-  $("game-body").innerHTML = gameBody(S, hooks.levelName);
+  $("game-body").innerHTML = gameBody(S, hooks.levelName) + replayLink(S);
   renderGameButtons(S);
   hooks.place();
   openDialog($("game-dialog"));

@@ -1,0 +1,348 @@
+// The replay viewer (/replay/{table}): a finished game watched again, step by step, from
+// /api/tables/{table}/replay.json (docs/replays.md). Each step is one action of the game's
+// record with what a live message carries (report, trajectory, game snapshot), so the board is
+// drawn and animated by board.js and anim.js and the shots worded by words.js as in live play.
+
+import { ShotAnimation } from "./anim.js";
+import { BoardView, markSvg, setScheme } from "./board.js";
+import { resultTable } from "./dialogs.js";
+import { $, escapeHtml } from "./dom.js";
+import { play as playSound, setSoundEnabled } from "./sound.js";
+import { sideName } from "./state.js";
+import { loadPrefs } from "./store.js";
+import { describeShot, viewerOf, whose } from "./words.js";
+
+const params = new URLSearchParams(location.search);
+const SPEED = Math.min(20, Math.max(0.1, Number.parseFloat(params.get("speed") || "1") || 1));
+/** Seconds between two steps while playing (as the live CPU's pause). */
+const GAP_S = 0.8;
+const TABLE_RE = /^\/replay\/([a-f0-9]{32})\/?$/;
+
+const R = {
+  data: null, // the replay.json
+  pos: 0, // steps shown: 0 is the start, k the game after step k
+  playing: false,
+  shotNumbers: [], // per step: [shot number in its round, shots in that round] (null: next_round)
+};
+
+const view = new BoardView($("replay-board"));
+const anim = new ShotAnimation({
+  speed: SPEED, paused: () => false, onFrame: () => draw(), onSound: (name) => playSound(name),
+});
+
+/** The game snapshot after `pos` steps. */
+function snapshot(pos) {
+  return pos === 0 ? R.data.start : R.data.steps[pos - 1].game;
+}
+
+function sideOf(game) {
+  return (seat) => {
+    const x = game.seats.find((y) => y.seat === seat);
+    return x ? x.side : 0;
+  };
+}
+
+/** Shot numbers within each round, for "Shot 3 of 16". */
+function numberShots(steps) {
+  const perRound = new Map();
+  for (const s of steps) if (s.type !== "next_round") perRound.set(s.round, (perRound.get(s.round) || 0) + 1);
+  const seen = new Map();
+  return steps.map((s) => {
+    if (s.type === "next_round") return null;
+    seen.set(s.round, (seen.get(s.round) || 0) + 1);
+    return [seen.get(s.round), perRound.get(s.round)];
+  });
+}
+
+// ------------------------------------------------------------------ words
+
+function seatName(game, seat) {
+  const x = game.seats.find((y) => y.seat === seat);
+  return x ? x.name : seat;
+}
+
+/** The explanation of the step that led to `pos`, as live play words it. */
+function stepWords(pos) {
+  const d = R.data;
+  if (pos === 0) return `The game begins: ${seatName(d.start, d.rounds[0].first)} shoots first.`;
+  const step = d.steps[pos - 1];
+  const game = step.game;
+  const v = viewerOf(game, [], true); // a replay names everyone: nobody is "you"
+  if (step.type === "next_round") return `Round ${step.round} begins: ${seatName(game, game.round_first)} shoots first.`;
+  if (step.type === "timeout" && step.reason === "clock") {
+    return `Time ran out: ${whose(v, step.seat)} disc goes to the ditch.`;
+  }
+  return describeShot(step.report, v, step.seat);
+}
+
+function positionText(pos) {
+  const d = R.data;
+  const total = d.steps.length;
+  if (pos === 0) return `Round 1 · before the first shot · step 0 of ${total}`;
+  const step = d.steps[pos - 1];
+  if (step.type === "next_round") return `Round ${step.round} · before its first shot · step ${pos} of ${total}`;
+  const [n, of] = R.shotNumbers[pos - 1];
+  const by = step.by === "cpu" ? " (CPU)" : step.by === "standin" ? " (CPU standing in)" : "";
+  return `Round ${step.round} · shot ${n} of ${of}: ${seatName(step.game, step.seat)}${by} · step ${pos} of ${total}`;
+}
+
+function outcomeLine(game) {
+  const o = game.outcome;
+  if (!o) return "";
+  if (o.winner !== null && o.winner !== undefined) {
+    const many = game.seats.filter((x) => x.side === o.winner).length > 1;
+    return `${sideName(game, o.winner)} ${many ? "win" : "wins"} the game.`;
+  }
+  return "The game is a draw.";
+}
+
+// ------------------------------------------------------------------ rendering
+
+function renderScores(game) {
+  const current = R.pos > 0 ? R.data.steps[R.pos - 1] : null;
+  const shooter = current && current.seat ? game.seats.find((x) => x.seat === current.seat) : null;
+  $("replay-scores").innerHTML = game.sides.map((side, i) => `
+    <div class="replay-card${shooter && shooter.side === i ? " shot" : ""}" data-testid="replay-side-${i}">
+      <span class="name">${markSvg(game, i, 18)}<span>${escapeHtml(sideName(game, i))}</span></span>
+      <span class="score" data-testid="replay-score-${i}">${side.score}</span>
+      <span class="stats">this round <b data-testid="replay-round-total-${i}">${side.round_total}</b> · 20s <b>${side.twenties}</b></span>
+    </div>`).join("");
+}
+
+function renderResult(game) {
+  const box = $("replay-result");
+  const h = game.history[game.history.length - 1];
+  if (game.phase === "playing" || !h) {
+    box.innerHTML = "";
+    return;
+  }
+  const over = game.phase === "game_over";
+  box.innerHTML = `<h2>Round ${h.number} result</h2>${resultTable(game, h)}${over ? `<p class="result-line" data-testid="replay-outcome">${escapeHtml(outcomeLine(game))}</p>` : ""}`;
+}
+
+function render() {
+  const d = R.data;
+  const game = snapshot(R.pos);
+  renderScores(game);
+  $("replay-position").textContent = positionText(R.pos);
+  $("replay-words").textContent = stepWords(R.pos);
+  renderResult(game);
+  $("step-back").disabled = R.pos === 0;
+  $("step-forward").disabled = R.pos >= d.steps.length;
+  const pp = $("play-pause");
+  pp.textContent = R.playing ? "Pause" : R.pos >= d.steps.length ? "Play again" : "Play";
+  pp.setAttribute("aria-pressed", String(R.playing));
+  $("round-select").value = String(game.round);
+  draw();
+}
+
+function draw() {
+  if (!R.data) return;
+  const game = anim.running ? anim.game : snapshot(R.pos);
+  view.setBoard(game.board);
+  const scene = { game };
+  if (anim.running) Object.assign(scene, anim.scene());
+  else {
+    scene.discs = game.discs;
+    scene.scores = game.phase !== "playing";
+  }
+  view.draw(scene);
+}
+
+/** Landscape screens put the board beside the rest (replay.css, min-aspect-ratio 5/4). */
+function layout() {
+  if (!R.data) return;
+  const wrap = $("replay-board-wrap");
+  const main = $("replay");
+  const cs = getComputedStyle(main);
+  const padX = Number.parseFloat(cs.paddingLeft) + Number.parseFloat(cs.paddingRight);
+  const vw = document.documentElement.clientWidth;
+  const vh = window.innerHeight;
+  const top = wrap.getBoundingClientRect().top + window.scrollY;
+  let size;
+  if (window.matchMedia("(min-aspect-ratio: 5/4)").matches) {
+    const side = $("replay-side").getBoundingClientRect().width;
+    const gap = Number.parseFloat(cs.columnGap) || 0;
+    size = Math.min(vw - padX - side - gap, vh - top - Number.parseFloat(cs.paddingBottom) - 2);
+  } else {
+    // The controls stay on screen under the board.
+    const controls = document.querySelector(".replay-controls").getBoundingClientRect().height;
+    size = Math.min(vw - padX, vh - top - controls - 16);
+  }
+  size = Math.max(160, Math.min(size, 1100));
+  if (view.resize(size)) draw();
+}
+
+// ------------------------------------------------------------------ moving through the game
+
+function sleep(ms) {
+  return new Promise((resolve) => {
+    setTimeout(resolve, ms);
+  });
+}
+
+/** One step forward, the shot animated as live; resolves when it has been shown. */
+async function forward() {
+  anim.finish();
+  const d = R.data;
+  if (R.pos >= d.steps.length) return;
+  const before = snapshot(R.pos);
+  const step = d.steps[R.pos];
+  R.pos += 1;
+  if (step.type === "shot" && step.trajectory) {
+    const shown = anim.play(before, step, sideOf(step.game));
+    $("replay-position").textContent = positionText(R.pos);
+    $("replay-words").textContent = "";
+    await shown;
+  }
+  render();
+}
+
+function back() {
+  stop();
+  anim.finish();
+  if (R.pos > 0) R.pos -= 1;
+  render();
+}
+
+function jumpTo(pos) {
+  stop();
+  anim.finish();
+  R.pos = Math.max(0, Math.min(pos, R.data.steps.length));
+  render();
+}
+
+function stop() {
+  R.playing = false;
+}
+
+async function playAll() {
+  if (R.playing) return;
+  if (R.pos >= R.data.steps.length) R.pos = 0;
+  R.playing = true;
+  render();
+  while (R.playing && R.pos < R.data.steps.length) {
+    await forward();
+    if (!R.playing) break;
+    await sleep((GAP_S * 1000) / SPEED);
+  }
+  R.playing = false;
+  render();
+}
+
+function togglePlay() {
+  if (R.playing) {
+    stop();
+    render();
+  } else playAll();
+}
+
+async function copyLink() {
+  const link = new URL(R.data.link, location.origin).href;
+  try {
+    await navigator.clipboard.writeText(link);
+    $("copy-link").textContent = "Link copied";
+  } catch {
+    window.prompt("Copy this link:", link); // no clipboard (insecure origin): show it
+  }
+  setTimeout(() => { $("copy-link").textContent = "Copy link"; }, 2500);
+}
+
+// ------------------------------------------------------------------ start
+
+function show(data) {
+  R.data = data;
+  // The link names the game (a rematch at the table must not change what it shows).
+  if (!params.get("game")) history.replaceState(null, "", `${data.link}${location.hash}`);
+  R.shotNumbers = numberShots(data.steps);
+  document.title = `Crokinole replay: ${data.start.sides.map((_, i) => sideName(data.start, i)).join(" v ")}`;
+  const select = $("round-select");
+  select.innerHTML = data.rounds.map((r) => `<option value="${r.number}">${r.number}</option>`).join("");
+  const dl = $("download-record");
+  dl.href = data.record;
+  dl.hidden = false;
+  $("copy-link").disabled = false;
+  $("replay-status").hidden = true;
+  for (const id of ["replay-scores", "replay-board-wrap", "replay-side"]) $(id).hidden = false;
+  $("replay").setAttribute("aria-busy", "false");
+  if (data.end === "abandoned") {
+    $("replay-status").textContent = "This game was abandoned before its end: the replay stops where it stopped.";
+    $("replay-status").hidden = false;
+  }
+  layout();
+  render();
+}
+
+function failed(text) {
+  const status = $("replay-status");
+  status.textContent = text;
+  status.classList.add("bad");
+  $("replay").setAttribute("aria-busy", "false");
+}
+
+async function load() {
+  const m = TABLE_RE.exec(location.pathname);
+  if (!m) {
+    failed("This is not a replay link: a replay's address is /replay/ followed by the table's 32-character id.");
+    return;
+  }
+  const game = params.get("game");
+  const url = `/api/tables/${m[1]}/replay.json${game ? `?game=${encodeURIComponent(game)}` : ""}`;
+  let answer;
+  try {
+    answer = await fetch(url, { headers: { Accept: "application/json" } });
+  } catch {
+    failed("The server cannot be reached: try again in a moment.");
+    return;
+  }
+  let body = null;
+  try {
+    body = await answer.json();
+  } catch {
+    /* not JSON: said below */
+  }
+  if (!answer.ok || !body || !Array.isArray(body.steps)) {
+    failed(body && body.error ? `No replay: ${body.error}.` : `No replay: the server answered ${answer.status}.`);
+    return;
+  }
+  show(body);
+}
+
+const prefs = loadPrefs();
+setScheme(prefs.scheme || "classic");
+setSoundEnabled(Boolean(prefs.sound));
+
+$("step-forward").addEventListener("click", () => { stop(); forward(); });
+$("step-back").addEventListener("click", back);
+$("play-pause").addEventListener("click", togglePlay);
+$("round-select").addEventListener("change", (e) => {
+  const r = R.data.rounds.find((x) => String(x.number) === e.target.value);
+  if (r) jumpTo(r.step);
+});
+$("copy-link").addEventListener("click", copyLink);
+document.addEventListener("keydown", (e) => {
+  if (!R.data || e.altKey || e.ctrlKey || e.metaKey) return;
+  const tag = e.target && e.target.tagName;
+  if (tag === "SELECT" || tag === "INPUT" || tag === "TEXTAREA") return;
+  if (e.key === " " || e.key === "Spacebar") {
+    e.preventDefault();
+    togglePlay();
+  } else if (e.key === "ArrowRight") {
+    e.preventDefault();
+    stop();
+    forward();
+  } else if (e.key === "ArrowLeft") {
+    e.preventDefault();
+    back();
+  }
+});
+window.addEventListener("resize", layout);
+load();
+
+// For the browser tests: where the replay stands.
+window.crokinoleReplay = {
+  get pos() { return R.pos; },
+  get playing() { return R.playing; },
+  get animating() { return anim.running; },
+  game: () => (R.data ? snapshot(R.pos) : null),
+};
