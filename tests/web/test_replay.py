@@ -125,7 +125,9 @@ def test_the_replay_steps_jumps_and_ends_with_the_games_scores(
     totals = page.locator("[data-testid^=replay-round-total-]")
     assert [int(totals.nth(i).inner_text()) for i in range(2)] == history[0]["totals"]
 
-    # Play (space) to the end: the game's final scores and outcome.
+    # Play (space) to the end: the game's final scores and outcome. The focus is on the
+    # Play button (put there after the round was chosen): space toggles once, not twice.
+    assert page.evaluate("() => document.activeElement.id") == "play-pause"
     page.keyboard.press("Space")
     page.wait_for_function("() => window.crokinoleReplay.playing")
     page.wait_for_function(
@@ -170,6 +172,12 @@ def test_the_replay_fits_the_screen(
     check_fits(page)
     assert re.search(r"shot 6 of \d+", page.get_by_test_id("replay-position").inner_text())
     page.screenshot(path=str(ARTIFACTS / f"replay-{width}x{height}.png"))
+    # The end of round 1: its result beside (or under) the board with the scored discs.
+    page.get_by_test_id("round-select").select_option("2")
+    page.keyboard.press("ArrowLeft")
+    sync_api.expect(page.get_by_test_id("replay-result")).to_contain_text("Round 1 result")
+    check_fits(page)
+    page.screenshot(path=str(ARTIFACTS / f"replay-{width}x{height}-result.png"))
 
 
 def test_a_bad_replay_link_says_why(browser: Any, server_url: str) -> None:

@@ -16,6 +16,7 @@ const params = new URLSearchParams(location.search);
 const SPEED = Math.min(20, Math.max(0.1, Number.parseFloat(params.get("speed") || "1") || 1));
 /** Seconds between two steps while playing (as the live CPU's pause). */
 const GAP_S = 0.8;
+const SEAT_WORD = { south: "South", west: "West", north: "North", east: "East" };
 const TABLE_RE = /^\/replay\/([a-f0-9]{32})\/?$/;
 
 const R = {
@@ -82,7 +83,7 @@ function positionText(pos) {
   const step = d.steps[pos - 1];
   if (step.type === "next_round") return `Round ${step.round} · before its first shot · step ${pos} of ${total}`;
   const [n, of] = R.shotNumbers[pos - 1];
-  const by = step.by === "cpu" ? " (CPU)" : step.by === "standin" ? " (CPU standing in)" : "";
+  const by = step.by === "standin" ? " (a CPU standing in)" : "";
   return `Round ${step.round} · shot ${n} of ${of}: ${seatName(step.game, step.seat)}${by} · step ${pos} of ${total}`;
 }
 
@@ -105,7 +106,7 @@ function renderScores(game) {
     <div class="replay-card${shooter && shooter.side === i ? " shot" : ""}" data-testid="replay-side-${i}">
       <span class="name">${markSvg(game, i, 18)}<span>${escapeHtml(sideName(game, i))}</span></span>
       <span class="score" data-testid="replay-score-${i}">${side.score}</span>
-      <span class="stats">this round <b data-testid="replay-round-total-${i}">${side.round_total}</b> · 20s <b>${side.twenties}</b></span>
+      <span class="stats">round <b data-testid="replay-round-total-${i}">${side.round_total}</b> · 20s <b>${side.twenties}</b></span>
     </div>`).join("");
 }
 
@@ -250,7 +251,18 @@ async function copyLink() {
 
 // ------------------------------------------------------------------ start
 
+/**
+ * "You" is the server's name for the seat of the device that played it: to whoever watches
+ * the replay it is the seat ("South"), as words.js says it.
+ */
+function namedForAll(game) {
+  const seats = game.seats.map((x) => (String(x.name).trim().toLowerCase() === "you" ? { ...x, name: SEAT_WORD[x.seat] || x.seat } : x));
+  return { ...game, seats };
+}
+
 function show(data) {
+  data.start = namedForAll(data.start);
+  for (const step of data.steps) step.game = namedForAll(step.game);
   R.data = data;
   // The link names the game (a rematch at the table must not change what it shows).
   if (!params.get("game")) history.replaceState(null, "", `${data.link}${location.hash}`);
@@ -318,6 +330,8 @@ $("play-pause").addEventListener("click", togglePlay);
 $("round-select").addEventListener("change", (e) => {
   const r = R.data.rounds.find((x) => String(x.number) === e.target.value);
   if (r) jumpTo(r.step);
+  // Arrows on the list would choose another round: the keys go back to the replay.
+  $("play-pause").focus({ preventScroll: true });
 });
 $("copy-link").addEventListener("click", copyLink);
 document.addEventListener("keydown", (e) => {
