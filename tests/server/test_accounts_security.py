@@ -133,7 +133,9 @@ def test_a_session_id_planted_before_login_is_never_used(server: str) -> None:
     with httpx.Client(base_url=server, timeout=30) as web:
         web.post("/api/account/signup", json={"username": "Cyd", "password": PASSWORDS[0]})
     with httpx.Client(base_url=server, timeout=30, cookies={COOKIE: planted}) as victim:
-        login = victim.post("/api/account/login", json={"username": "cyd", "password": PASSWORDS[0]})
+        login = victim.post(
+            "/api/account/login", json={"username": "cyd", "password": PASSWORDS[0]}
+        )
         assert cookie_of(login) != planted
     with httpx.Client(base_url=server, timeout=30, cookies={COOKIE: planted}) as attacker:
         assert attacker.get("/api/account").status_code == 401
@@ -150,7 +152,10 @@ def test_a_logged_out_cookie_does_nothing(server: str) -> None:
             f'{COOKIE}=""' in out.headers["set-cookie"] and "Max-Age=0" in out.headers["set-cookie"]
         )
     with httpx.Client(base_url=server, timeout=30, cookies={COOKIE: token}) as replayed:
-        assert replayed.get("/api/account").status_code == 401
+        dead = replayed.get("/api/account")
+        assert dead.status_code == 401 and dead.json()["code"] == "not_logged_in"
+        assert "Max-Age=0" in dead.headers["set-cookie"]  # told to forget it
+        replayed.cookies.set(COOKIE, token)
         again = replayed.post(
             "/api/account/password",
             json={"old_password": PASSWORDS[0], "new_password": PASSWORDS[1]},

@@ -6,7 +6,8 @@
 | POST | /api/account/login | username, password | 200 {username} + a new session cookie |
 | POST | /api/account/logout | {} | 200 {}; the session ends, the cookie is cleared |
 | POST | /api/account/password | old_password, new_password | 200 {username}; other sessions end |
-| GET | /api/account | | 200 {username, created_at}, or 401 |
+| GET | /api/account | | 200 {username, created_at}; a guest (no cookie) 200 {username: null}; |
+| | | | a cookie that logs no one in: 401 (and the cookie is cleared) |
 | POST | /api/account/attach | {} + X-Device-Token | 200 {attached: n games} |
 
 Every POST must be JSON (``Content-Type: application/json``, else 415) from
@@ -185,11 +186,16 @@ def routes(accounts: Accounts, settings: ServerSettings) -> list[Route]:
         return JSONResponse({"username": account.username})
 
     async def me(request: Request) -> Response:
-        account = await anyio.to_thread.run_sync(
-            accounts.account_for_token, request.cookies.get(COOKIE)
-        )
-        if account is None:
-            return _error(401, "not_logged_in", "not logged in")
+        token = request.cookies.get(COOKIE)
+        if not token:
+            # A guest asked who they are: an answer, not an error (a browser
+            # logs every 4xx in its console, and guests load the start page).
+            return JSONResponse({"username": None})
+        account = await anyio.to_thread.run_sync(accounts.account_for_token, token)
+        if account is None:  # a cookie that logs no one in (ended, expired, made up)
+            response = _error(401, "not_logged_in", "not logged in")
+            _clear_cookie(response, request)
+            return response
         return JSONResponse(
             {"username": account.username, "created_at": account.created_at.isoformat() + "Z"}
         )
