@@ -270,7 +270,9 @@ def test_a_device_is_attached_once_and_to_one_account(accounts: Accounts) -> Non
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db = tmp_path_factory.mktemp("db") / "crokinole.db"
-    settings = ServerSettings(warm_up=False, login_limit_account=3, login_limit_address=1000)
+    settings = ServerSettings(
+        warm_up=False, login_limit_account=3, login_limit_address=1000, signups_per_hour=1000
+    )
     with serving(db, settings) as url:
         yield url
 

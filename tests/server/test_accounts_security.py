@@ -186,3 +186,29 @@ def test_the_cookie_is_httponly_lax_site_wide_30_days_and_secure_over_https(serv
         assert morsel["max-age"] == str(30 * 24 * 3600)
         assert bool(morsel["secure"]) is secure
         assert len(morsel.value) >= 40  # 32 random bytes
+
+
+def test_one_address_makes_at_most_10_accounts_an_hour(server: str) -> None:
+    # Each sign up hashes a password at Argon2's cost: a flood of them is refused early.
+    crowd = {"X-Forwarded-For": "10.1.1.1"}  # from uvicorn's trusted proxy, 127.0.0.1
+    with httpx.Client(base_url=server, timeout=30) as web:
+        for n in range(10):
+            made = web.post(
+                "/api/account/signup",
+                json={"username": f"crowd{n}", "password": PASSWORDS[0]},
+                headers=crowd,
+            )
+            assert made.status_code == 201
+        refused = web.post(
+            "/api/account/signup",
+            json={"username": "crowd10", "password": PASSWORDS[0]},
+            headers=crowd,
+        )
+        assert refused.status_code == 429 and refused.json()["code"] == "too_many_signups"
+        assert "set-cookie" not in refused.headers
+        elsewhere = web.post(
+            "/api/account/signup",
+            json={"username": "crowd10", "password": PASSWORDS[0]},
+            headers={"X-Forwarded-For": "10.2.2.2"},
+        )
+        assert elsewhere.status_code == 201  # the name was still free

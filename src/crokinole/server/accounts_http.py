@@ -20,6 +20,7 @@ cannot log anyone in or out.  Errors are ``{"error": "plain words", "code":
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -31,12 +32,15 @@ from starlette.routing import Route
 from crokinole.errors import CrokinoleError
 from crokinole.server.accounts import MAX_PASSWORD, SESSION_DAYS, AccountError, Accounts
 from crokinole.server.json_input import JsonInputError, read_json
-from crokinole.server.limits import ServerSettings, origin_allowed
+from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
 from crokinole.server.wire import TOKEN_PATTERN
 
 COOKIE = "crokinole_session"
 MAX_BODY = 4096
 MAX_USERNAME = 64  # longer is refused as bad input before any rule is checked
+#: Argon2 hashes computed at once (each takes 64 MiB and tens of milliseconds):
+#: a burst of logins waits its turn instead of taking the server's memory.
+HASHING_AT_ONCE = 2
 
 #: The HTTP status of each refusal of the service.
 STATUS = {
@@ -117,6 +121,8 @@ def _clear_cookie(response: Response, request: Request) -> None:
 
 def routes(accounts: Accounts, settings: ServerSettings) -> list[Route]:
     """The accounts' routes on the service ``accounts``."""
+    hashing = anyio.CapacityLimiter(HASHING_AT_ONCE)
+    signups = RateLimiter(settings.signups_per_hour, 3600.0)
 
     def guarded(
         handler: Callable[[Request], Awaitable[Response]], *, post: bool = True
@@ -141,8 +147,13 @@ def routes(accounts: Accounts, settings: ServerSettings) -> list[Route]:
 
     async def signup(request: Request) -> Response:
         body = await _body(request, ("username", "password"))
+        address = request.client.host if request.client else "?"
+        if not signups.allow(address, time.monotonic()):
+            raise BadRequestError(
+                429, "too_many_signups", "too many new accounts from this address: try later"
+            )
         account, token = await anyio.to_thread.run_sync(
-            accounts.sign_up, body["username"], body["password"]
+            accounts.sign_up, body["username"], body["password"], limiter=hashing
         )
         old = request.cookies.get(COOKIE)
         if old:
@@ -163,7 +174,7 @@ def routes(accounts: Accounts, settings: ServerSettings) -> list[Route]:
                 old_token=request.cookies.get(COOKIE),
             )
 
-        account, token = await anyio.to_thread.run_sync(log_in)
+        account, token = await anyio.to_thread.run_sync(log_in, limiter=hashing)
         response = JSONResponse({"username": account.username})
         _set_cookie(response, request, token)
         return response
@@ -182,6 +193,7 @@ def routes(accounts: Accounts, settings: ServerSettings) -> list[Route]:
             request.cookies.get(COOKIE),
             body["old_password"],
             body["new_password"],
+            limiter=hashing,
         )
         return JSONResponse({"username": account.username})
 

@@ -43,6 +43,8 @@ class ServerSettings:
         login_limit_account: failed logins allowed per account in 15 minutes
             (more are refused with "try again in N minutes").
         login_limit_address: failed logins allowed per address in 15 minutes.
+        signups_per_hour: new accounts one address may make in any hour
+            (counted in the process: each hashes a password at Argon2's cost).
         own_process: the server has the process to itself (``crokinole serve``):
             it tunes the garbage collector for short pauses (see
             :func:`crokinole.server.app.tune_collector`); tests that run
@@ -66,6 +68,7 @@ class ServerSettings:
     short_clocks: bool = False
     login_limit_account: int = 5
     login_limit_address: int = 20
+    signups_per_hour: int = 10
     own_process: bool = False
 
 
