@@ -190,3 +190,23 @@ def test_a_bad_replay_link_says_why(browser: Any, server_url: str) -> None:
         sync_api.expect(status).to_have_text(f"No replay: table {'0' * 32} has no game.")
     finally:
         ctx.close()
+
+
+def test_the_replay_words_each_shot_as_the_live_game_did(new_page: Any, server_url: str) -> None:
+    # Two people on one device: live play names every seat (nobody is "you"), as a replay does,
+    # so the live shot log and the replay's words must be the same sentences.
+    page = new_page(reduced_motion="reduce")
+    start_game(page, server_url, "local", query="?rounds=1&cpu_pause=0")
+    play_until(page, "game-result")
+    live = page.locator("[data-testid=shot-log] li").all_inner_texts()[::-1]  # oldest first
+    href = page.get_by_test_id("replay-link").get_attribute("href")
+    assert len(live) == 16  # R2: one round, 8 discs a side
+    page.goto(f"{server_url}{href}?speed=20")
+    page.wait_for_function(LOADED)
+    replayed = []
+    for _ in live:
+        page.get_by_test_id("step-forward").click()
+        page.wait_for_function(STILL)
+        replayed.append(page.get_by_test_id("replay-words").inner_text())
+    assert replayed == live
+    sync_api.expect(page.get_by_test_id("step-forward")).to_be_disabled()
