@@ -26,6 +26,7 @@ from crokinole.table import (
     TakeSeat,
 )
 from tests.table.helpers import T0, device, party, settings, started
+from tests.table.test_ranked import ranked
 
 
 def lobby() -> Table:
@@ -95,6 +96,7 @@ CASES: list[tuple[str, Callable[[], Table], Command]] = [
     ("spectator", with_spectator, TakeSeat(device(3), None)),
     ("closed", closed, Resign(device(1))),
     ("solo_table", solo, Join(device(2), "Bob")),
+    ("ranked_table", lambda: ranked()[0], Join(device(3), "Cid", spectator=True)),
 ]
 
 

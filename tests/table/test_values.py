@@ -28,6 +28,7 @@ from crokinole.table import (
     NextPressed,
     Person,
     Presence,
+    RankedSeated,
     Reacted,
     RematchVoted,
     Renamed,
@@ -179,6 +180,7 @@ ONE_OF_EACH: list[Event] = [
     RematchVoted(version=17, at=17.0, mid="m1"),
     Reacted(version=18, at=18.0, mid="m1", reaction="oops"),
     Closed(version=19, at=19.0, reason="everyone left"),
+    RankedSeated(version=20, at=20.0, seat=Seat.NORTH, rating=1040, provisional=True),
 ]
 
 
@@ -248,7 +250,7 @@ def test_table_errors_are_crokinole_errors_with_a_code() -> None:
         "north is taken by Bob",
         "north is taken by Bob",
     )
-    assert len(set(ERROR_CODES)) == 21
+    assert len(set(ERROR_CODES)) == 22
 
 
 @pytest.mark.parametrize("turn_time", ["30", 0, 0.5, 5000, True, math.nan])

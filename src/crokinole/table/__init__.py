@@ -10,7 +10,7 @@ Error codes (:class:`~crokinole.errors.TableError` ``.code``): ``not_a_member``,
 ``in_game``, ``not_your_seat``, ``not_your_turn``, ``illegal_placement``,
 ``illegal_shot``, ``illegal_action``, ``game_over``, ``bad_settings``,
 ``bad_name``, ``stale``, ``unknown_reaction``, ``too_many_reactions``,
-``spectator``, ``closed``, ``solo_table``.
+``spectator``, ``closed``, ``solo_table``, ``ranked_table``.
 """
 
 from crokinole.errors import TableError
@@ -46,6 +46,7 @@ from crokinole.table.events import (
     MemberLeft,
     NextPressed,
     Presence,
+    RankedSeated,
     Reacted,
     RematchVoted,
     Renamed,
@@ -67,11 +68,20 @@ from crokinole.table.members import (
     Member,
     Occupant,
     Person,
+    RankedPlayer,
+    SeatRating,
     check_name,
     occupant_from_dict,
     occupant_to_dict,
 )
-from crokinole.table.settings import HAND_NOISE, Hand, Kind, TableSettings, Timings
+from crokinole.table.settings import (
+    HAND_NOISE,
+    RANKED_TURN_TIME,
+    Hand,
+    Kind,
+    TableSettings,
+    Timings,
+)
 from crokinole.table.table import ME, Deadline, DeadlineKind, Played, Stage, Table
 
 #: Every error code a table may raise.
@@ -97,6 +107,7 @@ ERROR_CODES = (
     "spectator",
     "closed",
     "solo_table",
+    "ranked_table",
 )
 
 __all__ = [
@@ -104,6 +115,7 @@ __all__ = [
     "EVENT_TYPES",
     "HAND_NOISE",
     "ME",
+    "RANKED_TURN_TIME",
     "REACTIONS",
     "ChangeSettings",
     "Closed",
@@ -131,6 +143,8 @@ __all__ = [
     "Person",
     "Played",
     "Presence",
+    "RankedPlayer",
+    "RankedSeated",
     "React",
     "Reacted",
     "Rematch",
@@ -141,6 +155,7 @@ __all__ = [
     "Resign",
     "RoundStarted",
     "SeatChanged",
+    "SeatRating",
     "SetCpu",
     "SettingsChanged",
     "Shoot",

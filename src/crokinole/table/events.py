@@ -37,6 +37,7 @@ __all__ = [
     "MemberLeft",
     "NextPressed",
     "Presence",
+    "RankedSeated",
     "Reacted",
     "RematchVoted",
     "Renamed",
@@ -250,6 +251,16 @@ class GameFinished(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RankedSeated(Event):
+    """A ranked table shows the rating its seat's player had when the game was made."""
+
+    TYPE: ClassVar[str] = "ranked_seated"
+    seat: Seat
+    rating: int
+    provisional: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RematchVoted(Event):
     """Member ``mid`` wants another game."""
 
@@ -297,6 +308,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         RematchVoted,
         Reacted,
         Closed,
+        RankedSeated,
     )
 }
 

@@ -27,6 +27,8 @@ __all__ = [
     "Member",
     "Occupant",
     "Person",
+    "RankedPlayer",
+    "SeatRating",
     "check_name",
     "occupant_from_dict",
     "occupant_to_dict",
@@ -145,3 +147,37 @@ def occupant_from_dict(data: object) -> Occupant | None:
         if isinstance(data.get("cpu"), str):
             return Cpu(data["cpu"])
     raise TableError("bad_settings", f"a seat holds a person, a CPU or nobody, not {data!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRating:
+    """What a ranked table shows of a seat's player: the displayed rating, and
+    whether it is provisional (both as they stood when the game was made)."""
+
+    rating: int
+    provisional: bool
+
+    def __post_init__(self) -> None:
+        rating = self.rating
+        if isinstance(rating, bool) or not isinstance(rating, int) or rating < 0:
+            raise TableError("bad_settings", f"a rating is a whole number from 0, not {rating!r}")
+        if not isinstance(self.provisional, bool):
+            raise TableError(
+                "bad_settings", f"provisional is true or false, not {self.provisional!r}"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class RankedPlayer:
+    """A player the ranked queue seats at a new ranked table.
+
+    Attributes:
+        device: who the player is to the table (the server gives an account's
+            identity, never a device token: the seat is the account's).
+        name: the name shown (the username).
+        shown: the rating shown at the seat.
+    """
+
+    device: str
+    name: str
+    shown: SeatRating

@@ -27,6 +27,7 @@ from crokinole.rules.options import DISCS_PER_SIDE, TURN_TIMES
 __all__ = [
     "HAND_NOISE",
     "MAX_ROUNDS",
+    "RANKED_TURN_TIME",
     "Hand",
     "Kind",
     "TableSettings",
@@ -40,10 +41,15 @@ class Kind(StrEnum):
     ``party``: a code and an invite link, a lobby, 2-4 devices, spectators.
     ``solo``: one device holds 1-4 seats (hot-seat play of any layout) with
     CPUs in the others; it starts at once, has no code, and nobody can join.
+    ``ranked``: made by the ranked queue for its matched players, each seat
+    reserved for one of them; tournament rules that nobody can change
+    (:meth:`TableSettings.ranked`); it starts at once, nobody else can join,
+    watch or act, and there is no rematch.
     """
 
     PARTY = "party"
     SOLO = "solo"
+    RANKED = "ranked"
 
 
 #: The execution noise of the human hand: the Expert CPU's noise, that of a
@@ -71,6 +77,8 @@ class Hand(StrEnum):
 
 #: Four-round games may be shortened to 1-4 rounds (a quick game or a test).
 MAX_ROUNDS = 4
+#: The turn clock of ranked games, in seconds (R2).
+RANKED_TURN_TIME = 30.0
 #: The longest turn clock a test setting may choose, in seconds.
 MAX_TURN_TIME = 3600.0
 
@@ -166,10 +174,51 @@ class TableSettings:
         unknown = sorted(set(options) - {f.name for f in fields(cls)})
         if unknown:
             raise _bad(f"unknown setting(s): {', '.join(unknown)}")
-        if kind is Kind.PARTY:
+        if kind is Kind.RANKED:
+            options.setdefault("turn_time", RANKED_TURN_TIME)
+        if kind is not Kind.SOLO:
             options.setdefault("hand", Hand.HUMAN)
             options.setdefault("tie", TieSetting.EXTRA_ROUNDS)
         return cls(**options)
+
+    @classmethod
+    def ranked(cls, layout: Layout | str, rounds: int | None = None) -> TableSettings:
+        """The fixed rules of a ranked game: tournament rules (R2), 30 s clock, human hand.
+
+        Singles or doubles, 8 discs each in singles (12 a team in doubles),
+        required contact, four rounds scored 2/1/0 with extra rounds on a
+        tie, a 30 s turn clock, the human hand, a Normal stand-in.
+        ``rounds`` (1-4) shortens the game for the server's test option only.
+
+        >>> rules = TableSettings.ranked("singles")
+        >>> rules.discs, rules.rounds, rules.tie.value, rules.turn_time, rules.hand.value
+        (8, 4, 'extra_rounds', 30.0, 'human')
+        >>> TableSettings.ranked("three_singles")
+        Traceback (most recent call last):
+        ...
+        crokinole.errors.TableError: ranked games are singles or doubles, not 'three_singles'
+        """
+        chosen = _enum("layout", Layout, layout)
+        if chosen not in (Layout.SINGLES, Layout.DOUBLES):
+            raise _bad(f"ranked games are singles or doubles, not {chosen.value!r}")
+        return cls(
+            layout=chosen,
+            discs=8 if chosen is Layout.SINGLES else 12,
+            scoring=Scoring.FOUR_ROUNDS,
+            rounds=MAX_ROUNDS if rounds is None else rounds,
+            tie=TieSetting.EXTRA_ROUNDS,
+            required_contact=True,
+            turn_time=RANKED_TURN_TIME,
+            hand=Hand.HUMAN,
+            standin_level=Level.NORMAL.value,
+        )
+
+    @property
+    def is_ranked(self) -> bool:
+        """Whether these are the fixed rules of a ranked game (of any round count)."""
+        if self.layout not in (Layout.SINGLES, Layout.DOUBLES):
+            return False
+        return self == TableSettings.ranked(self.layout, self.rounds)
 
     @property
     def seats(self) -> tuple[Seat, ...]:

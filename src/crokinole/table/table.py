@@ -36,6 +36,12 @@ Decisions taken where the issue and the contract are silent:
 * **The hand** perturbs a person's aimed shot only: a CPU's (or a
   stand-in's) shot already carries its level's execution noise.
 * Connect and Disconnect on a closed table do nothing (no error).
+* **Ranked.**  A ranked table is made with its players seated and its game
+  started; they count as away until they connect (a stand-in takes the turn
+  of one who does not come within ``standin_grace``).  Anyone else's command
+  (join, watch, act) is ``ranked_table``, and so are rule and seat changes,
+  Start and Rematch by its players.  A player who leaves or resigns during
+  the game abandons it: it ends at once (``abandoned``), their seat empty.
 """
 
 from __future__ import annotations
@@ -92,6 +98,7 @@ from crokinole.table.events import (
     MemberLeft,
     NextPressed,
     Presence,
+    RankedSeated,
     Reacted,
     RematchVoted,
     Renamed,
@@ -110,6 +117,8 @@ from crokinole.table.members import (
     Member,
     Occupant,
     Person,
+    RankedPlayer,
+    SeatRating,
     check_name,
     occupant_from_dict,
     occupant_to_dict,
@@ -199,6 +208,10 @@ class Table:
         people_seats: the seats people held when the current (or last) game
             started (a seat a stand-in took over for the rest of a game was
             still played against a person: the records count it so).
+        ratings: a ranked table's seats → the rating shown there (else empty).
+        turns: each seat's turns (shots and timeouts) in the current game.
+        standin_turns: the shots a CPU played for each seat's person in the
+            current game (a stand-in, or a CPU given the seat).
         last_report: the last shot or timeout (not stored, not compared).
         shot_reports: the shots and timeouts of the last ``apply`` by event
             version (not stored, not compared).
@@ -269,6 +282,9 @@ class Table:
     rematch_votes: frozenset[str]
     joined: int
     people_seats: frozenset[Seat] = frozenset()
+    ratings: dict[Seat, SeatRating] = field(default_factory=dict)
+    turns: dict[Seat, int] = field(default_factory=dict)
+    standin_turns: dict[Seat, int] = field(default_factory=dict)
     last_report: Played | None = field(default=None, compare=False, repr=False)
     shot_reports: dict[int, Played] = field(default_factory=dict, compare=False, repr=False)
 
@@ -357,6 +373,94 @@ class Table:
             draft.emit(GameStarted, game_number=1, first_seat=layout_seats[0])
             _begin_turn(draft)
         return draft.table, draft.events
+
+    @classmethod
+    def create_ranked(
+        cls,
+        *,
+        id: str,
+        players: Mapping[Seat, RankedPlayer],
+        settings: TableSettings,
+        timings: Timings | None = None,
+        seed: int,
+        now: float,
+    ) -> tuple[Table, list[Event]]:
+        """A ranked table with its players seated and its game started, and its first events.
+
+        Every player is away until they connect (``Connect``); a stand-in
+        takes the turn of one who does not come within ``standin_grace``.
+
+        >>> from crokinole.board import Seat
+        >>> players = {
+        ...     Seat.SOUTH: RankedPlayer("account:1", "ann", SeatRating(1000, True)),
+        ...     Seat.NORTH: RankedPlayer("account:2", "bob", SeatRating(1040, True)),
+        ... }
+        >>> table, events = Table.create_ranked(
+        ...     id="t1", players=players, settings=TableSettings.ranked("singles"), seed=1, now=0.0)
+        >>> table.kind.value, table.stage.value, table.host, table.ratings[Seat.NORTH].rating
+        ('ranked', 'playing', None, 1040)
+        >>> table.apply(Join("dev-cat", "Cat", spectator=True), now=1.0)
+        Traceback (most recent call last):
+        ...
+        crokinole.errors.TableError: this is a ranked game: only its players can join
+
+        Raises:
+            TableError: ``bad_settings`` (settings that are not the ranked
+                rules, seats that are not the layout's, a player twice, a bad
+                seed or time), ``bad_name``.
+        """
+        if not isinstance(settings, TableSettings) or not settings.is_ranked:
+            raise _refuse("bad_settings", f"a ranked table has the ranked rules, not {settings!r}")
+        if not is_real_number(now) or not math.isfinite(float(now)):
+            raise _refuse("bad_settings", f"the time is a number of seconds, not {now!r}")
+        if not is_whole_number(seed) or seed < 0:
+            raise _refuse("bad_settings", f"the seed is a whole number from 0, not {seed!r}")
+        layout_seats = settings.seats
+        if not isinstance(players, Mapping) or set(players) != set(layout_seats):
+            wanted = ", ".join(_seat_word(s) for s in layout_seats)
+            raise _refuse("bad_settings", f"a ranked {_layout(settings)} table seats {wanted}")
+        seated = [players[seat] for seat in layout_seats]
+        for player in seated:
+            if not isinstance(player, RankedPlayer) or not isinstance(player.shown, SeatRating):
+                raise _refuse("bad_settings", f"a ranked seat holds a RankedPlayer, not {player!r}")
+            if not isinstance(player.device, str) or not player.device:
+                raise _refuse("bad_settings", "a ranked player needs an identity")
+        devices = [p.device for p in seated]
+        if len(set(devices)) != len(devices):
+            raise _refuse("bad_settings", "a ranked table seats each player once")
+        names = [check_name(p.name) for p in seated]
+        created = TableCreated(
+            version=1,
+            at=float(now),
+            table_id=id,
+            kind=Kind.RANKED,
+            code=None,
+            settings=settings,
+            timings=Timings() if timings is None else timings,
+            seed=int(seed),
+            host_device=devices[0],
+        )
+        draft = _Draft(cls._created(created), float(now), [created])
+        seating = zip(layout_seats, seated, names, strict=True)
+        for number, (seat, player, name) in enumerate(seating, 1):
+            mid = f"m{number}"
+            draft.emit(MemberJoined, mid=mid, device=player.device, name=name, spectator=False)
+            draft.emit(SeatChanged, seat=seat, occupant=Person(mid))
+            draft.emit(
+                RankedSeated,
+                seat=seat,
+                rating=player.shown.rating,
+                provisional=player.shown.provisional,
+            )
+        for number in range(1, len(seated) + 1):
+            draft.emit(Presence, mid=f"m{number}", connected=False)
+        _start_game(draft)
+        return draft.table, draft.events
+
+    def standin_share(self, seat: Seat) -> float:
+        """The share (0 to 1) of ``seat``'s turns in this game a CPU played for its person."""
+        turns = self.turns.get(seat, 0)
+        return self.standin_turns.get(seat, 0) / turns if turns else 0.0
 
     @classmethod
     def _created(cls, event: TableCreated) -> Table:
@@ -468,9 +572,9 @@ class Table:
         * turn: ``turn_started + turn_time + turn_grace`` when there is a
           clock and the shooter is a person not stood in;
         * standin: ``max(turn_started, disconnected_at) + standin_grace``
-          when that person is not connected (parties only);
-        * round: ``round_over_at + round_countdown`` (parties only; on one
-          device the next round waits for Next).
+          when that person is not connected (not on one device);
+        * round: ``round_over_at + round_countdown`` (not on one device,
+          where the next round waits for Next).
         """
         game = self.game
         if self.stage is not Stage.PLAYING or game is None:
@@ -485,12 +589,12 @@ class Table:
                     at = self.turn_started + self.settings.turn_time + timings.turn_grace
                     found.append(Deadline(at, DeadlineKind.TURN))
                 member = self.member(occupant.mid)
-                if self.kind is Kind.PARTY and member is not None and not member.connected:
+                if self.kind is not Kind.SOLO and member is not None and not member.connected:
                     since = max(self.turn_started, member.disconnected_at or self.turn_started)
                     found.append(Deadline(since + timings.standin_grace, DeadlineKind.STANDIN))
         elif (
             game.phase is Phase.ROUND_OVER
-            and self.kind is Kind.PARTY
+            and self.kind is not Kind.SOLO
             and self.round_over_at is not None
         ):
             found.append(Deadline(self.round_over_at + timings.round_countdown, DeadlineKind.ROUND))
@@ -517,6 +621,10 @@ class Table:
             raise _refuse("illegal_action", f"a table takes commands, not {type(command).__name__}")
         if not is_real_number(now) or not math.isfinite(float(now)):
             raise _refuse("illegal_action", f"the time is a number of seconds, not {now!r}")
+        if self.kind is Kind.RANKED:
+            device = getattr(command, "device", None)
+            if device is not None and self.member_of(device) is None:
+                raise _refuse("ranked_table", "this is a ranked game: only its players can join")
         draft = _Draft(replace(self, shot_reports={}), float(now), [])
         handler(draft, command)
         if not draft.events:
@@ -570,6 +678,12 @@ class Table:
             "rematch_votes": sorted(self.rematch_votes),
             "joined": self.joined,
             "people_seats": sorted(_seat_word(s) for s in self.people_seats),
+            "ratings": {
+                _seat_word(s): {"rating": r.rating, "provisional": r.provisional}
+                for s, r in self.ratings.items()
+            },
+            "turns": {_seat_word(s): n for s, n in self.turns.items()},
+            "standin_turns": {_seat_word(s): n for s, n in self.standin_turns.items()},
         }
 
     @classmethod
@@ -603,6 +717,14 @@ class Table:
                 rematch_votes=frozenset(data["rematch_votes"]),
                 joined=int(data["joined"]),
                 people_seats=frozenset(seat_from_name(s) for s in data.get("people_seats", ())),
+                ratings={
+                    seat_from_name(s): SeatRating(int(r["rating"]), bool(r["provisional"]))
+                    for s, r in data.get("ratings", {}).items()
+                },
+                turns={seat_from_name(s): int(n) for s, n in data.get("turns", {}).items()},
+                standin_turns={
+                    seat_from_name(s): int(n) for s, n in data.get("standin_turns", {}).items()
+                },
             )
         except InvalidRecordError:
             raise
@@ -658,8 +780,14 @@ def _fold_changes(t: Table, event: Event, played: Played | None) -> dict[str, An
                 disconnected_at=None if event.connected else event.at,
             )
         }
+    if isinstance(event, RankedSeated):
+        if t.kind is not Kind.RANKED or event.seat not in t.seats:
+            raise InvalidRecordError(f"{_seat_word(event.seat)} is not a ranked seat here")
+        return {"ratings": {**t.ratings, event.seat: SeatRating(event.rating, event.provisional)}}
     if isinstance(event, GameStarted):
         return {
+            "turns": {},
+            "standin_turns": {},
             "game": Game(t.settings.rules(), first_seat=event.first_seat),
             "game_number": event.game_number,
             "people_seats": frozenset(s for s, o in t.seats.items() if isinstance(o, Person)),
@@ -681,7 +809,14 @@ def _fold_changes(t: Table, event: Event, played: Played | None) -> dict[str, An
             played = Played(report, before, after)
         after = played.after
         phase = after.phase
+        standin = isinstance(event, ShotPlayed) and event.by != "person"
         return {
+            "turns": {**t.turns, event.seat: t.turns.get(event.seat, 0) + 1},
+            "standin_turns": (
+                {**t.standin_turns, event.seat: t.standin_turns.get(event.seat, 0) + 1}
+                if standin
+                else t.standin_turns
+            ),
             "game": after,
             "turn_started": event.at if phase is Phase.PLAYING else None,
             "round_over_at": event.at if phase is Phase.ROUND_OVER else None,
@@ -790,6 +925,14 @@ def _party(t: Table) -> None:
     if t.kind is Kind.SOLO:
         raise _refuse(
             "solo_table", "this game is played on one device: nobody can join or change seats"
+        )
+    _not_ranked(t)
+
+
+def _not_ranked(t: Table) -> None:
+    if t.kind is Kind.RANKED:
+        raise _refuse(
+            "ranked_table", "this is a ranked game: its rules and seats are fixed, with no rematch"
         )
 
 
@@ -929,7 +1072,8 @@ def _abandon(d: _Draft) -> None:
 def _join(d: _Draft, c: Join) -> None:
     t = d.table
     _open(t)
-    _party(t)
+    if t.kind is not Kind.RANKED:  # a ranked table's players come back below
+        _party(t)
     existing = t.member_of(c.device)
     if existing is not None:
         if not existing.connected:
@@ -965,8 +1109,20 @@ def _leave_command(d: _Draft, c: Leave | Resign) -> None:
     member = _sender(t, c.device)
     if t.kind is Kind.SOLO:
         _abandon(d)
+    elif t.kind is Kind.RANKED:
+        _leave_ranked(d, member)
     else:
         _leave(d, member, removed=False)
+
+
+def _leave_ranked(d: _Draft, member: Member) -> None:
+    """A ranked player goes: during the game, they abandon it (it ends at once)."""
+    playing = d.table.stage is Stage.PLAYING
+    d.emit(MemberLeft, mid=member.mid, removed=False)
+    if playing:
+        d.emit(GameFinished, winner=None, drawn=(), abandoned=True)
+    if not any(not m.spectator for m in d.table.members):
+        d.emit(Closed, reason="everyone left")
 
 
 def _rename(d: _Draft, c: Rename) -> None:
@@ -1060,6 +1216,7 @@ def _change_settings(d: _Draft, c: ChangeSettings) -> None:
 
 def _start(d: _Draft, c: Start) -> None:
     t = d.table
+    _not_ranked(t)
     _setup(t)
     _host(t, c.device)
     empty = _empty_seat(t)
@@ -1175,6 +1332,7 @@ def _next_round(d: _Draft, c: NextRound) -> None:
 def _rematch(d: _Draft, c: Rematch) -> None:
     t = d.table
     _open(t)
+    _not_ranked(t)
     if t.stage is not Stage.FINISHED:
         raise _refuse("illegal_action", "a rematch is voted for after a game")
     member = _player(t, c.device)
