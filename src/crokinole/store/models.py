@@ -8,7 +8,18 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, DateTime, Double, ForeignKey, Index, Integer, String, Text, text
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    Double,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -201,3 +212,63 @@ class AccountDeviceRow(Base):
     )
     device_token: Mapped[str] = mapped_column(String(64), primary_key=True, index=True)
     attached_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+# ------------------------------------------------------------------ ranked play (0006)
+
+
+class RatingRow(Base):
+    """An account's rating on one ladder: the belief, its displayed number, and its games."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (Index("ix_ratings_ladder_rating", "ladder", "rating"),)
+
+    account_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    ladder: Mapped[str] = mapped_column(String(8), primary_key=True)
+    mu: Mapped[float] = mapped_column(Double)
+    sigma: Mapped[float] = mapped_column(Double)
+    rating: Mapped[int] = mapped_column(Integer)
+    games: Mapped[int] = mapped_column(Integer)
+    wins: Mapped[int] = mapped_column(Integer)
+    draws: Mapped[int] = mapped_column(Integer)
+    losses: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class RatingChangeRow(Base):
+    """One rating change and the game (table, game number) that caused it."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (
+        UniqueConstraint("table_id", "game_number", "account_id", name="uq_rating_changes_game"),
+        Index("ix_rating_changes_account_ladder", "account_id", "ladder", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(Integer, ForeignKey("accounts.id", ondelete="CASCADE"))
+    ladder: Mapped[str] = mapped_column(String(8))
+    table_id: Mapped[str] = mapped_column(String(32))
+    game_number: Mapped[int] = mapped_column(Integer)
+    side: Mapped[int] = mapped_column(Integer)
+    mu_before: Mapped[float] = mapped_column(Double)
+    sigma_before: Mapped[float] = mapped_column(Double)
+    mu_after: Mapped[float] = mapped_column(Double)
+    sigma_after: Mapped[float] = mapped_column(Double)
+    rating_before: Mapped[int] = mapped_column(Integer)
+    rating_after: Mapped[int] = mapped_column(Integer)
+    outcome: Mapped[str] = mapped_column(String(8))  # win/draw/loss
+    at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class RankedQueueRow(Base):
+    """An account waiting for a ranked game: its ladder, and since when (server seconds)."""
+
+    __tablename__ = "ranked_queue"
+
+    account_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    ladder: Mapped[str] = mapped_column(String(8))
+    joined_at: Mapped[float] = mapped_column(Double)

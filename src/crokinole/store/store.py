@@ -34,6 +34,9 @@ from crokinole.store.models import (
     AccountSessionRow,
     EventRow,
     LoginFailureRow,
+    RankedQueueRow,
+    RatingChangeRow,
+    RatingRow,
     RoomRow,
     SheetRow,
     TableEventRow,
@@ -44,8 +47,9 @@ from crokinole.store.models import (
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 FORMATS = ("four_rounds", "to_100")
-TABLE_KINDS = ("party", "solo")
+TABLE_KINDS = ("party", "solo", "ranked")
 RESULTS = ("win", "draw", "loss")
+LADDERS = ("singles", "doubles")
 
 #: A device's results against the CPU: level → format → wins/draws/losses.
 DeviceRecord = dict[str, dict[str, dict[str, int]]]
@@ -72,6 +76,10 @@ class AccountTakenError(StoreConflictError):
 
 class DeviceClaimedError(StoreConflictError):
     """A device attached to an account whose games count for another account already."""
+
+
+class AlreadyQueuedError(StoreConflictError):
+    """An account put in the ranked queue while it waits there already."""
 
 
 _SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
@@ -441,6 +449,7 @@ class Store:
         deadline: DeadlineIn | None,
         status: str,
         results: Sequence[ResultIn] = (),
+        rating_changes: Sequence[RatingChange] = (),
         now: datetime | None = None,
     ) -> None:
         """Commit events ``expected_version + 1, ...`` with the table's new state, all or nothing.
@@ -450,7 +459,9 @@ class Store:
         loads the table folds the events that follow it); ``members``
         (when given) become the table's members (None: unchanged); ``results``
         are added to the devices' records (:class:`TableResult` values or dicts
-        with the same keys).
+        with the same keys); ``rating_changes`` (a ranked game's end) become
+        the accounts' ratings and are kept with the game (see
+        :meth:`rating_changes`).
 
         >>> store = Store.open("sqlite://")
         >>> store.create_table(
@@ -497,6 +508,8 @@ class Store:
         event_rows = _event_rows(table_id, expected_version, events)
         member_rows = None if members is None else _member_rows(table_id, members)
         result_rows = [_result_row(table_id, result, now) for result in results]
+        for change in rating_changes:
+            _check_change(table_id, change)
         try:
             with self._writing() as session:
                 # The guarded update takes the table's row lock: a second writer
@@ -520,14 +533,18 @@ class Store:
                 session.add_all(result_rows)
                 if member_rows is not None:
                     _replace_members(session, table_id, member_rows)
+                _rate(session, table_id, rating_changes, now)
                 session.flush()
         except IntegrityError as error:
             # The (table, version) key: a writer that got past the version check
             # anyway (it cannot, unless the log and the table disagree) still
             # cannot write an event that exists.
+            failed = str(error.statement)
             what = (
                 "a result of this game is stored already"
-                if "table_results" in str(error.statement)
+                if "table_results" in failed
+                else "a rating change of this game is stored already"
+                if "rating_changes" in failed
                 else f"an event of versions {expected_version + 1}–{version} exists already"
             )
             raise StoreConflictError(f"table {table_id}: {what}") from None
@@ -1112,6 +1129,301 @@ class Store:
                     .order_by(AccountDeviceRow.attached_at, AccountDeviceRow.device_token)
                 ).all()
             )
+
+    # ---------------------------------------------------------------- ranked play
+
+    def ratings_of(self, account_ids: Sequence[int], ladder: str) -> dict[int, RatingData]:
+        """The ratings on ``ladder`` of the accounts that have one (an account
+        that never played there has none: it starts at the initial rating)."""
+        _check_ladder(ladder)
+        if not account_ids:
+            return {}
+        with self._session() as session:
+            rows = session.execute(
+                select(RatingRow, AccountRow.username)
+                .join(AccountRow, AccountRow.id == RatingRow.account_id)
+                .where(RatingRow.ladder == ladder, RatingRow.account_id.in_(list(account_ids)))
+            ).all()
+            return {row.account_id: _rating_data(row, name) for row, name in rows}
+
+    def account_ratings(self, account_id: int) -> list[RatingData]:
+        """The account's ratings, one per ladder it played on."""
+        with self._session() as session:
+            rows = session.execute(
+                select(RatingRow, AccountRow.username)
+                .join(AccountRow, AccountRow.id == RatingRow.account_id)
+                .where(RatingRow.account_id == account_id)
+                .order_by(RatingRow.ladder)
+            ).all()
+            return [_rating_data(row, name) for row, name in rows]
+
+    def leaderboard(self, ladder: str, min_games: int, limit: int = 100) -> list[RatingData]:
+        """The best ``limit`` ratings on ``ladder`` of accounts with ``min_games`` games or more.
+
+        Highest displayed rating first; a tie goes to more games, then the
+        username's alphabetical order.
+
+        >>> store = Store.open("sqlite://")
+        >>> store.leaderboard("singles", 5)
+        []
+        >>> store.leaderboard("triples", 5)
+        Traceback (most recent call last):
+        ...
+        crokinole.store.store.StoreDataError: a ladder is singles or doubles, not 'triples'
+        """
+        _check_ladder(ladder)
+        with self._session() as session:
+            rows = session.execute(
+                select(RatingRow, AccountRow.username)
+                .join(AccountRow, AccountRow.id == RatingRow.account_id)
+                .where(RatingRow.ladder == ladder, RatingRow.games >= min_games)
+                .order_by(RatingRow.rating.desc(), RatingRow.games.desc(), AccountRow.username_key)
+                .limit(limit)
+            ).all()
+            return [_rating_data(row, name) for row, name in rows]
+
+    def rating_changes(
+        self, account_id: int, ladder: str | None = None, limit: int = 1000
+    ) -> list[RatingChangeData]:
+        """The account's latest ``limit`` rating changes (on ``ladder``, or all), oldest first."""
+        with self._session() as session:
+            query = (
+                select(RatingChangeRow, AccountRow.username)
+                .join(AccountRow, AccountRow.id == RatingChangeRow.account_id)
+                .where(RatingChangeRow.account_id == account_id)
+            )
+            if ladder is not None:
+                _check_ladder(ladder)
+                query = query.where(RatingChangeRow.ladder == ladder)
+            rows = session.execute(query.order_by(RatingChangeRow.id.desc()).limit(limit)).all()
+            return [_change_data(row, name) for row, name in reversed(rows)]
+
+    def game_rating_changes(self, table_id: str, game_number: int) -> list[RatingChangeData]:
+        """Every player's rating change caused by one game, side A's first."""
+        with self._session() as session:
+            rows = session.execute(
+                select(RatingChangeRow, AccountRow.username)
+                .join(AccountRow, AccountRow.id == RatingChangeRow.account_id)
+                .where(
+                    RatingChangeRow.table_id == table_id,
+                    RatingChangeRow.game_number == game_number,
+                )
+                .order_by(RatingChangeRow.side, RatingChangeRow.id)
+            ).all()
+            return [_change_data(row, name) for row, name in rows]
+
+    def ranked_games(self, account_id: int, limit: int = 50) -> list[list[RatingChangeData]]:
+        """The account's latest ``limit`` ranked games, latest first: each game's changes of
+        every player (side A's first), the account's among them."""
+        mine = self.rating_changes(account_id, limit=limit)
+        games = [(c.table_id, c.change.game_number) for c in reversed(mine)]
+        if not games:
+            return []
+        with self._session() as session:
+            rows = session.execute(
+                select(RatingChangeRow, AccountRow.username)
+                .join(AccountRow, AccountRow.id == RatingChangeRow.account_id)
+                .where(RatingChangeRow.table_id.in_([table for table, _ in games]))
+                .order_by(RatingChangeRow.side, RatingChangeRow.id)
+            ).all()
+        by_game: dict[tuple[str, int], list[RatingChangeData]] = {}
+        for row, name in rows:
+            by_game.setdefault((row.table_id, row.game_number), []).append(_change_data(row, name))
+        return [by_game[game] for game in games if game in by_game]
+
+    def queue_add(self, account_id: int, ladder: str, joined_at: float) -> QueueEntryData:
+        """Put the account in the ranked queue of ``ladder`` since ``joined_at`` (server seconds).
+
+        Raises:
+            AlreadyQueuedError: it waits there already (on any ladder).
+            StoreDataError: an unknown ladder or account.
+        """
+        _check_ladder(ladder)
+        if not math.isfinite(joined_at):
+            raise StoreDataError(f"a queue entry's time is a number of seconds, not {joined_at!r}")
+        try:
+            with self._writing() as session:
+                account = session.get(AccountRow, account_id)
+                if account is None:
+                    raise StoreDataError(f"there is no account {account_id}")
+                session.add(
+                    RankedQueueRow(account_id=account_id, ladder=ladder, joined_at=joined_at)
+                )
+                session.flush()
+                return QueueEntryData(account_id, account.username, ladder, float(joined_at))
+        except IntegrityError:
+            raise AlreadyQueuedError(f"account {account_id} waits in the queue already") from None
+
+    def queue_remove(self, account_ids: Sequence[int]) -> int:
+        """Take the accounts out of the ranked queue; how many were in it."""
+        if not account_ids:
+            return 0
+        with self._writing() as session:
+            result = session.execute(
+                delete(RankedQueueRow).where(RankedQueueRow.account_id.in_(list(account_ids)))
+            )
+            return int(result.rowcount)  # type: ignore[attr-defined]
+
+    def queue_entries(self) -> list[QueueEntryData]:
+        """Everyone in the ranked queue, the longest waiting first."""
+        with self._session() as session:
+            rows = session.execute(
+                select(RankedQueueRow, AccountRow.username)
+                .join(AccountRow, AccountRow.id == RankedQueueRow.account_id)
+                .order_by(RankedQueueRow.joined_at, RankedQueueRow.account_id)
+            ).all()
+            return [
+                QueueEntryData(row.account_id, name, row.ladder, float(row.joined_at))
+                for row, name in rows
+            ]
+
+
+@dataclass(frozen=True, slots=True)
+class RatingData:
+    """An account's rating on one ladder as stored.
+
+    Attributes:
+        account_id: the account.
+        username: its username as typed.
+        ladder: ``singles`` or ``doubles``.
+        mu: the belief's mean.
+        sigma: the belief's standard deviation.
+        rating: the displayed number the belief gives.
+        games: ranked games played on the ladder (``wins + draws + losses``).
+        wins: games rated as won.
+        draws: games rated as drawn.
+        losses: games rated as lost.
+    """
+
+    account_id: int
+    username: str
+    ladder: str
+    mu: float
+    sigma: float
+    rating: int
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """A rating change to store with the game that caused it (``append_table_events``).
+
+    Attributes:
+        account_id: whose rating changed.
+        ladder: ``singles`` or ``doubles``.
+        game_number: the game of the table.
+        side: the player's side (0: side A, 1: side B).
+        mu_before: the belief's mean before the game.
+        sigma_before: its standard deviation before.
+        mu_after: the mean after.
+        sigma_after: the standard deviation after.
+        rating_before: the displayed number before.
+        rating_after: the displayed number after.
+        outcome: what the player was rated as: ``win``, ``draw`` or ``loss``.
+    """
+
+    account_id: int
+    ladder: str
+    game_number: int
+    side: int
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+    rating_before: int
+    rating_after: int
+    outcome: str
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChangeData:
+    """A stored rating change: :class:`RatingChange` with its table, username and time."""
+
+    table_id: str
+    username: str
+    change: RatingChange
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class QueueEntryData:
+    """An account in the ranked queue: since ``joined_at`` (server seconds)."""
+
+    account_id: int
+    username: str
+    ladder: str
+    joined_at: float
+
+
+def _check_ladder(ladder: str) -> None:
+    if ladder not in LADDERS:
+        raise StoreDataError(f"a ladder is singles or doubles, not {ladder!r}")
+
+
+def _check_change(table_id: str, change: RatingChange) -> None:
+    if not isinstance(change, RatingChange):
+        raise StoreDataError(f"table {table_id}: a rating change is a RatingChange, not {change!r}")
+    _check_ladder(change.ladder)
+    if change.outcome not in RESULTS:
+        raise StoreDataError(
+            f"table {table_id}: unknown outcome {change.outcome!r} (not {RESULTS})"
+        )
+    numbers = (change.mu_before, change.sigma_before, change.mu_after, change.sigma_after)
+    if not all(math.isfinite(x) for x in numbers) or change.side not in (0, 1):
+        raise StoreDataError(f"table {table_id}: a rating change out of range: {change!r}")
+
+
+def _rate(session: Session, table_id: str, changes: Sequence[RatingChange], now: datetime) -> None:
+    """Write ``changes`` into the ratings, and keep each with its game."""
+    won = {"win": (1, 0, 0), "draw": (0, 1, 0), "loss": (0, 0, 1)}
+    for c in changes:
+        row = session.get(RatingRow, (c.account_id, c.ladder), with_for_update=True)
+        wins, draws, losses = won[c.outcome]
+        if row is None:
+            session.add(
+                RatingRow(
+                    account_id=c.account_id, ladder=c.ladder, mu=c.mu_after, sigma=c.sigma_after,
+                    rating=c.rating_after, games=1, wins=wins, draws=draws, losses=losses,
+                    updated_at=now,
+                )
+            )  # fmt: skip
+        else:
+            row.mu, row.sigma, row.rating = c.mu_after, c.sigma_after, c.rating_after
+            row.games += 1
+            row.wins += wins
+            row.draws += draws
+            row.losses += losses
+            row.updated_at = now
+        session.add(
+            RatingChangeRow(
+                account_id=c.account_id, ladder=c.ladder, table_id=table_id,
+                game_number=c.game_number, side=c.side, mu_before=c.mu_before,
+                sigma_before=c.sigma_before, mu_after=c.mu_after, sigma_after=c.sigma_after,
+                rating_before=c.rating_before, rating_after=c.rating_after, outcome=c.outcome,
+                at=now,
+            )
+        )  # fmt: skip
+
+
+def _rating_data(row: RatingRow, username: str) -> RatingData:
+    return RatingData(
+        account_id=row.account_id, username=username, ladder=row.ladder, mu=row.mu,
+        sigma=row.sigma, rating=row.rating, games=row.games, wins=row.wins, draws=row.draws,
+        losses=row.losses,
+    )  # fmt: skip
+
+
+def _change_data(row: RatingChangeRow, username: str) -> RatingChangeData:
+    change = RatingChange(
+        account_id=row.account_id, ladder=row.ladder, game_number=row.game_number,
+        side=row.side, mu_before=row.mu_before, sigma_before=row.sigma_before,
+        mu_after=row.mu_after, sigma_after=row.sigma_after, rating_before=row.rating_before,
+        rating_after=row.rating_after, outcome=row.outcome,
+    )  # fmt: skip
+    return RatingChangeData(row.table_id, username, change, row.at)
 
 
 @dataclass(frozen=True, slots=True)
