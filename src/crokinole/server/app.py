@@ -30,7 +30,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
-from crokinole.server import accounts_http, replays, sheets
+from crokinole.server import accounts_http, pages, replays, sheets
 from crokinole.server.accounts import Accounts
 from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
 from crokinole.server.security import SecurityHeaders
@@ -218,6 +218,7 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
         Route("/keep-score", keep_score),
         *sheets.routes(store),
         *replays.routes(store),
+        *pages.routes(),
         *accounts_http.routes(accounts, settings),
         Route("/healthz", health),
         Route("/api/record", device_record),
