@@ -44,6 +44,8 @@ function render() {
   $("account-user").hidden = !signedIn;
   $("account-name").textContent = A.username || "";
   if (!signedIn) $("attach-offer").hidden = true;
+  // Ranked play (ranked.js) follows who is signed in.
+  document.dispatchEvent(new CustomEvent("account", { detail: { username: A.username || null } }));
 }
 
 function openAccountDialog(mode) {

@@ -16,6 +16,7 @@ import {
 import { cancelDrag, currentDrag, placementFeedback, wireInput } from "./input.js";
 import { fillRules, fillRulesDiscs, readRules, renderLobby } from "./lobby.js";
 import { Connection } from "./net.js";
+import { rankedConnected, rankedMessage, wireRanked } from "./ranked.js";
 import { renderClock, renderReactions, renderScoreboard } from "./scoreboard.js";
 import { play, setSoundEnabled } from "./sound.js";
 import { wireSettings } from "./settings.js";
@@ -203,6 +204,7 @@ function connectionStatus(status) {
   if (status === "open") {
     e.hidden = true;
     UI.pending = null;
+    rankedConnected(); // a page that was in the ranked queue asks again
   } else {
     e.hidden = false;
     e.textContent = status === "reconnecting" ? "Connection lost — reconnecting…" : "Connecting…";
@@ -211,6 +213,7 @@ function connectionStatus(status) {
 }
 
 function receive(msg) {
+  if (rankedMessage(msg)) return; // the ranked queue's messages and refusals (ranked.js)
   switch (msg.type) {
     case "pong":
       S = reduce(S, msg, localNow());
@@ -1016,6 +1019,16 @@ function wire() {
   });
 
   $("sound-toggle").addEventListener("click", () => setSound(!UI.prefs.sound));
+
+  wireRanked({
+    send: (msg) => conn.send(msg),
+    // Matched: the ranked table is opened as a party this device belongs to.
+    open: (table) => {
+      if (S.table && S.table !== table) forgetTable();
+      send({ type: "open", table, last_event: null });
+    },
+    canQueue: () => "",
+  });
 
   wireSettings({
     state: () => S, screen: () => UI.screen, prefs: () => UI.prefs, cpuPause, setSound, applyScheme, refresh,

@@ -2,6 +2,7 @@
 
 import { markSvg } from "./board.js";
 import { $, closeDialog, escapeHtml, openDialog } from "./dom.js";
+import { LADDER_NAME, deltaText, profileLink, provisionalMark } from "./ranked.js";
 import { clock, isHotSeat, isSpectator, mySide, sideName } from "./state.js";
 
 const FORMAT_NAME = { four_rounds: "four rounds", to_100: "to 100" };
@@ -51,7 +52,7 @@ export function gameTitle(s) {
   const o = g.outcome;
   const side = mySide(s);
   if (!o && g.phase !== "game_over") {
-    if (s.kind === "party" || isHotSeat(s) || isSpectator(s)) return "Game abandoned";
+    if (s.kind === "party" || s.ranked || isHotSeat(s) || isSpectator(s)) return "Game abandoned";
     return "You resigned";
   }
   if (o && o.winner !== null && o.winner !== undefined) {
@@ -140,6 +141,41 @@ export function setPeek(on) {
   b.textContent = on ? "Show the result" : "Look at the board";
 }
 
+/**
+ * A ranked game's rating changes (the `finished` message's "ratings"): each player's rating
+ * before → after, the change, and whether it is still provisional; names link to profiles.
+ */
+export function ratingsBlock(s) {
+  const list = s.ratingChanges;
+  if (!s.ranked) return "";
+  if (!Array.isArray(list) || !list.length) {
+    return s.stage === "finished" || s.stage === "closed" ? '<p class="note" data-testid="ratings-pending">The ratings of this game are being worked out: see them on your profile.</p>' : "";
+  }
+  const ladder = LADDER_NAME[list[0].ladder] || list[0].ladder || "";
+  const rows = list.map((r) => {
+    const d = Math.round(r.after) - Math.round(r.before);
+    const key = d > 0 ? "win" : d < 0 ? "loss" : "draw";
+    return `<tr data-testid="rating-change"><th scope="row">${profileLink(r.username, ' target="_blank" rel="noopener"')}</th>
+      <td class="num">${r.before} → <b>${r.after}</b>${provisionalMark(r.provisional)}</td>
+      <td class="num"><span class="delta ${key}">${deltaText(r.before, r.after)}</span></td></tr>`;
+  });
+  const abandoned = s.abandoned ? '<p class="note">A player left: leaving counts as a loss.</p>' : "";
+  return `<h3>Ratings${ladder ? ` (${escapeHtml(ladder.toLowerCase())})` : ""}</h3>${abandoned}
+    <table class="ratings-result" data-testid="ratings-result"><thead><tr><th scope="col">Player</th><th scope="col" class="num">Rating</th><th scope="col" class="num">Change</th></tr></thead>
+    <tbody>${rows.join("")}</tbody></table>
+    <p class="note"><a href="/leaderboard${list[0].ladder ? `?ladder=${encodeURIComponent(list[0].ladder)}` : ""}" target="_blank" rel="noopener">Leaderboard</a></p>`;
+}
+
+/** The ratings part of the open result: the `finished` message may come after the last shot. */
+function renderRatings(S) {
+  const box = $("game-ratings");
+  if (!box) return;
+  const key = JSON.stringify([S.table, S.ranked, S.stage, S.abandoned, S.ratingChanges]);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.innerHTML = ratingsBlock(S);
+}
+
 /** "Watch the replay" of the game just ended (/replay/{table}, a new tab: the table stays open here). */
 export function replayLink(s) {
   if (!s.table || !/^[a-f0-9]{32}$/.test(s.table) || !s.game) return "";
@@ -151,7 +187,7 @@ export function openGameDialog(S, hooks) {
   closeDialog($("round-dialog"));
   const title = gameTitle(S);
   $("game-title").textContent = title;
-  $("game-body").innerHTML = gameBody(S, hooks.levelName) + replayLink(S);
+  $("game-body").innerHTML = `<div id="game-ratings" data-testid="game-ratings"></div>${gameBody(S, hooks.levelName)}${replayLink(S)}`;
   renderGameButtons(S);
   hooks.place();
   openDialog($("game-dialog"));
@@ -162,15 +198,17 @@ export function openGameDialog(S, hooks) {
 }
 
 export function renderGameButtons(S) {
+  renderRatings(S);
   const rematch = $("rematch-button");
   const voted = S.you.member && S.rematchVotes.includes(S.you.member);
-  rematch.hidden = S.stage !== "finished" || isSpectator(S);
+  // A ranked game has no rematch: the players queue again.
+  rematch.hidden = S.stage !== "finished" || isSpectator(S) || S.ranked;
   rematch.disabled = Boolean(voted);
   const players = S.members.filter((m) => !m.spectator && m.seat).length;
   rematch.textContent = voted
     ? `Waiting for the others (${S.rematchVotes.length} of ${players})`
     : S.kind === "party" && S.rematchVotes.length ? `Rematch (${S.rematchVotes.length} of ${players} agree)` : "Rematch";
-  $("new-game-button").textContent = S.kind !== "party" ? "New game" : isSpectator(S) ? "Stop watching" : "Leave the party";
+  $("new-game-button").textContent = S.ranked ? "Back to the start" : S.kind !== "party" ? "New game" : isSpectator(S) ? "Stop watching" : "Leave the party";
   // A player left after the game: no rematch until their seat is filled, in the lobby (the host).
   const empty = S.kind === "party" && S.stage === "finished" && S.seats.some((x) => !x.occupant);
   rematch.dataset.action = empty ? "lobby" : "rematch";

@@ -3,14 +3,15 @@
 
 import { markSvg } from "./board.js";
 import { $, escapeHtml } from "./dom.js";
-import { clock, isSpectator, reactionLine, reactionText, seatOf, sideName, standInText } from "./state.js";
+import { provisionalMark } from "./ranked.js";
+import { clock, isSpectator, reactionLine, reactionText, seatOf, seatRating, sideName, standInText } from "./state.js";
 
 const MAX_SIDES = 3;
 
 function presence(s, seat) {
   const x = seatOf(s, seat);
   const o = x && x.occupant;
-  if (!o || o.kind !== "person" || s.kind !== "party") return "";
+  if (!o || o.kind !== "person" || (s.kind !== "party" && !s.ranked)) return "";
   const on = o.connected !== false;
   return `<i class="dot ${on ? "on" : "off"}" title="${on ? "connected" : "not connected"}" aria-label="${on ? "connected" : "not connected"}"></i>`;
 }
@@ -37,12 +38,14 @@ export function renderScoreboard(s, ui) {
     const toMove = g.phase === "playing" && seats.some((x) => x.seat === ui.moving);
     card.classList.toggle("to-move", toMove);
     const name = escapeHtml(sideName(g, i));
-    const players = seats.length > 1 || s.kind === "party"
+    const players = seats.length > 1 || s.kind === "party" || s.ranked
       ? `<div class="players">${seats.map((x) => {
         const left = ui.left && ui.left[x.seat];
         const stand = standInText(s, x.seat) || (left ? `for ${left}, who left` : null);
         const cls = x.seat === ui.moving ? " class=\"moving\"" : "";
-        return `<span${cls} data-seat="${x.seat}">${presence(s, x.seat)}${escapeHtml(x.name)}${stand ? ` <em class="stand-in">(${escapeHtml(stand)})</em>` : ""}</span>`;
+        const r = seatRating(s, x.seat);
+        const rating = r ? ` <span class="seat-rating" data-testid="seat-rating-${x.seat}" title="ranked rating">${r.rating}</span>${provisionalMark(r.provisional)}` : "";
+        return `<span${cls} data-seat="${x.seat}">${presence(s, x.seat)}${escapeHtml(x.name)}${rating}${stand ? ` <em class="stand-in">(${escapeHtml(stand)})</em>` : ""}</span>`;
       }).join("")}</div>`
       : "";
     card.innerHTML = `<div class="name">${markSvg(g, i)}<span title="${name}">${name}</span></div>${players}
@@ -56,7 +59,7 @@ export function renderScoreboard(s, ui) {
   const rules = g.rules;
   const hand = s.settings && s.settings.hand === "human" ? " · human hand" : "";
   const watching = s.kind === "party" && s.spectators ? ` · ${s.spectators} watching` : "";
-  $("round-label").textContent = (rules.scoring === "to_100"
+  $("round-label").textContent = (s.ranked ? "Ranked · " : "") + (rules.scoring === "to_100"
     ? `Round ${g.round} · to ${rules.target || 100}`
     : `Round ${g.round} of ${rules.rounds}`) + hand + watching;
   const turn = $("turn-indicator");

@@ -73,6 +73,9 @@ export function initialState() {
     closed: null, // reason
     abandoned: false,
     error: null, // the last refusal {code, message}
+    ranked: false, // a ranked table (docs/ranked.md): fixed rules, each seat's rating shown
+    ratings: {}, // a ranked table's {seat: {username, rating, provisional}} as the view gave them
+    ratingChanges: null, // the `finished` message's ratings: [{username, ladder, before, after, provisional}]
   };
 }
 
@@ -80,7 +83,7 @@ export function initialState() {
 
 const LOBBY_KEYS = [
   "kind", "code", "invite", "stage", "host", "you", "members", "spectators", "seats", "settings",
-  "deadline", "placement", "next_pressed", "rematch_votes",
+  "deadline", "placement", "next_pressed", "rematch_votes", "ranked", "ratings",
 ];
 
 const RENAME = { next_pressed: "nextPressed", rematch_votes: "rematchVotes" };
@@ -108,9 +111,11 @@ function applyParts(s, part) {
     let value = part[key];
     if (key === "you") value = { member: null, seats: [], spectator: false, host: false, ...value };
     if (key === "placement" && value === null) value = {};
+    if (key === "ratings") value = value && typeof value === "object" ? value : {};
     out[RENAME[key] || key] = value;
   }
   if (part.game !== undefined) out.game = withDistinctNames(part.game);
+  if (part.kind === "ranked") out.ranked = true;
   return out;
 }
 
@@ -123,6 +128,7 @@ function withOffset(s, serverTime, localNow) {
 function applyView(s, view, event, localNow) {
   const same = view.table === s.table;
   let out = { ...s, table: view.table, closed: null, abandoned: false, error: null };
+  if (!same) out = { ...out, ranked: false, ratings: {}, ratingChanges: null };
   out = applyParts(out, view);
   if (!same) {
     out.log = [];
@@ -166,7 +172,7 @@ export function reduce(s, msg, localNow) {
     case "game_started": {
       if (!msg.view) return s;
       const out = applyView(s, msg.view, msg.event, localNow);
-      return { ...out, log: [] };
+      return { ...out, log: [], ratingChanges: null };
     }
     default:
   }
@@ -209,6 +215,7 @@ export function reduce(s, msg, localNow) {
       out.stage = (msg.lobby && msg.lobby.stage) || msg.stage || (msg.abandoned && s.kind === "solo" ? "closed" : "finished");
       out.abandoned = Boolean(msg.abandoned);
       if (msg.record) out.record = msg.record;
+      if (Array.isArray(msg.ratings)) out.ratingChanges = msg.ratings.filter((r) => r && typeof r.username === "string");
       return out;
     case "next_pressed":
       if (msg.member && !out.nextPressed.includes(msg.member) && msg.next_pressed === undefined) {
@@ -260,7 +267,7 @@ export function leaveTable(s) {
   return {
     ...fresh,
     connection: s.connection, token: s.token, protocol: s.protocol, levels: s.levels,
-    reactionIds: s.reactionIds, record: s.record, offset: s.offset,
+    reactionIds: s.reactionIds, record: s.record, offset: s.offset, // ranked fields: the fresh ones
     myTables: s.myTables.filter((t) => t.table !== s.table),
   };
 }
@@ -336,6 +343,22 @@ export function occupantName(s, seat) {
   if (!o) return "Empty seat";
   if (o.kind === "cpu") return o.name || levelName(s, o.level);
   return o.name || (memberOf(s, o.member) || {}).name || SEAT_WORD[seat] || seat;
+}
+
+/**
+ * A ranked table's player at `seat`: {username, rating, provisional}, or null (not ranked, or
+ * nothing said). The view may say it on the seat, on its occupant, or in `ratings` by seat.
+ */
+export function seatRating(s, seat) {
+  if (!s.ranked) return null;
+  const x = seatOf(s, seat) || {};
+  const o = x.occupant || {};
+  const r = (s.ratings && s.ratings[seat]) || {};
+  const pick = (k) => (x[k] !== undefined ? x[k] : o[k] !== undefined ? o[k] : r[k]);
+  const rating = pick("rating");
+  if (typeof rating !== "number") return null;
+  const username = pick("username") || o.name || (memberOf(s, o.member) || {}).name || null;
+  return { username, rating, provisional: Boolean(pick("provisional")) };
 }
 
 /** "CPU playing for Ann" when a stand-in plays a seat, else null. */
