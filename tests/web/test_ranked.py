@@ -1,0 +1,318 @@
+"""Ranked play in real Chromium: the leaderboard and profile pages, the queue, a ranked game.
+
+* The pages are checked against the contract's JSON (docs/ranked.md), answered by the
+  test itself, at 360×640, 412×915 and 1280×800: the provisional marker, the minimum-games
+  choice, the chart, W/D/L, the games' replay links, a missing player's message.
+* The queue panel is checked with the server's ``queued`` messages answered by the test
+  over the page's websocket: the wait is counted from the server's ``since`` and
+  ``server_time`` (a server clock far from the page's), the window, Leave.
+* End to end (on the real server with one-round ranked games): two players sign up, press
+  Play ranked, are matched, play the game to its end, see their ratings change in the result,
+  on both profiles and on the leaderboard, then open the replay and step through it.
+
+Every page gets contract 4's policy; page errors and console errors fail the test (a 404 of
+a missing player's JSON excepted).  Pictures: docs/images/leaderboard.png, profile.png,
+ranked-queue.png.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crokinole.server.limits import ServerSettings
+from tests.server.helpers import serving
+from tests.web.conftest import ARTIFACTS, REPO, inline_for_csp, with_csp
+
+pytestmark = pytest.mark.browser
+
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+DOCS_IMAGES = REPO / "docs" / "images"
+PHONE = {"width": 360, "height": 640}
+TALL_PHONE = {"width": 412, "height": 915}
+DESKTOP = {"width": 1280, "height": 800}
+VIEWPORTS = [PHONE, TALL_PHONE, DESKTOP]
+PASSWORD = "a long enough password"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db: Path = tmp_path_factory.mktemp("db") / "crokinole.db"
+    with serving(db, ServerSettings(warm_up=False)) as url:
+        yield url
+
+
+@pytest.fixture
+def device(browser: Any) -> Iterator[Any]:
+    """Opens a fresh device (its own cookies); page and console errors fail the test."""
+    contexts: list[Any] = []
+    errors: list[str] = []
+
+    def open_device(viewport: dict[str, int], answer: Any = with_csp) -> Any:
+        ctx = browser.new_context(viewport=viewport, reduced_motion="reduce")
+        ctx.set_default_timeout(20_000)
+        ctx.route("**/*", answer)
+        contexts.append(ctx)
+        return ctx
+
+    def new_page(ctx: Any) -> Any:
+        page = ctx.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on(
+            "console",
+            lambda m: (
+                errors.append(m.text)
+                if m.type == "error" and not re.search(r"status of 404", m.text)
+                else None
+            ),
+        )
+        return page
+
+    open_device.new_page = new_page  # type: ignore[attr-defined]
+    yield open_device
+    for ctx in contexts:
+        ctx.close()
+    assert errors == [], f"errors in the pages: {errors}"
+
+
+def fits(page: Any) -> None:
+    """Nothing sticks out sideways (no horizontal scrolling)."""
+    assert page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0
+
+
+def shot(page: Any, name: str, *, full: bool = False) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=full)
+
+
+# ------------------------------------------------------------------ the pages, from the contract
+
+TABLES = [f"{i:032x}" for i in range(1, 8)]
+HISTORY = [
+    ("win", 1031),
+    ("win", 1058),
+    ("loss", 1040),
+    ("draw", 1046),
+    ("win", 1071),
+    ("loss", 1052),
+    ("win", 1080),
+]
+LEADERBOARD = {
+    "ladder": "singles",
+    "min_games": 5,
+    "players": [
+        {"rank": 1, "username": "Bartholomew_Long", "rating": 1312, "provisional": False,
+         "games": 48, "wins": 30, "draws": 6, "losses": 12},
+        {"rank": 2, "username": "ann", "rating": 1080, "provisional": True,
+         "games": 7, "wins": 4, "draws": 1, "losses": 2},
+        {"rank": 3, "username": "bob-k", "rating": 1005, "provisional": True,
+         "games": 5, "wins": 2, "draws": 0, "losses": 3},
+    ],
+}  # fmt: skip
+PROFILE = {
+    "username": "ann",
+    "ladders": {
+        "singles": {
+            "rating": 1080, "provisional": True, "games": 7, "wins": 4, "draws": 1, "losses": 2,
+            "history": [
+                {"at": 1_714_000_000 + 86_400 * i, "rating": r, "table": TABLES[i],
+                 "game_number": 1, "outcome": o}
+                for i, (o, r) in enumerate(HISTORY)
+            ],
+        },
+        "doubles": {"rating": 0, "provisional": True, "games": 0, "wins": 0, "draws": 0,
+                    "losses": 0, "history": []},
+    },
+    "games": [
+        {"table": TABLES[i], "ladder": "singles", "at": 1_714_000_000 + 86_400 * i,
+         "outcome": o, "opponents": ["bob-k"], "partners": [],
+         "before": HISTORY[i - 1][1] if i else 1000, "after": r}
+        for i, (o, r) in reversed(list(enumerate(HISTORY)))
+    ],
+}  # fmt: skip
+
+
+def contract_answers(asked: list[str]) -> Any:
+    """A route handler answering the ladders' JSON as the contract shows it."""
+
+    def answer(route: Any) -> None:
+        url = route.request.url
+        if "/api/leaderboard" in url:
+            asked.append(url)
+            q = dict(p.split("=") for p in url.split("?", 1)[1].split("&"))
+            players = LEADERBOARD["players"] if q["ladder"] == "singles" else []
+            body = {"ladder": q["ladder"], "min_games": int(q["min_games"]), "players": players}
+            route.fulfill(json=body)
+        elif "/api/players/nobody" in url:
+            route.fulfill(status=404, json={"error": "no player is called nobody"})
+        elif "/api/players/" in url:
+            route.fulfill(json=PROFILE)
+        else:
+            with_csp(route)
+
+    return answer
+
+
+def test_the_pages_have_nothing_the_policy_refuses() -> None:
+    assert inline_for_csp("leaderboard.html") == []
+    assert inline_for_csp("profile.html") == []
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=lambda v: f"{v['width']}x{v['height']}")
+def test_leaderboard_and_profile_from_the_contracts_json(
+    server: str, device: Any, viewport: dict[str, int]
+) -> None:
+    asked: list[str] = []
+    ctx = device(viewport, contract_answers(asked))
+    page = device.new_page(ctx)
+    page.goto(f"{server}/leaderboard")
+    rows = page.get_by_test_id("leader-row")
+    expect(rows).to_have_count(3)
+    expect(page.get_by_test_id("board-status")).to_have_text(
+        "Singles: the top 3 players with at least 5 games."
+    )
+    expect(rows.nth(0)).to_contain_text("Bartholomew_Long")
+    expect(rows.nth(0)).to_contain_text("30–6–12")
+    expect(rows.nth(0).get_by_test_id("provisional")).to_have_count(0)
+    expect(rows.nth(1).get_by_test_id("provisional")).to_have_text("prov.")
+    fits(page)
+    # The minimum-games choice asks the server again and is kept in the address.
+    page.get_by_test_id("min-games").select_option("0")
+    expect(page.get_by_test_id("board-status")).to_have_text("Singles: the top 3 players.")
+    assert asked[-1].endswith("/api/leaderboard?ladder=singles&min_games=0")
+    assert page.url.endswith("/leaderboard?ladder=singles&min_games=0")
+    page.get_by_test_id("ladder-doubles").check()
+    expect(page.get_by_test_id("board-status")).to_have_text("No doubles players yet.")
+    page.goto(f"{server}/leaderboard?ladder=singles&min_games=10")
+    expect(page.get_by_test_id("min-games")).to_have_value("10")
+    expect(rows).to_have_count(3)
+    if viewport == PHONE:
+        shot(page, "leaderboard.png", full=True)
+        DOCS_IMAGES.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(DOCS_IMAGES / "leaderboard.png"), full_page=True)
+
+    # A player's profile: from the leaderboard's link.
+    rows.nth(1).get_by_role("link", name="ann").click()
+    expect(page).to_have_url(re.compile(r"/players/ann$"))
+    expect(page.get_by_test_id("player-name")).to_have_text("ann")
+    expect(page.get_by_test_id("rating-singles")).to_have_text("1080")
+    expect(page.get_by_test_id("wdl-singles")).to_have_text("7 games: 4 won, 1 drawn, 2 lost")
+    expect(page.get_by_test_id("ladder-doubles")).to_contain_text("No ranked doubles games yet.")
+    chart = page.get_by_test_id("rating-chart")
+    expect(chart).to_have_count(1)
+    expect(chart.locator("circle")).to_have_count(7)
+    assert "from 1031 to 1080" in (chart.get_attribute("aria-label") or "")
+    # The chart's labels are drawn at the page's size: its box is as wide as the chart's units.
+    box = chart.bounding_box()
+    view_width = float((chart.get_attribute("viewBox") or "0 0 0 0").split()[2])
+    assert box is not None and abs(box["width"] - view_width) <= 2
+    games = page.get_by_test_id("game-item")
+    expect(games).to_have_count(7)
+    expect(games.nth(0)).to_contain_text("Won")
+    expect(games.nth(0).get_by_test_id("game-change")).to_have_text("1052 → 1080 (+28)")
+    expect(games.nth(0).get_by_test_id("game-replay")).to_have_attribute(
+        "href", f"/replay/{TABLES[6]}"
+    )
+    expect(games.nth(6).get_by_test_id("game-change")).to_have_text("1000 → 1031 (+31)")
+    fits(page)
+    if viewport == PHONE:
+        shot(page, "profile-phone.png", full=True)
+    if viewport == DESKTOP:
+        shot(page, "profile.png", full=True)
+        page.screenshot(path=str(DOCS_IMAGES / "profile.png"))
+    page.goto(f"{server}/players/nobody")
+    expect(page.get_by_test_id("profile-status")).to_have_text("No player is called nobody.")
+    fits(page)
+
+
+# ------------------------------------------------------------------ the queue panel
+
+
+def sign_up(page: Any, server: str, username: str) -> None:
+    """Sign up through the start screen's dialog (the page is on the start screen)."""
+    page.get_by_test_id("signup-open").click()
+    dialog = page.get_by_test_id("account-dialog")
+    dialog.get_by_label("Username").fill(username)
+    dialog.get_by_label("Password").fill(PASSWORD)
+    page.get_by_test_id("account-submit").click()
+    expect(page.get_by_test_id("account-name")).to_have_text(username)
+
+
+def open_start(page: Any, server: str, query: str = "") -> None:
+    page.goto(f"{server}/{query}")
+    page.wait_for_function("() => window.crokinoleAccount && window.crokinoleAccount.ready")
+    page.wait_for_function("() => window.crokinole && window.crokinole.connected")
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=lambda v: f"{v['width']}x{v['height']}")
+def test_the_queue_counts_the_wait_by_the_servers_clock(
+    server: str, device: Any, viewport: dict[str, int]
+) -> None:
+    sent: list[dict[str, Any]] = []
+
+    def websocket(ws: Any) -> None:
+        real = ws.connect_to_server()
+
+        def from_page(text: str) -> None:
+            msg = json.loads(text)
+            if msg.get("type") == "queue":
+                sent.append(msg)
+                # The server's clock is nothing like the page's: only since/server_time count.
+                ws.send(json.dumps({"type": "queued", "ladder": msg["ladder"], "since": 5000.0,
+                                    "server_time": 5065.0, "rating": 1000, "provisional": True,
+                                    "window": 70}))  # fmt: skip
+            elif msg.get("type") == "leave_queue":
+                sent.append(msg)
+                ws.send(json.dumps({"type": "queue_left", "reason": "left"}))
+            else:
+                real.send(text)
+
+        ws.on_message(from_page)
+
+    ctx = device(viewport)
+    ctx.route_web_socket(re.compile(r"/ws/v2$"), websocket)
+    page = device.new_page(ctx)
+    open_start(page, server)
+    ranked = page.get_by_test_id("ranked")
+    expect(ranked).to_contain_text("Log in to play ranked")
+    expect(page.get_by_test_id("ranked-play")).to_be_hidden()
+    sign_up(page, server, f"q{viewport['width']}")
+    expect(page.get_by_test_id("my-profile-link")).to_have_attribute(
+        "href", f"/players/q{viewport['width']}"
+    )
+    page.get_by_test_id("ranked-doubles").check()
+    page.get_by_test_id("ranked-play").click()
+    expect(page.get_by_test_id("ranked-queue-title")).to_have_text(
+        "Looking for three players (doubles)…"
+    )
+    assert sent[-1] == {"type": "queue", "ladder": "doubles"}
+    expect(page.get_by_test_id("ranked-wait")).to_have_text(re.compile(r"^Waiting 1:0[5-6]$"))
+    page.wait_for_timeout(2100)
+    expect(page.get_by_test_id("ranked-wait")).to_have_text(re.compile(r"^Waiting 1:0[7-8]$"))
+    expect(page.get_by_test_id("ranked-window")).to_have_text(
+        "Your rating 1000 (provisional) · looking for 930–1070 (±70); the range widens as you wait."
+    )
+    fits(page)
+    if viewport == TALL_PHONE:
+        page.get_by_test_id("ranked").screenshot(path=str(DOCS_IMAGES / "ranked-queue.png"))
+    shot(page, f"ranked-queue-{viewport['width']}.png")
+    page.get_by_test_id("ranked-leave").click()
+    assert sent[-1] == {"type": "leave_queue"}
+    expect(page.get_by_test_id("ranked-status")).to_have_text("You left the queue.")
+    expect(page.get_by_test_id("ranked-play")).to_be_visible()
+
+
+def test_a_guest_is_told_to_log_in(server: str, device: Any) -> None:
+    page = device.new_page(device(PHONE))
+    open_start(page, server)
+    expect(page.get_by_test_id("ranked")).to_contain_text("Log in to play ranked")
+    expect(page.get_by_test_id("leaderboard-link")).to_have_attribute("href", "/leaderboard")
+    expect(page.get_by_test_id("my-profile-link")).to_be_hidden()
+    fits(page)
