@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,9 @@ import pytest
 
 from crokinole.server.limits import ServerSettings
 from tests.server.helpers import serving
+from tests.server_process import running_server
 from tests.web.conftest import ARTIFACTS, REPO, inline_for_csp, with_csp
+from tests.web.test_party import play_to_the_end
 
 pytestmark = pytest.mark.browser
 
@@ -316,3 +319,117 @@ def test_a_guest_is_told_to_log_in(server: str, device: Any) -> None:
     expect(page.get_by_test_id("leaderboard-link")).to_have_attribute("href", "/leaderboard")
     expect(page.get_by_test_id("my-profile-link")).to_be_hidden()
     fits(page)
+
+
+# ------------------------------------------------------------------ a ranked game, end to end
+
+REPLAY_LOADED = "() => { const r = window.crokinoleReplay; return !!r && !!r.game(); }"
+REPLAY_STILL = "() => { const r = window.crokinoleReplay; return !r.animating && !r.playing; }"
+
+
+@pytest.fixture(scope="module")
+def ranked_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``crokinole serve --test-ranked-rounds 1``: ranked games of one round."""
+    db: Path = tmp_path_factory.mktemp("db") / "crokinole.db"
+    with running_server(db, "--test-ranked-rounds", "1") as url:
+        yield str(url)
+
+
+def rating_rows(page: Any) -> dict[str, tuple[int, int]]:
+    """The result's ratings: {username: (before, after)}."""
+    rows = page.get_by_test_id("rating-change")
+    out: dict[str, tuple[int, int]] = {}
+    for i in range(rows.count()):
+        text = rows.nth(i).inner_text()
+        m = re.search(r"^(\S+)\s+(\d+) → (\d+)", text)
+        assert m, text
+        out[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+    return out
+
+
+def test_two_players_queue_are_matched_play_and_see_their_ratings(
+    ranked_server: str, device: Any
+) -> None:
+    server = ranked_server
+    stamp = str(int(time.time()) % 100000)
+    names = [f"ann{stamp}", f"bob{stamp}"]
+    pages = []
+    for name, viewport in zip(names, (TALL_PHONE, DESKTOP), strict=True):
+        page = device.new_page(device(viewport))
+        open_start(page, server, "?cpu_pause=0")
+        sign_up(page, server, name)
+        pages.append(page)
+    ann, bob = pages
+    ann.get_by_test_id("ranked-play").click()
+    expect(ann.get_by_test_id("ranked-queue-title")).to_have_text(
+        "Looking for an opponent (singles)…"
+    )
+    expect(ann.get_by_test_id("ranked-wait")).to_have_text(re.compile(r"^Waiting 0:0\d$"))
+    expect(ann.get_by_test_id("ranked-window")).to_contain_text("(provisional)")
+    bob.get_by_test_id("ranked-play").click()
+    for page in pages:
+        page.wait_for_function("() => window.crokinole.screen === 'game'")
+        expect(page.locator("#round-label")).to_contain_text("Ranked · Round 1 of 1")
+        for seat in ("south", "north"):
+            expect(page.get_by_test_id(f"seat-rating-{seat}")).to_have_text(re.compile(r"^\d+$"))
+        expect(page.get_by_test_id("provisional").first).to_be_visible()
+        assert page.evaluate("() => window.crokinole.view.settings.turn_time") == 30
+    table = ann.evaluate("() => window.crokinole.table")
+    assert bob.evaluate("() => window.crokinole.table") == table
+    shot(ann, "ranked-game-412.png")
+    fits(ann)
+
+    play_to_the_end(pages)
+    changes = {}
+    for page in pages:
+        expect(page.get_by_test_id("rating-change")).to_have_count(2)
+        expect(page.get_by_test_id("rematch-button")).to_be_hidden()
+        expect(page.get_by_test_id("new-game-button")).to_have_text("Back to the start")
+        changes = rating_rows(page)
+        assert set(changes) == set(names)
+    shot(ann, "ranked-result-412.png")
+    fits(ann)
+    outcome = ann.evaluate("() => window.crokinole.state.outcome")
+    befores = {n: b for n, (b, _) in changes.items()}
+    afters = {n: a for n, (_, a) in changes.items()}
+    if outcome and outcome.get("winner") is not None:
+        ann_side = ann.evaluate(
+            "() => { const c = window.crokinole;"
+            " return c.state.seats.find((x) => x.seat === c.you[0]).side; }"
+        )
+        winner = names[0] if outcome["winner"] == ann_side else names[1]
+        loser = names[1] if winner == names[0] else names[0]
+        assert afters[winner] > befores[winner]
+        assert afters[loser] < befores[loser]
+
+    # Both profiles and the leaderboard (min games 0) say the same ratings.
+    for name in names:
+        ann.goto(f"{server}/players/{name}")
+        expect(ann.get_by_test_id("rating-singles")).to_have_text(str(afters[name]))
+        expect(ann.get_by_test_id("wdl-singles")).to_contain_text("1 game:")
+        expect(ann.get_by_test_id("game-item")).to_have_count(1)
+        expect(ann.get_by_test_id("game-change")).to_have_text(
+            re.compile(rf"^{befores[name]} → {afters[name]} ")
+        )
+        expect(ann.get_by_test_id("rating-chart").locator("circle")).to_have_count(1)
+        fits(ann)
+    bob.goto(f"{server}/leaderboard?ladder=singles&min_games=0")
+    for name in names:
+        row = bob.get_by_test_id("leader-row").filter(has_text=name)
+        expect(row.get_by_test_id("leader-rating")).to_have_text(str(afters[name]))
+        expect(row.get_by_test_id("provisional")).to_be_visible()
+    expect(bob.locator("tr.me")).to_contain_text(names[1])
+    shot(bob, "ranked-leaderboard-1280.png")
+
+    # The game's replay, from the profile: step forward and back.
+    ann.get_by_test_id("game-replay").click()
+    expect(ann).to_have_url(re.compile(rf"/replay/{table}"))
+    ann.wait_for_function(REPLAY_LOADED)
+    ann.get_by_test_id("step-forward").click()
+    ann.wait_for_function(REPLAY_STILL)
+    assert ann.evaluate("() => window.crokinoleReplay.pos") == 1
+    ann.get_by_test_id("step-forward").click()
+    ann.wait_for_function(REPLAY_STILL)
+    ann.get_by_test_id("step-back").click()
+    ann.wait_for_function(REPLAY_STILL)
+    assert ann.evaluate("() => window.crokinoleReplay.pos") == 1

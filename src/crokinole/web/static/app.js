@@ -1028,6 +1028,7 @@ function wire() {
       send({ type: "open", table, last_event: null });
     },
     canQueue: () => "",
+    reconnect: () => conn.restart(),
   });
 
   wireSettings({

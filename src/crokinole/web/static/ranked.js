@@ -131,6 +131,7 @@ const Q = {
   queued: null, // the last `queued` message, with receivedAt (this page's clock, seconds)
   wanted: null, // the ladder asked for (re-sent on reconnect while queued)
   username: null,
+  known: false, // account.js has told who is signed in at least once
   timer: null,
 };
 
@@ -249,8 +250,12 @@ export function rankedConnected() {
 
 /** Who is signed in (account.js tells, on the document's `account` event). */
 function setUser(username) {
-  if (username === Q.username) return;
+  const first = !Q.known;
+  Q.known = true;
+  if ((username || null) === Q.username) return;
   Q.username = username || null;
+  // The websocket knows its account from its handshake's cookie: a new login reconnects it.
+  if (!first && Q.hooks && Q.hooks.reconnect) Q.hooks.reconnect();
   if (!Q.username && Q.wanted) {
     Q.wanted = null;
     Q.queued = null;
@@ -259,7 +264,10 @@ function setUser(username) {
   renderPanel();
 }
 
-/** Start the panel: `hooks` {send(msg) -> bool, open(table), canQueue() -> problem words or ""}. */
+/**
+ * Start the panel: `hooks` {send(msg) -> bool, open(table), canQueue() -> problem words or "",
+ * reconnect() (a new websocket, whose handshake carries the new session cookie)}.
+ */
 export function wireRanked(hooks) {
   Q.hooks = hooks;
   const form = byId("ranked-form");
