@@ -354,7 +354,7 @@ def test_two_players_queue_are_matched_play_and_see_their_ratings(
     stamp = str(int(time.time()) % 100000)
     names = [f"ann{stamp}", f"bob{stamp}"]
     pages = []
-    for name, viewport in zip(names, (TALL_PHONE, DESKTOP), strict=True):
+    for name, viewport in zip(names, (PHONE, DESKTOP), strict=True):
         page = device.new_page(device(viewport))
         open_start(page, server, "?cpu_pause=0")
         sign_up(page, server, name)
@@ -369,14 +369,15 @@ def test_two_players_queue_are_matched_play_and_see_their_ratings(
     bob.get_by_test_id("ranked-play").click()
     for page in pages:
         page.wait_for_function("() => window.crokinole.screen === 'game'")
-        expect(page.locator("#round-label")).to_contain_text("Ranked · Round 1 of 1")
+        expect(page.locator("#round-label")).to_have_text("Ranked · Round 1 of 1")
         for seat in ("south", "north"):
             expect(page.get_by_test_id(f"seat-rating-{seat}")).to_have_text(re.compile(r"^\d+$"))
         expect(page.get_by_test_id("provisional").first).to_be_visible()
         assert page.evaluate("() => window.crokinole.view.settings.turn_time") == 30
     table = ann.evaluate("() => window.crokinole.table")
     assert bob.evaluate("() => window.crokinole.table") == table
-    shot(ann, "ranked-game-412.png")
+    shot(ann, "ranked-game-360.png")
+    shot(bob, "ranked-game-1280.png")
     fits(ann)
 
     play_to_the_end(pages)
@@ -387,8 +388,10 @@ def test_two_players_queue_are_matched_play_and_see_their_ratings(
         expect(page.get_by_test_id("new-game-button")).to_have_text("Back to the start")
         changes = rating_rows(page)
         assert set(changes) == set(names)
-    shot(ann, "ranked-result-412.png")
+    shot(ann, "ranked-result-360.png")
+    shot(bob, "ranked-result-1280.png")
     fits(ann)
+    fits(bob)
     outcome = ann.evaluate("() => window.crokinole.state.outcome")
     befores = {n: b for n, (b, _) in changes.items()}
     afters = {n: a for n, (_, a) in changes.items()}

@@ -57,7 +57,8 @@ export function renderScoreboard(s, ui) {
     card.setAttribute("aria-label", `${sideName(g, i)}: score ${side.score}, this round ${side.round_total}, ${inHand} discs in hand, ${side.twenties} twenties, ${side.ditch ?? 0} in the ditch${toMove ? ", to shoot" : ""}`);
   }
   const rules = g.rules;
-  const hand = s.settings && s.settings.hand === "human" ? " · human hand" : "";
+  // Ranked games always have the human hand (the start screen says so): the label stays short.
+  const hand = s.settings && s.settings.hand === "human" && !s.ranked ? " · human hand" : "";
   const watching = s.kind === "party" && s.spectators ? ` · ${s.spectators} watching` : "";
   $("round-label").textContent = (s.ranked ? "Ranked · " : "") + (rules.scoring === "to_100"
     ? `Round ${g.round} · to ${rules.target || 100}`
