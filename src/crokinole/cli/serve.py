@@ -58,7 +58,7 @@ def run_serve(args: argparse.Namespace) -> int:
         short_clocks=args.test_clocks,
         own_process=True,
     )
-    app = create_app(db, settings)
+    app = create_app(db, settings, ranked_rounds=args.test_ranked_rounds)
     print(f"crokinole: open http://{args.host}:{args.port} in a browser (database: {db})")
     uvicorn.run(
         app,
@@ -185,6 +185,14 @@ def add_command(
         metavar="SECONDS",
         help="latency grace added to every turn clock (default: %(default)s, "
         "or $CROKINOLE_TURN_GRACE)",
+    )
+    timing.add_argument(
+        "--test-ranked-rounds",
+        type=int,
+        choices=range(1, 5),
+        default=None,
+        metavar="N",
+        help="play ranked games of N rounds (1-4; for tests only: ranked games have 4)",
     )
     timing.add_argument(
         "--test-clocks",

@@ -30,9 +30,10 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
-from crokinole.server import accounts_http, pages, replays, sheets
+from crokinole.server import accounts_http, pages, ranked_http, replays, sheets
 from crokinole.server.accounts import Accounts
 from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
+from crokinole.server.ranked import RankedQueue
 from crokinole.server.security import SecurityHeaders
 from crokinole.server.session import CLOSE_POLICY, RECORD_OPPONENTS, Attendance, Session
 from crokinole.server.tables import Tables, stored_table
@@ -83,8 +84,13 @@ def tune_collector() -> None:
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
 
 
-def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
-    """The game server on the database ``db`` (a path for SQLite, or a SQLAlchemy URL)."""
+def create_app(
+    db: str, settings: ServerSettings | None = None, *, ranked_rounds: int | None = None
+) -> Starlette:
+    """The game server on the database ``db`` (a path for SQLite, or a SQLAlchemy URL).
+
+    ``ranked_rounds`` shortens ranked games to 1-3 rounds (tests only).
+    """
     settings = settings or ServerSettings()
     store = Store.open(db)
     tables = Tables.from_settings(store, settings)
@@ -93,6 +99,7 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
         account_limit=settings.login_limit_account,
         address_limit=settings.login_limit_address,
     )
+    ranked = RankedQueue(store, tables, rounds=ranked_rounds)
     presence = Attendance()
     limiter = RateLimiter(settings.rooms_per_minute, 60.0)
     per_address: Counter[str] = Counter()
@@ -156,7 +163,9 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
         address = await admitted(websocket)
         if address is None:
             return
-        session = Session(websocket, tables, settings, limiter, presence)
+        session = Session(
+            websocket, tables, settings, limiter, presence, accounts=accounts, ranked=ranked
+        )
         try:
             await websocket.accept()
             async with anyio.create_task_group() as tasks:
@@ -202,8 +211,10 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
             background.start_soon(warm_up_and_freeze)
             background.start_soon(purge)
             await tables.startup()
+            await ranked.startup()
             yield
             background.cancel_scope.cancel()
+        await ranked.close()
         await tables.close()
         store.close()
 
@@ -220,6 +231,7 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
         *replays.routes(store),
         *pages.routes(),
         *accounts_http.routes(accounts, settings),
+        *ranked_http.routes(store),
         Route("/healthz", health),
         Route("/api/record", device_record),
         Route("/api/tables/{table}/record.json", table_record),
@@ -236,4 +248,5 @@ def create_app(db: str, settings: ServerSettings | None = None) -> Starlette:
     app.build_middleware_stack = lambda: SecurityHeaders(build())  # type: ignore[method-assign]
     app.state.tables = tables
     app.state.accounts = accounts
+    app.state.ranked = ranked
     return app

@@ -27,8 +27,11 @@ import anyio
 import anyio.to_thread
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from crokinole.server import wire
+from crokinole.server import rated, wire
+from crokinole.server.accounts import Account, Accounts
+from crokinole.server.accounts_http import COOKIE
 from crokinole.server.limits import RateLimiter, ServerSettings
+from crokinole.server.ranked import RankedQueue
 from crokinole.server.tables import Tables
 from crokinole.store import Store
 from crokinole.table import (
@@ -38,6 +41,7 @@ from crokinole.table import (
     Connect,
     Disconnect,
     Event,
+    Kind,
     Leave,
     MemberLeft,
     MoveMember,
@@ -138,8 +142,18 @@ class Session:
         settings: ServerSettings,
         limiter: RateLimiter,
         presence: Attendance,
+        *,
+        accounts: Accounts | None = None,
+        ranked: RankedQueue | None = None,
     ) -> None:
         self.websocket = websocket
+        self.accounts = accounts
+        self.ranked = ranked
+        #: The account logged in by the handshake's session cookie (read at hello).
+        self.account: Account | None = None
+        #: Who this connection is at the open table: the device token, or at
+        #: a ranked table the account's identity.
+        self._me: str | None = None
         self.tables = tables
         self.settings = settings
         self.limiter = limiter
@@ -156,6 +170,17 @@ class Session:
         self.dropped: tuple[int, str] | None = None
         self.done = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def account_id(self) -> int | None:
+        """The logged-in account's id, or None (a guest)."""
+        return self.account.id if self.account is not None else None
+
+    def _me_at(self, table: Table) -> str | None:
+        """Who this connection is at ``table``: its account at a ranked table, else its device."""
+        if table.kind is Kind.RANKED:
+            return rated.identity(self.account.id) if self.account is not None else None
+        return self.token
 
     # ------------------------------------------------------------ sending
 
@@ -268,43 +293,58 @@ class Session:
         self._shown = table
         now = self.tables.now()
         if fresh[0].version != shown.version + 1:
-            messages = [wire.table_message(table, self.token, now)]
+            messages = [wire.table_message(table, self._me, now)]
         else:
             try:
-                messages = wire.event_messages(shown, table, fresh, self.token, now)
+                messages = wire.event_messages(shown, table, fresh, self._me, now)
             except Exception:
                 log.exception("rendering the events of table %s failed; sending it whole", table.id)
-                messages = [wire.table_message(table, self.token, now)]
-        self._send_all(messages)
-        me = shown.member_of(self.token) if self.token is not None else None
+                messages = [wire.table_message(table, self._me, now)]
+        self._send_all(messages, table)
+        me = shown.member_of(self._me) if self._me is not None else None
         if me is not None and any(
             isinstance(e, MemberLeft) and e.mid == me.mid and e.removed for e in fresh
         ):
             # Removed by the host: this connection no longer follows the table.
             self._close_table()
             return
-        now_me = table.member_of(self.token)
+        now_me = table.member_of(self._me)
         if self._present and now_me is not None and not now_me.connected:
             # Marked absent while this connection is here (the table was
             # loaded again by an owner who cannot know): here after all.
             self._spawn(self._command_quietly(table.id, Connect(now_me.device)))
 
-    def _send_all(self, messages: list[dict[str, Any]]) -> None:
-        """Queue event messages; a ``finished`` is completed with this device's record."""
+    def _send_all(self, messages: list[dict[str, Any]], table: Table) -> None:
+        """Queue event messages; a ``finished`` is completed with this device's record
+        (and at a ranked table with the ratings the game changed)."""
         for payload in messages:
             if payload["type"] == "finished":
-                self.send_later(self._with_record(payload))
+                self.send_later(self._with_record(payload, table))
             else:
                 self.send(payload)
 
-    def _with_record(self, payload: dict[str, Any]) -> Callable[[], Awaitable[dict[str, Any]]]:
+    def _with_record(
+        self, payload: dict[str, Any], table: Table
+    ) -> Callable[[], Awaitable[dict[str, Any]]]:
+        ranked = table.kind is Kind.RANKED
+        game_number = table.game_number
+
         async def make() -> dict[str, Any]:
             try:
                 record = await self._record()
             except Exception:
                 log.exception("reading the device record failed")
                 record = None
-            return {**payload, "record": record}
+            if not ranked:
+                return {**payload, "record": record}
+            try:
+                ratings = await anyio.to_thread.run_sync(
+                    rated.finished_ratings, self.tables.store, table.id, game_number
+                )
+            except Exception:
+                log.exception("reading the ratings of table %s failed", table.id)
+                ratings = []
+            return {**payload, "record": record, "ratings": ratings}
 
         return make
 
@@ -337,11 +377,15 @@ class Session:
         table = await self.tables.get(table_id, subscriber=self)
         if table is None:
             raise TableError("unknown_table", f"there is no table {table_id}")
-        if table.member_of(self.token) is None:
+        me = self._me_at(table)
+        if me is None or table.member_of(me) is None:
             self.tables.hub.unsubscribe(table_id, self)
+            if table.kind is Kind.RANKED:
+                raise TableError("ranked_table", "this is a ranked game: only its players can join")
             raise TableError(
                 "not_a_member", "you are not at this table: join it with its code or link"
             )
+        self._me = me
         missed = table.version - last_event if last_event is not None else 0
         if last_event is not None and last_event >= 1 and 0 < missed <= MAX_CATCH_UP:
             await self._catch_up(table, last_event)
@@ -371,13 +415,13 @@ class Session:
         if replayed is not None:
             before, missed, turns = replayed
             try:
-                messages = wire.event_messages(before, table, missed, self.token, now, turns=turns)
+                messages = wire.event_messages(before, table, missed, self._me, now, turns=turns)
             except Exception:
                 log.exception("rendering the catch-up of table %s failed", table.id)
         if messages is None:
-            self.send(wire.table_message(table, self.token, now))
+            self.send(wire.table_message(table, self._me, now))
         else:
-            self._send_all(messages)
+            self._send_all(messages, table)
         for later, events in waiting:
             self.deliver(later, events)
 
@@ -385,11 +429,12 @@ class Session:
         """Make ``table`` (just subscribed to) the open one and send its full view."""
         self.table_id = table.id
         self._shown = table
-        self.send(wire.table_message(table, self.token, self.tables.now()))
+        self._me = self._me_at(table)
+        self.send(wire.table_message(table, self._me, self.tables.now()))
 
     async def _arrive(self) -> None:
         """Count this connection in at the open table; the device's first marks it connected."""
-        table_id, token = self.table_id, self.token
+        table_id, token = self.table_id, self._me
         if table_id is None or token is None or self._present:
             return
         self._present = True
@@ -404,7 +449,7 @@ class Session:
         Returns the table and device when this was the device's last
         connection there (the device is then to be marked disconnected).
         """
-        table_id, token = self.table_id, self.token
+        table_id, token = self.table_id, self._me
         self.table_id = None
         self._shown = None
         if table_id is None:
@@ -441,6 +486,8 @@ class Session:
     async def close(self) -> None:
         """The connection ended: stop following the table, and count the device out."""
         self.done.set()
+        if self.ranked is not None:
+            self.ranked.disconnected(self)
         gone = self._close_table()
         if gone is not None:
             # The device's last connection there: it is marked disconnected
@@ -484,7 +531,9 @@ class Session:
         token = self.token
         if token is None:
             raise wire.WireError("hello_first", "say hello with your device token first")
-        if isinstance(msg, wire.Create):
+        if isinstance(msg, wire.Queue | wire.LeaveQueue):
+            await self._ranked_queue(msg)
+        elif isinstance(msg, wire.Create):
             await self._create(token, msg)
         elif isinstance(msg, wire.Join):
             await self._join(token, msg)
@@ -500,6 +549,12 @@ class Session:
             )
         self.token = msg.token
         store = self.tables.store
+        if self.accounts is not None and self.account is None:
+            cookie = self.websocket.cookies.get(COOKIE)
+            if cookie:
+                self.account = await anyio.to_thread.run_sync(
+                    self.accounts.account_for_token, cookie
+                )
 
         def open_tables() -> list[dict[str, Any]]:
             found = []
@@ -524,6 +579,19 @@ class Session:
         )
         if msg.table is not None:
             await self._open(msg.table, msg.last_event)
+
+    async def _ranked_queue(self, msg: wire.Queue | wire.LeaveQueue) -> None:
+        """``queue`` / ``leave_queue``: the ranked queue (logged-in connections only)."""
+        if self.ranked is None:
+            raise wire.WireError("bad_message", "this server has no ranked play")
+        if isinstance(msg, wire.LeaveQueue):
+            await self.ranked.leave(self)
+            return
+        if self.account is not None and self.accounts is not None:
+            # A session logged out (or ended) since the handshake logs no one in.
+            cookie = self.websocket.cookies.get(COOKIE)
+            self.account = await anyio.to_thread.run_sync(self.accounts.account_for_token, cookie)
+        await self.ranked.queue(self, msg.ladder)
 
     def _check_rate(self, token: str) -> None:
         if not self.limiter.allow(token, time.monotonic()):
@@ -587,7 +655,8 @@ class Session:
         table_id = msg.table
         if self._shown is None or self._shown.id != table_id:
             await self._open(table_id)
-        command = self._command(token, msg)
+        me = self._me if self._me is not None else token
+        command = self._command(me, msg)
         await self.tables.command(table_id, command)
         if isinstance(command, Leave | Resign):
             # Gone from the table: this connection follows it no more.

@@ -40,6 +40,7 @@ import anyio.to_thread
 
 from crokinole.ai import Level
 from crokinole.board import Seat
+from crokinole.server import rated
 from crokinole.server.cpu import CpuPool
 from crokinole.server.hub import Hub, MemoryHub, Subscriber
 from crokinole.server.limits import ServerSettings
@@ -54,6 +55,7 @@ from crokinole.table import (
     Join,
     Kind,
     MemberLeft,
+    RankedPlayer,
     Shoot,
     Stage,
     Table,
@@ -352,6 +354,38 @@ class Tables:
         self._after(held)
         return table
 
+    async def create_ranked(
+        self, *, settings: TableSettings, players: Mapping[Seat, RankedPlayer]
+    ) -> Table:
+        """A new ranked table with ``players`` seated and its game started, stored and held.
+
+        Raises:
+            TableError: ``bad_settings`` (not the ranked rules, seats not the
+                layout's, a player twice); nothing was stored.
+        """
+        table_id = secrets.token_hex(16)
+        table, events = Table.create_ranked(
+            id=table_id,
+            players=players,
+            settings=settings,
+            timings=self._timings,
+            seed=secrets.randbits(63),
+            now=self._clock(),
+        )
+        if not await self._hub.claim(table_id, self.owner):
+            raise TableError("busy", "the new table could not be claimed: try again")
+        try:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(self._store_create, table, events)
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await self._hub.release(table_id, self.owner)
+            raise
+        held = _Held(table, table.version)
+        self._held[table.id] = held
+        self._after(held)
+        return table
+
     async def get(self, table_id: str, *, subscriber: Subscriber | None = None) -> Table | None:
         """The table as it stands (loaded from the store if need be), or None if there is none.
 
@@ -560,6 +594,7 @@ class Tables:
             deadline=after.next_deadline(),
             status=after.stage,
             results=results_of(after, events, before=before),
+            rating_changes=rated.rating_changes(self._store, before, after, events),
         )
 
     async def _give_up(self, held: _Held) -> None:

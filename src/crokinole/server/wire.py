@@ -202,6 +202,17 @@ class Ping(_Message):
     type: Literal["ping"]
 
 
+class Queue(_Message):
+    """Wait for a ranked game; the ladder is checked by the queue (``bad_ladder``)."""
+
+    type: Literal["queue"]
+    ladder: Annotated[str, Field(max_length=32)]
+
+
+class LeaveQueue(_Message):
+    type: Literal["leave_queue"]
+
+
 #: The messages about one table (each has ``table``).
 TableMessage = (
     TakeSeat | Move | SetCpu | Remove | Settings | ShootMessage | TableAction | Rename | React
@@ -221,6 +232,8 @@ ClientMessage = (
     | Rename
     | React
     | Ping
+    | Queue
+    | LeaveQueue
 )
 _ADAPTER: TypeAdapter[ClientMessage] = TypeAdapter(
     Annotated[ClientMessage, Field(discriminator="type")]
@@ -229,7 +242,7 @@ MESSAGE_TYPES = frozenset(
     {
         "hello", "create", "join", "open", "take_seat", "move", "set_cpu", "remove",
         "settings", "shoot", "start", "next_round", "rematch", "leave", "resign",
-        "rename", "react", "ping",
+        "rename", "react", "ping", "queue", "leave_queue",
     }
 )  # fmt: skip
 
@@ -413,7 +426,12 @@ def _lobby_common(table: Table) -> dict[str, Any]:
         ],
         "spectators": sum(1 for m in table.members if m.spectator),
         "seats": [
-            {"seat": seat_name(seat), "side": side, "occupant": _occupant(table, seat, by_mid)}
+            {
+                "seat": seat_name(seat),
+                "side": side,
+                "occupant": _occupant(table, seat, by_mid),
+                **_ranked_seat(table, seat, by_mid),
+            }
             for seat, side in _layout_seats(table)
         ],
         "settings": table.settings.to_dict(),
@@ -421,6 +439,21 @@ def _lobby_common(table: Table) -> dict[str, Any]:
         "placement": placement_payload(table),
         "next_pressed": sorted(table.next_pressed),
         "rematch_votes": sorted(table.rematch_votes),
+    }
+
+
+def _ranked_seat(table: Table, seat: Seat, names: dict[str, Member]) -> dict[str, Any]:
+    """A ranked table's seat: its player's username, and their displayed rating and provisional
+    flag as the game was made (nothing at other tables)."""
+    shown = table.ratings.get(seat)
+    if shown is None:
+        return {}
+    occupant = table.seats.get(seat)
+    member = names.get(occupant.mid) if isinstance(occupant, Person) else None
+    return {
+        "username": member.name if member is not None else None,
+        "rating": shown.rating,
+        "provisional": shown.provisional,
     }
 
 
@@ -447,6 +480,7 @@ def view(table: Table, device: str | None, now: float) -> dict[str, Any]:
     return {
         "table": table.id,
         "kind": table.kind,
+        "ranked": table.kind == "ranked",
         "code": table.code,
         "invite": None if table.code is None else f"/join/{table.code}",
         "watch": None if table.code is None else f"/watch/{table.code}",

@@ -1,0 +1,178 @@
+"""Who a ranked table's players are, and what a ranked game's end does to their ratings.
+
+A ranked seat belongs to an account, not a device: the table knows its
+players by an identity ``account:<id>`` (a device token never holds a colon,
+so the two cannot meet).  A connection logged in to the account acts at the
+table as that identity, from any device.
+
+:func:`rating_changes` decides, at the end of a ranked game, every player's
+new rating with :mod:`crokinole.ranking`: a side that left (abandoned) or that
+a CPU stood in for more than half its shots loses as if beaten
+(:func:`~crokinole.ranking.result_of`); otherwise the score decides.  The
+owner of the table stores the changes in the same transaction as the game's
+last events.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from crokinole.ranking import (
+    INITIAL,
+    Ladder,
+    Outcome,
+    RankingError,
+    Rating,
+    SideResult,
+    display,
+    is_provisional,
+    rate_verdict,
+    result_of,
+)
+from crokinole.rules import Layout
+from crokinole.store import RatingChange, Store
+from crokinole.table import Event, GameFinished, Kind, MemberLeft, Person, Stage, Table
+
+__all__ = [
+    "ACCOUNT_PREFIX",
+    "account_of",
+    "finished_ratings",
+    "identity",
+    "ladder_of",
+    "rating_changes",
+]
+
+log = logging.getLogger("crokinole.server")
+
+#: How a ranked table names an account's seat (``account:7``).
+ACCOUNT_PREFIX = "account:"
+
+
+def identity(account_id: int) -> str:
+    """The identity an account has at ranked tables.
+
+    >>> identity(7), account_of("account:7"), account_of("dev-token-1234567890")
+    ('account:7', 7, None)
+    """
+    return f"{ACCOUNT_PREFIX}{account_id}"
+
+
+def account_of(who: str | None) -> int | None:
+    """The account of a ranked identity, or None for anything else (a device token)."""
+    if who is None or not who.startswith(ACCOUNT_PREFIX):
+        return None
+    number = who[len(ACCOUNT_PREFIX) :]
+    return int(number) if number.isdigit() else None
+
+
+def ladder_of(layout: Layout) -> Ladder:
+    """The ladder of a ranked table's layout (singles or doubles)."""
+    return Ladder.SINGLES if layout is Layout.SINGLES else Ladder.DOUBLES
+
+
+def rating_changes(
+    store: Store, before: Table, after: Table, events: Sequence[Event]
+) -> list[RatingChange]:
+    """The rating changes of a ranked game that ``events`` finish (none otherwise).
+
+    Args:
+        store: where the players' current ratings are read (blocking).
+        before: the table before ``events`` (its seats as the game was played).
+        after: the table after them.
+        events: what the last command caused.
+    """
+    finished = [e for e in events if isinstance(e, GameFinished)]
+    game = before.game
+    if after.kind is not Kind.RANKED or not finished or game is None:
+        return []
+    if before.stage is not Stage.PLAYING:
+        return []
+    end = finished[-1]
+    rules = game.rules
+    ladder = ladder_of(rules.layout)
+    left = {e.mid for e in events if isinstance(e, MemberLeft) and not e.removed}
+    players: list[tuple[int, int]] = []  # (side, account), in seat order
+    abandoned = [False, False]
+    standin = [0.0, 0.0]
+    for seat, occupant in before.seats.items():
+        side = rules.side_of(seat)
+        if not isinstance(occupant, Person) or side not in (0, 1):
+            continue
+        member = before.member(occupant.mid)
+        account = account_of(member.device if member is not None else None)
+        if account is None:
+            continue
+        players.append((side, account))
+        abandoned[side] = abandoned[side] or occupant.mid in left
+        standin[side] = max(standin[side], after.standin_share(seat))
+    score: Outcome | None = None
+    if not end.abandoned:
+        if end.winner == 0:
+            score = Outcome.WIN
+        elif end.winner == 1:
+            score = Outcome.LOSS
+        else:
+            score = Outcome.DRAW
+    try:
+        verdict = result_of(
+            score,
+            SideResult(abandoned=abandoned[0], standin_share=standin[0]),
+            SideResult(abandoned=abandoned[1], standin_share=standin[1]),
+        )
+    except RankingError as exc:
+        log.warning("ranked table %s: game %d not rated: %s", after.id, after.game_number, exc)
+        return []
+    current = store.ratings_of([a for _, a in players], ladder.value)
+    old = {
+        a: Rating(current[a].mu, current[a].sigma) if a in current else INITIAL for _, a in players
+    }
+    side_a = [a for side, a in players if side == 0]
+    side_b = [a for side, a in players if side == 1]
+    try:
+        new_a, new_b = rate_verdict([old[a] for a in side_a], [old[a] for a in side_b], verdict)
+    except RankingError as exc:
+        log.warning("ranked table %s: game %d not rated: %s", after.id, after.game_number, exc)
+        return []
+    changes = []
+    for side, accounts, new, outcome in (
+        (0, side_a, new_a, verdict.side_a),
+        (1, side_b, new_b, verdict.side_b),
+    ):
+        for account, rating in zip(accounts, new, strict=True):
+            was = old[account]
+            changes.append(
+                RatingChange(
+                    account_id=account, ladder=ladder.value, game_number=after.game_number,
+                    side=side, mu_before=was.mu, sigma_before=was.sigma, mu_after=rating.mu,
+                    sigma_after=rating.sigma, rating_before=display(was),
+                    rating_after=display(rating), outcome=outcome.value,
+                )
+            )  # fmt: skip
+    return changes
+
+
+def finished_ratings(store: Store, table_id: str, game_number: int) -> list[dict[str, object]]:
+    """The ``ratings`` of a ranked game's ``finished`` message, as stored (blocking).
+
+    Each: ``{"username", "ladder", "before", "after", "provisional"}`` (the
+    displayed numbers; provisional after this game).
+    """
+    changes = store.game_rating_changes(table_id, game_number)
+    if not changes:
+        return []
+    ladder = changes[0].change.ladder
+    games = store.ratings_of([c.change.account_id for c in changes], ladder)
+    return [
+        {
+            "username": c.username,
+            "ladder": c.change.ladder,
+            "before": c.change.rating_before,
+            "after": c.change.rating_after,
+            "outcome": c.change.outcome,
+            "provisional": is_provisional(
+                games[c.change.account_id].games if c.change.account_id in games else 0
+            ),
+        }
+        for c in changes
+    ]

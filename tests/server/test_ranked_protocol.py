@@ -1,0 +1,256 @@
+"""Ranked play over real websockets with real accounts: queue, match, play, ratings, HTTP."""
+
+from __future__ import annotations
+
+import functools
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.sync.client import connect
+
+from crokinole.ranking import INITIAL, Outcome, display, rate, window
+from crokinole.server import create_app
+from crokinole.server.limits import ServerSettings
+from tests.server import helpers
+from tests.server.helpers import WS_V2, Player, serving
+
+PASSWORD = "pw-ranked-1"
+
+
+class Ranked(Player):
+    """A test client whose websocket handshake carries an account's session cookie."""
+
+    def __init__(self, url: str, cookie: str | None = None) -> None:
+        headers = {"Cookie": f"crokinole_session={cookie}"} if cookie else None
+        self._connecting = connect(
+            url.replace("http", "ws") + WS_V2, max_size=2**24, additional_headers=headers
+        )
+        self.ws = self._connecting.__enter__()
+        self.token = secrets.token_hex(12)
+        self.table: str | None = None
+
+
+def sign_up(url: str, username: str) -> str:
+    """A new account; its session cookie."""
+    with httpx.Client(base_url=url, timeout=30) as web:
+        answer = web.post("/api/account/signup", json={"username": username, "password": PASSWORD})
+        assert answer.status_code == 201, answer.text
+        return str(web.cookies["crokinole_session"])
+
+
+@pytest.fixture
+def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, Path]]:
+    """A real server playing 1-round ranked games (``--test-ranked-rounds 1``)."""
+    monkeypatch.setattr(helpers, "create_app", functools.partial(create_app, ranked_rounds=1))
+    db = tmp_path / "crokinole.db"
+    settings = ServerSettings(warm_up=False, signups_per_hour=1000)
+    with serving(db, settings) as url:
+        yield url, db
+
+
+def queued_and_matched(url: str, *names: str) -> tuple[list[Ranked], dict[str, Any]]:
+    """Sign ``names`` up, queue them for singles one after the other; they are matched."""
+    players = []
+    for name in names:
+        player = Ranked(url, sign_up(url, name))
+        player.hello()
+        player.send({"type": "queue", "ladder": "singles"})
+        players.append(player)
+    matched = [p.until("matched", timeout=30) for p in players]
+    assert len({m["table"] for m in matched}) == 1
+    for player, msg in zip(players, matched, strict=True):
+        player.table = msg["table"]
+    return players, matched[0]
+
+
+def open_table(player: Ranked) -> dict[str, Any]:
+    player.act("open")
+    return player.until("table")
+
+
+def play_to_the_end(by_seat: dict[str, Ranked], view: dict[str, Any]) -> list[dict[str, Any]]:
+    """Shoot for whoever's turn it is (and press Next after a level round) until ``finished``;
+    the ``finished`` message of each player."""
+    watcher = next(iter(by_seat.values()))
+    game, placement = view["game"], view["placement"]
+    while True:
+        seat = game["current_seat"]
+        if game["phase"] == "playing" and seat is not None and seat in placement:
+            lo, hi = placement[seat][0]
+            by_seat[seat].shoot(seat, position=(lo + hi) / 2, direction=0.0, power=26.0)
+        elif game["phase"] == "round_over":
+            for player in by_seat.values():
+                player.act("next_round")
+        msg = watcher.recv(60)
+        if msg["type"] == "error":
+            raise AssertionError(msg)
+        if msg["type"] == "finished":
+            break
+        game = msg.get("game") or game
+        placement = msg.get("lobby", {}).get("placement", placement)
+    others = [p.until("finished", timeout=60) for p in by_seat.values() if p is not watcher]
+    return [msg, *others]
+
+
+def test_two_players_queue_are_matched_play_and_both_ratings_change(
+    server: tuple[str, Path],
+) -> None:
+    url, _db = server
+    (ann, bob), matched = queued_and_matched(url, "ann", "bob")
+    assert matched["ladder"] == "singles"
+    assert [
+        (p["seat"], p["username"], p["rating"], p["provisional"]) for p in matched["players"]
+    ] == [
+        ("south", "ann", 1000, True),
+        ("north", "bob", 1000, True),
+    ]
+    # In a ranked game: no queueing for another.
+    assert ann.error({"type": "queue", "ladder": "singles"})["code"] == "in_ranked_game"
+    views = [open_table(ann)["view"], open_table(bob)["view"]]
+    for view in views:
+        assert view["ranked"] is True and view["kind"] == "ranked"
+        assert [
+            (s["seat"], s["username"], s["rating"], s["provisional"]) for s in view["seats"]
+        ] == [
+            ("south", "ann", 1000, True),
+            ("north", "bob", 1000, True),
+        ]
+        assert view["settings"]["turn_time"] == 30 and view["settings"]["hand"] == "human"
+        assert view["settings"]["discs"] == 8 and view["settings"]["tie"] == "extra_rounds"
+    assert views[0]["you"]["seats"] == ["south"] and views[1]["you"]["seats"] == ["north"]
+    # A third person can neither open, join, nor act at the ranked table.
+    cat = Ranked(url, sign_up(url, "cat"))
+    cat.hello()
+    cat.table = ann.table
+    assert cat.error({"type": "open", "table": ann.table})["code"] == "ranked_table"
+    refused = cat.error(
+        {"type": "shoot", "table": ann.table, "seat": "south", "position": 0, "direction": 0,
+         "power": 20}
+    )  # fmt: skip
+    assert refused["code"] == "ranked_table"
+    assert refused["message"] == "this is a ranked game: only its players can join"
+    # Nor can its players change its rules.
+    assert (
+        ann.error({"type": "settings", "table": ann.table, "settings": {}})["code"]
+        == "ranked_table"
+    )
+    finished = play_to_the_end({"south": ann, "north": bob}, views[0])
+    end = finished[0]
+    assert not end["abandoned"]
+    outcome = (
+        Outcome.WIN if end["winner"] == 0 else Outcome.LOSS if end["winner"] == 1 else Outcome.DRAW
+    )
+    (ann_after,), (bob_after,) = rate([INITIAL], [INITIAL], outcome)
+    expected = [
+        {"username": "ann", "ladder": "singles", "before": 1000, "after": display(ann_after),
+         "outcome": outcome.value, "provisional": True},
+        {"username": "bob", "ladder": "singles", "before": 1000, "after": display(bob_after),
+         "outcome": outcome.opposite.value, "provisional": True},
+    ]  # fmt: skip
+    for msg in finished:
+        assert msg["ratings"] == expected
+    assert display(ann_after) != 1000 and display(bob_after) != 1000
+    # No rematch at a ranked table.
+    assert ann.error({"type": "rematch", "table": ann.table})["code"] == "ranked_table"
+    # The leaderboard and the profiles show the game.
+    with httpx.Client(base_url=url, timeout=30) as web:
+        board = web.get("/api/leaderboard", params={"ladder": "singles", "min_games": 1}).json()
+        assert {p["username"]: p["rating"] for p in board["players"]} == {
+            "ann": display(ann_after),
+            "bob": display(bob_after),
+        }
+        assert board["players"][0]["rank"] == 1 and board["min_games"] == 1
+        assert web.get("/api/leaderboard").json()["players"] == []  # 5 games by default
+        profile = web.get("/api/players/ANN").json()
+        singles = profile["ladders"]["singles"]
+        assert singles["rating"] == display(ann_after) and singles["games"] == 1
+        assert (singles["wins"], singles["draws"], singles["losses"]) == {
+            Outcome.WIN: (1, 0, 0),
+            Outcome.DRAW: (0, 1, 0),
+            Outcome.LOSS: (0, 0, 1),
+        }[outcome]
+        assert [h["table"] for h in singles["history"]] == [ann.table]
+        assert profile["ladders"]["doubles"]["games"] == 0
+        (game,) = profile["games"]
+        assert (game["opponents"], game["partners"], game["before"]) == (["bob"], [], 1000)
+        assert game["after"] == display(ann_after) and game["outcome"] == outcome.value
+        missing = web.get("/api/players/nobody")
+        assert (missing.status_code, missing.json()) == (
+            404,
+            {"error": "no player is called nobody"},
+        )
+        assert web.get("/api/leaderboard", params={"ladder": "triples"}).status_code == 400
+        assert web.get("/api/leaderboard", params={"min_games": "101"}).status_code == 400
+        assert web.get("/api/players/a%20b").status_code == 400
+    for player in (ann, bob, cat):
+        player.close()
+
+
+def test_abandoning_is_rated_as_a_loss(server: tuple[str, Path]) -> None:
+    url, _db = server
+    (dan, eve), _ = queued_and_matched(url, "dan", "eve")
+    open_table(dan)
+    open_table(eve)
+    eve.act("resign")
+    end = dan.until("finished", timeout=30)
+    assert end["abandoned"] is True
+    (dan_after,), (eve_after,) = rate([INITIAL], [INITIAL], Outcome.WIN)
+    assert [(r["username"], r["outcome"], r["after"]) for r in end["ratings"]] == [
+        ("dan", "win", display(dan_after)),
+        ("eve", "loss", display(eve_after)),
+    ]
+    for player in (dan, eve):
+        player.close()
+
+
+def test_queue_errors_and_leaving(server: tuple[str, Path]) -> None:
+    url, _db = server
+    guest = Ranked(url)
+    guest.hello()
+    refused = guest.error({"type": "queue", "ladder": "singles"})
+    assert (refused["code"], refused["message"]) == ("not_logged_in", "log in to play ranked")
+    # A logged-out cookie does nothing.
+    cookie = sign_up(url, "fay")
+    with httpx.Client(base_url=url, timeout=30) as web:
+        web.cookies.set("crokinole_session", cookie)
+        assert web.post("/api/account/logout", json={}).status_code == 200
+    gone = Ranked(url, cookie)
+    gone.hello()
+    assert gone.error({"type": "queue", "ladder": "singles"})["code"] == "not_logged_in"
+    gus = Ranked(url, sign_up(url, "gus"))
+    gus.hello()
+    assert gus.error({"type": "queue", "ladder": "triples"})["code"] == "bad_ladder"
+    gus.send({"type": "queue", "ladder": "singles"})
+    queued = gus.until("queued")
+    assert (queued["ladder"], queued["rating"], queued["provisional"]) == ("singles", 1000, True)
+    assert queued["window"] == window(0) and queued["since"] <= queued["server_time"]
+    assert gus.error({"type": "queue", "ladder": "singles"})["code"] == "already_queued"
+    again = gus.until("queued", timeout=10)  # repeated while waiting
+    assert again["since"] == queued["since"]
+    gus.send({"type": "leave_queue"})
+    assert gus.until("queue_left")["reason"] == "left"
+    for player in (guest, gone, gus):
+        player.close()
+
+
+def test_the_queue_survives_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "crokinole.db"
+    settings = ServerSettings(warm_up=False, signups_per_hour=1000)
+    with serving(db, settings) as url:
+        cookie = sign_up(url, "hal")
+        hal = Ranked(url, cookie)
+        hal.hello()
+        hal.send({"type": "queue", "ladder": "doubles"})
+        since = hal.until("queued")["since"]
+        hal.close()
+    with serving(db, settings) as url:
+        hal = Ranked(url, cookie)
+        hal.hello()
+        hal.send({"type": "queue", "ladder": "doubles"})
+        back = hal.until("queued")
+        assert back["since"] == since and back["ladder"] == "doubles"
+        hal.close()
