@@ -1,0 +1,223 @@
+"""The ranked queue service and the rating of a ranked game's end, without websockets."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from crokinole.board import Seat
+from crokinole.ranking import INITIAL, Outcome, display, rate, rate_verdict, result_of
+from crokinole.ranking import SideResult as Side
+from crokinole.server import rated
+from crokinole.server.ranked import RETURN_WITHIN_S, RankedQueue
+from crokinole.server.tables import Tables
+from crokinole.server.wire import WireError
+from crokinole.store import Store
+from crokinole.table import (
+    Connect,
+    GameFinished,
+    RankedPlayer,
+    Resign,
+    SeatRating,
+    Shoot,
+    Stage,
+    Table,
+    TableSettings,
+    Tick,
+    Timings,
+)
+from tests.table.helpers import legal_shot
+
+T0 = 1000.0
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    opened = Store.open(str(tmp_path / "ranked.db"))
+    yield opened
+    opened.close()
+
+
+def accounts(store: Store, *names: str) -> list[int]:
+    return [store.create_account(n, n, "$argon2id$x", datetime(2026, 1, 1)).id for n in names]
+
+
+def ranked_table(store: Store, ids: list[int], layout: str = "singles") -> Table:
+    settings = TableSettings.ranked(layout, 1)
+    players = {
+        seat: RankedPlayer(rated.identity(a), f"p{a}", SeatRating(1000, True))
+        for seat, a in zip(settings.seats, ids, strict=True)
+    }
+    table, _ = Table.create_ranked(
+        id="c" * 32, players=players, settings=settings, timings=Timings(standin_grace=5), seed=3,
+        now=T0,
+    )  # fmt: skip
+    return table
+
+
+def play_out(table: Table, now: float) -> tuple[Table, Table, list[Any]]:
+    """Shoot (a person's shot, or the server's for a stand-in) until the game ends; the table
+    before the last shot, after it, and its events."""
+    while True:
+        game = table.game
+        assert game is not None
+        if game.current_seat is None:  # a level round: the next starts after its countdown
+            now += table.timings.round_countdown
+            table, _ = table.apply(Tick(), now)
+            continue
+        seat = game.current_seat
+        member = table.member(table.seats[seat].mid)  # type: ignore[union-attr]
+        deadline = table.next_deadline()
+        if member is not None and not member.connected and seat not in table.standing_in:
+            assert deadline is not None  # the stand-in comes after its grace
+            now = deadline.at
+            table, _ = table.apply(Tick(), now)
+            continue
+        shot = legal_shot(game, seat)
+        if table.cpu_turn() is not None:
+            command = Shoot(None, seat, shot, cpu=True)
+        else:
+            assert member is not None
+            command = Shoot(member.device, seat, shot)
+        now += 1
+        after, events = table.apply(command, now)
+        if after.stage is Stage.FINISHED:
+            return table, after, events
+        table = after
+
+
+def test_a_side_the_cpu_stood_in_for_most_of_the_game_loses_whatever_the_score(
+    store: Store,
+) -> None:
+    ann, bob = accounts(store, "ann", "bob")
+    table = ranked_table(store, [ann, bob])
+    table, _ = table.apply(Connect(rated.identity(ann)), T0)  # bob never comes
+    before, after, events = play_out(table, T0)
+    assert after.standin_share(Seat.NORTH) == 1.0 and after.standin_share(Seat.SOUTH) == 0.0
+    changes = rated.rating_changes(store, before, after, events)
+    assert [(c.account_id, c.side, c.outcome) for c in changes] == [
+        (ann, 0, "win"),
+        (bob, 1, "loss"),
+    ]
+    (ann_after,), (bob_after,) = rate([INITIAL], [INITIAL], Outcome.WIN)
+    assert [c.rating_after for c in changes] == [display(ann_after), display(bob_after)]
+    assert all(c.rating_before == 1000 and c.game_number == 1 for c in changes)
+
+
+def test_a_played_game_is_rated_by_its_score_from_the_stored_ratings(store: Store) -> None:
+    ann, bob = accounts(store, "ann", "bob")
+    table = ranked_table(store, [ann, bob])
+    for who in (ann, bob):
+        table, _ = table.apply(Connect(rated.identity(who)), T0)
+    before, after, events = play_out(table, T0)
+    end = events[-1]
+    assert isinstance(end, GameFinished)
+    score = {0: Outcome.WIN, 1: Outcome.LOSS}.get(end.winner, Outcome.DRAW)  # type: ignore[arg-type]
+    changes = rated.rating_changes(store, before, after, events)
+    (a,), (b,) = rate_verdict([INITIAL], [INITIAL], result_of(score, Side(), Side()))
+    assert [(c.mu_after, c.sigma_after) for c in changes] == [(a.mu, a.sigma), (b.mu, b.sigma)]
+    # Not a ranked end: nothing to rate.
+    assert rated.rating_changes(store, table, table, []) == []
+
+
+def test_doubles_sides_are_the_partners(store: Store) -> None:
+    ids = accounts(store, "ann", "bob", "cat", "dan")
+    table = ranked_table(store, ids, "doubles")
+    for who in ids:
+        table, _ = table.apply(Connect(rated.identity(who)), T0)
+    before = table
+    assert [table.seats_of(f"m{n}") for n in (1, 2, 3, 4)] == [
+        (Seat.SOUTH,), (Seat.WEST,), (Seat.NORTH,), (Seat.EAST,)
+    ]  # fmt: skip
+    after, events = table.apply(Resign(rated.identity(ids[1])), T0 + 1)  # west leaves
+    changes = rated.rating_changes(store, before, after, events)
+    # South and north (ann, cat) are side A; west and east (bob, dan) abandoned.
+    assert [(c.account_id, c.side, c.outcome) for c in changes] == [
+        (ids[0], 0, "win"),
+        (ids[2], 0, "win"),
+        (ids[1], 1, "loss"),
+        (ids[3], 1, "loss"),
+    ]
+
+
+class Client:
+    """A connection as the queue sees it."""
+
+    def __init__(self, account_id: int | None) -> None:
+        self.account_id = account_id
+        self.sent: list[dict[str, Any]] = []
+
+    def send(self, payload: dict[str, Any]) -> None:
+        self.sent.append(payload)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_four_solo_players_make_a_doubles_table(store: Store) -> None:
+    ids = accounts(store, "ann", "bob", "cat", "dan")
+    clock = Clock()
+
+    async def scenario() -> tuple[list[Table], list[Client]]:
+        tables = Tables(store, clock=clock)
+        queue = RankedQueue(store, tables, rounds=1)
+        clients = [Client(a) for a in ids]
+        for client in clients:
+            await queue.queue(client, "doubles")
+            clock.now += 1
+        made = await queue.pair_now()
+        await tables.close()
+        return made, clients
+
+    made, clients = anyio.run(scenario)
+    (table,) = made
+    assert table.settings == TableSettings.ranked("doubles", 1)
+    matched = [c.sent[-1] for c in clients]
+    assert all(m["type"] == "matched" and m["table"] == table.id for m in matched)
+    assert sorted(m["seat"] for m in matched) == ["east", "north", "south", "west"]
+    assert [p["seat"] for p in matched[0]["players"]] == ["south", "west", "north", "east"]
+    # The longest waiting (ann) anchors side A, south and north.
+    assert {m["seat"] for c, m in zip(clients, matched, strict=True) if c.account_id == ids[0]} == {
+        "south"
+    }
+    assert store.queue_entries() == []
+
+
+def test_an_away_entry_is_dropped_after_60_s_and_a_guest_cannot_queue(store: Store) -> None:
+    (ann,) = accounts(store, "ann")
+    clock = Clock()
+
+    async def scenario() -> tuple[dict[int, str], dict[int, str], list[str]]:
+        tables = Tables(store, clock=clock)
+        queue = RankedQueue(store, tables)
+        codes = []
+        for client, ladder in ((Client(None), "singles"), (Client(ann), "pairs")):
+            try:
+                await queue.queue(client, ladder)
+            except WireError as exc:
+                codes.append(exc.code)
+        client = Client(ann)
+        await queue.queue(client, "singles")
+        queue.disconnected(client)
+        clock.now += RETURN_WITHIN_S - 1
+        await queue.pair_now()
+        kept = queue.waiting()
+        clock.now += 1
+        await queue.pair_now()
+        await tables.close()
+        return kept, queue.waiting(), codes
+
+    kept, dropped, codes = anyio.run(scenario)
+    assert kept == {ann: "singles"} and dropped == {}
+    assert codes == ["not_logged_in", "bad_ladder"]
+    assert store.queue_entries() == []
