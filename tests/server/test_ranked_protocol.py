@@ -32,6 +32,7 @@ class Ranked(Player):
         self.ws = self._connecting.__enter__()
         self.token = secrets.token_hex(12)
         self.table: str | None = None
+        self.cookie = cookie
 
 
 def sign_up(url: str, username: str) -> str:
@@ -193,6 +194,10 @@ def test_two_players_queue_are_matched_play_and_both_ratings_change(
 def test_abandoning_is_rated_as_a_loss(server: tuple[str, Path]) -> None:
     url, _db = server
     (dan, eve), _ = queued_and_matched(url, "dan", "eve")
+    # Another device of dan's is told of his ranked table at hello.
+    other = Ranked(url, dan.cookie)
+    assert {"table": dan.table, "kind": "ranked", "stage": "playing"} in other.hello()["tables"]
+    other.close()
     open_table(dan)
     open_table(eve)
     eve.act("resign")

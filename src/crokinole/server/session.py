@@ -556,9 +556,15 @@ class Session:
                     self.accounts.account_for_token, cookie
                 )
 
+        account = self.account
+
         def open_tables() -> list[dict[str, Any]]:
             found = []
-            for table_id in store.open_tables_of_device(msg.token)[:MAX_WELCOME_TABLES]:
+            # The account's ranked tables (its seats, from any device) come first.
+            ranked = (
+                [] if account is None else store.open_tables_of_device(rated.identity(account.id))
+            )
+            for table_id in [*ranked, *store.open_tables_of_device(msg.token)][:MAX_WELCOME_TABLES]:
                 data = store.table(table_id)
                 if data is not None:
                     found.append({"table": data.id, "kind": data.kind, "stage": data.status})
