@@ -221,3 +221,13 @@ def test_an_away_entry_is_dropped_after_60_s_and_a_guest_cannot_queue(store: Sto
     assert kept == {ann: "singles"} and dropped == {}
     assert codes == ["not_logged_in", "bad_ladder"]
     assert store.queue_entries() == []
+
+
+def test_the_test_option_sets_the_rounds_of_ranked_games() -> None:
+    from crokinole.cli.main import build_parser  # noqa: PLC0415
+
+    parser = build_parser()
+    assert parser.parse_args(["serve", "--test-ranked-rounds", "1"]).test_ranked_rounds == 1
+    assert parser.parse_args(["serve"]).test_ranked_rounds is None
+    with pytest.raises(SystemExit):
+        parser.parse_args(["serve", "--test-ranked-rounds", "5"])
