@@ -159,7 +159,7 @@ def test_migration_0005_goes_down_and_up_again(database: str) -> None:
     store = Store.open(database, migrate=False)
     try:
         store.migrate("0004")
-        store.migrate()
+        store.migrate("0005")
         assert store.revision() == "0005"
         store.create_account("Ann", "ann", "h", T0)
         config = Config()

@@ -1,8 +1,9 @@
 """Ranked play in real Chromium: the leaderboard and profile pages, the queue, a ranked game.
 
-* The pages are checked against the contract's JSON (docs/ranked.md), answered by the
-  test itself, at 360×640, 412×915 and 1280×800: the provisional marker, the minimum-games
-  choice, the chart, W/D/L, the games' replay links, a missing player's message.
+* The pages are checked against the JSON of docs/protocol.md (*Ranked play*),
+  answered by the test itself, at 360×640, 412×915 and 1280×800: the provisional
+  marker, the minimum-games choice, the chart, W/D/L, the games' replay links, a
+  missing player's message.
 * The queue panel is checked with the server's ``queued`` messages answered by the test
   over the page's websocket: the wait is counted from the server's ``since`` and
   ``server_time`` (a server clock far from the page's), the window, Leave.

@@ -1,6 +1,6 @@
 """The ranked ladders' pages: the leaderboard and a player's profile.
 
-Both are static pages whose scripts read the ladders' JSON (docs/ranked.md:
+Both are static pages whose scripts read the ladders' JSON (docs/protocol.md, *Ranked play*:
 ``GET /api/leaderboard`` and ``GET /api/players/{username}``); the profile
 reads the username from its own path.
 
