@@ -176,10 +176,14 @@ function renderRatings(S) {
   box.innerHTML = ratingsBlock(S);
 }
 
-/** "Watch the replay" of the game just ended (/replay/{table}, a new tab: the table stays open here). */
+/**
+ * "Watch the replay" of the game just ended (/replay/{table}?game=N, a new tab: the table stays
+ * open here). The game's number keeps the link on this game after a rematch starts the next.
+ */
 export function replayLink(s) {
   if (!s.table || !/^[a-f0-9]{32}$/.test(s.table) || !s.game) return "";
-  return `<p class="replay-link"><a href="/replay/${s.table}" target="_blank" rel="noopener" data-testid="replay-link">Watch the replay</a></p>`;
+  const game = Number.isInteger(s.gameNumber) && s.gameNumber > 0 ? `?game=${s.gameNumber}` : "";
+  return `<p class="replay-link"><a href="/replay/${s.table}${game}" target="_blank" rel="noopener" data-testid="replay-link">Watch the replay</a></p>`;
 }
 
 /** The end of the game; `hooks`: {say, place, levelName}. */

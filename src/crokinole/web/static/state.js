@@ -76,6 +76,7 @@ export function initialState() {
     ranked: false, // a ranked table (docs/ranked.md): fixed rules, each seat's rating shown
     ratings: {}, // a ranked table's {seat: {username, rating, provisional}} as the view gave them
     ratingChanges: null, // the `finished` message's ratings: [{username, ladder, before, after, provisional}]
+    gameNumber: null, // the table's game on screen (1, 2, … after rematches), from the view's game_number
   };
 }
 
@@ -130,6 +131,9 @@ function applyView(s, view, event, localNow) {
   let out = { ...s, table: view.table, closed: null, abandoned: false, error: null };
   if (!same) out = { ...out, ranked: false, ratings: {}, ratingChanges: null };
   out = applyParts(out, view);
+  // The game's number at the table (a rematch is game 2): the replay link names it.
+  if (Number.isInteger(view.game_number) && view.game_number > 0) out.gameNumber = view.game_number;
+  else if (!same) out.gameNumber = null;
   if (!same) {
     out.log = [];
     out.reactions = [];
