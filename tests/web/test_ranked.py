@@ -12,8 +12,10 @@
   on both profiles and on the leaderboard, then open the replay and step through it.
 
 Every page gets contract 4's policy; page errors and console errors fail the test (a 404 of
-a missing player's JSON excepted).  Pictures: docs/images/leaderboard.png, profile.png,
-ranked-queue.png.
+a missing player's JSON excepted).  Pictures: docs/images/ranked-queue.png (docs/images/
+leaderboard.png, profile.png and ranked-result.png are of a real server's real games, taken by
+hand: the contract's made-up JSON is only in artifacts/screenshots).
+* Resigning a ranked game: Settings says it counts as a loss for the rating.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from crokinole.server.limits import ServerSettings
 from tests.server.helpers import serving
 from tests.server_process import running_server
 from tests.web.conftest import ARTIFACTS, REPO, inline_for_csp, with_csp
+from tests.web.test_party import GAME_OVER as GAME_OVER_JS
 from tests.web.test_party import play_to_the_end
 
 pytestmark = pytest.mark.browser
@@ -199,8 +202,6 @@ def test_leaderboard_and_profile_from_the_contracts_json(
     expect(rows).to_have_count(3)
     if viewport == PHONE:
         shot(page, "leaderboard.png", full=True)
-        DOCS_IMAGES.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(DOCS_IMAGES / "leaderboard.png"), full_page=True)
 
     # A player's profile: from the leaderboard's link.
     rows.nth(1).get_by_role("link", name="ann").click()
@@ -230,7 +231,6 @@ def test_leaderboard_and_profile_from_the_contracts_json(
         shot(page, "profile-phone.png", full=True)
     if viewport == DESKTOP:
         shot(page, "profile.png", full=True)
-        page.screenshot(path=str(DOCS_IMAGES / "profile.png"))
     page.goto(f"{server}/players/nobody")
     expect(page.get_by_test_id("profile-status")).to_have_text("No player is called nobody.")
     fits(page)
@@ -437,3 +437,42 @@ def test_two_players_queue_are_matched_play_and_see_their_ratings(
     ann.get_by_test_id("step-back").click()
     ann.wait_for_function(REPLAY_STILL)
     assert ann.evaluate("() => window.crokinoleReplay.pos") == 1
+
+
+def test_resigning_a_ranked_game_says_it_costs_rating(ranked_server: str, device: Any) -> None:
+    """Settings at a ranked game in play: Resign is the one way out, and its question says
+    that leaving a ranked game counts as a loss for the rating (not "It ends without a
+    winner", as at a game on one device); the other player sees that a player left."""
+    server = ranked_server
+    stamp = str(int(time.time()) % 100000)
+    names = [f"rex{stamp}", f"sue{stamp}"]
+    pages = []
+    for name, viewport in zip(names, (TALL_PHONE, DESKTOP), strict=True):
+        page = device.new_page(device(viewport))
+        open_start(page, server, "?cpu_pause=0")
+        sign_up(page, server, name)
+        pages.append(page)
+    rex, sue = pages
+    rex.get_by_test_id("ranked-play").click()
+    expect(rex.get_by_test_id("ranked-queue-title")).to_be_visible()
+    sue.get_by_test_id("ranked-play").click()
+    for page in pages:
+        page.wait_for_function("() => window.crokinole.screen === 'game'")
+    rex.locator("#settings-button").click()
+    expect(rex.locator("#settings-new")).to_be_hidden()
+    resign = rex.locator("#settings-resign")
+    expect(resign).to_have_text("Resign")
+    resign.click()
+    question = rex.locator("#settings-confirm p")
+    expect(question).to_have_text(
+        "Resign this ranked game? Leaving a ranked game counts as a loss for your rating."
+    )
+    expect(resign).to_have_text("Yes, resign")
+    resign.click()
+    for page in pages:
+        page.wait_for_function(GAME_OVER_JS)
+        expect(page.get_by_test_id("rating-change")).to_have_count(2)
+    expect(sue.get_by_test_id("game-ratings")).to_contain_text("A player left")
+    changes = rating_rows(sue)
+    assert changes[names[0]][1] < changes[names[0]][0]
+    assert changes[names[1]][1] > changes[names[1]][0]

@@ -1,5 +1,6 @@
 // The Settings dialog: preferences (sound, colours, the CPU's pause, turning the board, your
-// name at a table), and leaving the game (resign against the CPU, leave a party), confirmed.
+// name at a table), and leaving the game (resign against the CPU or at a ranked table, leave a
+// party), confirmed.
 
 import { cpuOpponent } from "./dialogs.js";
 import { $, closeDialog, openDialog } from "./dom.js";
@@ -21,7 +22,9 @@ function askConfirm(action, label) {
   const cpu = cpuOpponent(S) !== null;
   $("settings-confirm").querySelector("p").textContent = S.kind === "party"
     ? "Leave this game? A CPU plays your seat for the rest of it."
-    : action === "resign"
+    : S.ranked
+      ? "Resign this ranked game? Leaving a ranked game counts as a loss for your rating."
+      : action === "resign"
       ? `Resign this game? ${cpu ? "It counts as a loss in your record." : "It ends without a winner."}`
       : `A new game abandons this one. ${cpu ? "It counts as a loss in your record, as resigning does." : "It ends without a winner."}`;
   $(action === "resign" ? "settings-resign" : "settings-new").textContent = label;
@@ -30,8 +33,9 @@ function askConfirm(action, label) {
 function resetConfirm() {
   confirming = null;
   $("settings-confirm").hidden = true;
-  $("settings-new").textContent = h.state().kind === "party" ? "Stop watching" : "New game";
-  $("settings-resign").textContent = h.state().kind === "party" ? "Leave the game" : "Resign";
+  const S = h.state();
+  $("settings-new").textContent = S.kind === "party" ? "Stop watching" : S.ranked ? "Back to the start" : "New game";
+  $("settings-resign").textContent = S.kind === "party" ? "Leave the game" : "Resign";
 }
 
 /**
@@ -59,7 +63,8 @@ export function wireSettings(hooks) {
     // In a party a player leaves with "Leave the game" (a spectator: "Stop watching"); turning
     // the board is for several players on one device.
     const party = S.kind === "party";
-    $("settings-new").hidden = h.screen() === "start" || (party && !isSpectator(S));
+    // At a ranked game in play "Resign" is the one way out (it costs rating, and says so).
+    $("settings-new").hidden = h.screen() === "start" || (party && !isSpectator(S)) || (S.ranked && inGame());
     $("turn-board-field").hidden = party;
     openDialog(settings);
   });
