@@ -78,14 +78,18 @@ def play_to_the_end(by_seat: dict[str, Ranked], view: dict[str, Any]) -> list[di
     the ``finished`` message of each player."""
     watcher = next(iter(by_seat.values()))
     game, placement = view["game"], view["placement"]
+    acted: dict[str, Any] | None = None
     while True:
         seat = game["current_seat"]
-        if game["phase"] == "playing" and seat is not None and seat in placement:
+        if game is acted:
+            pass  # a message that did not move the game (presence…): nothing to do again
+        elif game["phase"] == "playing" and seat is not None and seat in placement:
             lo, hi = placement[seat][0]
             by_seat[seat].shoot(seat, position=(lo + hi) / 2, direction=0.0, power=26.0)
         elif game["phase"] == "round_over":
             for player in by_seat.values():
                 player.act("next_round")
+        acted = game
         msg = watcher.recv(60)
         if msg["type"] == "error":
             raise AssertionError(msg)
@@ -259,3 +263,50 @@ def test_the_queue_survives_a_restart(tmp_path: Path) -> None:
         back = hal.until("queued")
         assert back["since"] == since and back["ladder"] == "doubles"
         hal.close()
+
+
+def test_four_players_queued_alone_play_a_ranked_doubles_game(server: tuple[str, Path]) -> None:
+    """Doubles end to end: four solo entries make two teams of partners opposite; both
+    partners' ratings move as ranking.rate says for their team's outcome."""
+    url, _db = server
+    players = []
+    for name in ("ida", "jon", "kim", "lee"):
+        player = Ranked(url, sign_up(url, name))
+        player.hello()
+        player.send({"type": "queue", "ladder": "doubles"})
+        players.append(player)
+    matched = [p.until("matched", timeout=30) for p in players]
+    assert len({m["table"] for m in matched}) == 1 and matched[0]["ladder"] == "doubles"
+    seats = {p["username"]: p["seat"] for p in matched[0]["players"]}
+    assert sorted(seats.values()) == ["east", "north", "south", "west"]
+    by_seat: dict[str, Ranked] = {}
+    for player, msg in zip(players, matched, strict=True):
+        player.table = msg["table"]
+        by_seat[msg["seat"]] = player
+    views = [open_table(p)["view"] for p in players]
+    assert all(v["ranked"] is True for v in views)
+    finished = play_to_the_end(by_seat, views[0])
+    end = finished[0]
+    assert not end["abandoned"]
+    # Partners sit opposite (R1): south and north against east and west; side 0 is
+    # the south team (the game's sides in seat order).
+    team_a = [u for u, s in seats.items() if s in ("south", "north")]
+    team_b = [u for u, s in seats.items() if s in ("east", "west")]
+    outcome = (
+        Outcome.WIN if end["winner"] == 0 else Outcome.LOSS if end["winner"] == 1 else Outcome.DRAW
+    )
+    new_a, new_b = rate([INITIAL, INITIAL], [INITIAL, INITIAL], outcome)
+    expected = {u: (display(new_a[0]), outcome.value) for u in team_a} | {
+        u: (display(new_b[0]), outcome.opposite.value) for u in team_b
+    }
+    for msg in finished:
+        got = {r["username"]: (r["after"], r["outcome"]) for r in msg["ratings"]}
+        assert got == expected
+        assert {r["ladder"] for r in msg["ratings"]} == {"doubles"}
+    with httpx.Client(base_url=url, timeout=30) as web:
+        board = web.get("/api/leaderboard", params={"ladder": "doubles", "min_games": 1}).json()
+        assert {p["username"]: p["rating"] for p in board["players"]} == {
+            u: after for u, (after, _) in expected.items()
+        }
+    for player in players:
+        player.close()
