@@ -393,6 +393,14 @@ def test_two_players_queue_are_matched_play_and_see_their_ratings(
     shot(bob, "ranked-result-1280.png")
     fits(ann)
     fits(bob)
+    # Reloading the page after the end shows the result again, not a dead board.
+    for page in pages:
+        page.reload()
+        page.wait_for_function("() => window.crokinole && window.crokinole.connected")
+        page.wait_for_timeout(1000)
+        page.wait_for_function(GAME_OVER_JS)
+        expect(page.get_by_test_id("rating-change")).to_have_count(2)
+    shot(ann, "ranked-result-reloaded-360.png")
     outcome = ann.evaluate("() => window.crokinole.state.outcome")
     befores = {n: b for n, (b, _) in changes.items()}
     afters = {n: a for n, (_, a) in changes.items()}
@@ -460,6 +468,11 @@ def test_resigning_a_ranked_game_says_it_costs_rating(ranked_server: str, device
         page.wait_for_function("() => window.crokinole.screen === 'game'")
     rex.locator("#settings-button").click()
     expect(rex.locator("#settings-new")).to_be_hidden()
+    # One player per device and no CPU opponent: no CPU pause, no turning the board.
+    expect(rex.locator("#cpu-pause-field")).to_be_hidden()
+    expect(rex.locator("#turn-board-field")).to_be_hidden()
+    expect(rex.locator("#settings-dialog")).to_contain_text("Sound")
+    shot(rex, "ranked-settings-412.png")
     resign = rex.locator("#settings-resign")
     expect(resign).to_have_text("Resign")
     resign.click()
@@ -476,3 +489,52 @@ def test_resigning_a_ranked_game_says_it_costs_rating(ranked_server: str, device
     changes = rating_rows(sue)
     assert changes[names[0]][1] < changes[names[0]][0]
     assert changes[names[1]][1] > changes[names[1]][0]
+
+
+def test_a_resigned_ranked_game_tells_each_player_their_result_and_names_both(
+    ranked_server: str, device: Any
+) -> None:
+    """Rex resigns a ranked game: Sue reads "Your opponent left: you win", Rex "You resigned:
+    a loss", and both final scores still name Rex (the server names his emptied seat "South").
+    Reloading the page after the end shows the result again, not a dead board."""
+    server = ranked_server
+    stamp = str(int(time.time()) % 100000)
+    names = [f"rey{stamp}", f"sal{stamp}"]
+    pages = []
+    for name, viewport in zip(names, (PHONE, DESKTOP), strict=True):
+        page = device.new_page(device(viewport))
+        open_start(page, server, "?cpu_pause=0")
+        sign_up(page, server, name)
+        pages.append(page)
+    rey, sal = pages
+    rey.get_by_test_id("ranked-play").click()
+    expect(rey.get_by_test_id("ranked-queue-title")).to_be_visible()
+    sal.get_by_test_id("ranked-play").click()
+    for page in pages:
+        page.wait_for_function("() => window.crokinole.screen === 'game'")
+    rey.locator("#settings-button").click()
+    rey.locator("#settings-resign").click()
+    rey.locator("#settings-resign").click()
+    titles = {rey: "You resigned: a loss", sal: "Your opponent left: you win"}
+    for page in pages:
+        page.wait_for_function(GAME_OVER_JS)
+        expect(page.get_by_test_id("rating-change")).to_have_count(2)
+        expect(page.locator("#game-title")).to_have_text(titles[page])
+        score = page.locator("#game-body .result-line")
+        for name in names:
+            expect(score).to_contain_text(name)
+        expect(score).not_to_contain_text("South")
+        expect(score).not_to_contain_text("North")
+    shot(rey, "ranked-resigned-360.png")
+    shot(sal, "ranked-opponent-left-1280.png")
+    fits(rey)
+    for page in pages:
+        page.reload()
+        page.wait_for_function("() => window.crokinole && window.crokinole.connected")
+        page.wait_for_timeout(1000)
+        page.wait_for_function(GAME_OVER_JS)
+        expect(page.locator("#game-title")).to_have_text(titles[page])
+        expect(page.get_by_test_id("rating-change")).to_have_count(2)
+        expect(page.locator("#game-body .result-line")).to_contain_text(names[0])
+    shot(rey, "ranked-resigned-reloaded-360.png")
+    shot(sal, "ranked-opponent-left-reloaded-1280.png")

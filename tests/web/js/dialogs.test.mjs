@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { replayLink } from "../../../src/crokinole/web/static/dialogs.js";
-import { initialState, reduce } from "../../../src/crokinole/web/static/state.js";
+import { gameBody, gameTitle, replayLink } from "../../../src/crokinole/web/static/dialogs.js";
+import { gameEnded, initialState, reduce } from "../../../src/crokinole/web/static/state.js";
 
 const T = "d".repeat(32);
 
@@ -57,4 +57,99 @@ test("another table's view without a number forgets the old one; the link then n
   // Not a table id, or no game: no link at all.
   assert.equal(replayLink({ ...s, table: "nope" }), "");
   assert.equal(replayLink({ ...s, game: null }), "");
+});
+
+// A ranked game abandoned: the server empties the seat of the player who resigned or left
+// (and names them no more: "South"); the ratings' outcome says what it counted as.
+const M1 = "m1", M2 = "m2";
+
+function rankedSeat(seat, side, member, name, rating) {
+  return {
+    seat, side, username: member ? name : null, rating, provisional: true,
+    occupant: member ? { kind: "person", member, name, connected: true, stand_in: false, level: null } : null,
+  };
+}
+
+function rankedView(me, seats, over = {}) {
+  return {
+    table: T, kind: "ranked", ranked: true, stage: "playing", host: null,
+    you: me ? { member: me, seats: [me === M1 ? "south" : "north"], spectator: false, host: false }
+      : { member: null, seats: [], spectator: false, host: false },
+    members: [], spectators: 0, seats, server_time: 1000, game: game(), ...over,
+  };
+}
+
+const BOTH = [rankedSeat("south", 0, M1, "ann", 1000), rankedSeat("north", 1, M2, "bob", 1000)];
+const ANN_GONE = [rankedSeat("south", 0, null, "", 1000), rankedSeat("north", 1, M2, "bob", 1000)];
+const RATINGS = [
+  { username: "ann", ladder: "singles", before: 1000, after: 940, provisional: true, outcome: "loss" },
+  { username: "bob", ladder: "singles", before: 1000, after: 1060, provisional: true, outcome: "win" },
+];
+
+function abandoned(me) {
+  let s = reduce(initialState(), { type: "table", table: T, event: 3, view: rankedView(me, BOTH) }, 0);
+  const left = game({ seats: [{ ...game().seats[0], name: "South" }, { ...game().seats[1], name: "bob" }] });
+  const lobby = { stage: "finished", seats: ANN_GONE, you: me === M2 ? rankedView(M2, ANN_GONE).you : rankedView(null, ANN_GONE).you };
+  s = reduce(s, { type: "finished", table: T, event: 4, winner: null, drawn: [], abandoned: true, game: left, lobby, ratings: RATINGS }, 0);
+  return s;
+}
+
+test("a ranked game ann resigned: bob reads that his opponent left and he wins, ann that she resigned", () => {
+  const bob = abandoned(M2);
+  assert.equal(gameTitle(bob), "Your opponent left: you win");
+  const ann = abandoned(M1);
+  assert.equal(gameTitle(ann), "You resigned: a loss");
+});
+
+test("the player who left is still named in the final score, not by their seat", () => {
+  for (const me of [M1, M2]) {
+    const s = abandoned(me);
+    assert.equal(s.game.seats[0].name, "ann");
+    const body = gameBody(s, (x) => x);
+    assert.match(body, /ann <b>0<\/b>/);
+    assert.doesNotMatch(body, /South/);
+  }
+});
+
+test("a ranked doubles game a partner or an opponent left says so for the side", () => {
+  const seats = (gone) => [["south", 0, "m1", "ann"], ["west", 1, "m2", "bob"], ["north", 0, "m3", "cat"], ["east", 1, "m4", "dee"]]
+    .map(([seat, side, m, n]) => rankedSeat(seat, side, seat === gone ? null : m, seat === gone ? "" : n, 1000));
+  const g4 = game({
+    rules: { layout: "doubles", discs_per_side: 12, scoring: "four_rounds", rounds: 1 },
+    seats: [["south", 0, "ann"], ["west", 1, "bob"], ["north", 0, "cat"], ["east", 1, "dee"]]
+      .map(([seat, side, name]) => ({ seat, side, name, cpu: null, in_hand: 12 })),
+  });
+  const outcome = { ann: "win", cat: "win", bob: "loss", dee: "loss" };
+  const ratings = Object.entries(outcome).map(([username, o]) => ({ username, ladder: "doubles", before: 1000, after: o === "win" ? 1030 : 970, provisional: true, outcome: o }));
+  const play = (mySeat, me) => {
+    const you = { member: me, seats: [mySeat], spectator: false, host: false };
+    let s = reduce(initialState(), { type: "table", table: T, event: 3, view: rankedView(me, seats(null), { you, game: g4 }) }, 0);
+    s = reduce(s, { type: "finished", table: T, event: 4, winner: null, drawn: [], abandoned: true, game: g4, lobby: { stage: "finished", seats: seats("west"), you }, ratings }, 0);
+    return s;
+  };
+  assert.equal(gameTitle(play("south", "m1")), "An opponent left: your side wins");
+  assert.equal(gameTitle(play("east", "m4")), "Your partner left: a loss");
+});
+
+test("an unranked party abandoned keeps its wording", () => {
+  let s = reduce(initialState(), { type: "table", table: T, event: 3, view: view() }, 0);
+  s = reduce(s, { type: "finished", table: T, event: 4, winner: null, drawn: [], abandoned: true, game: game() }, 0);
+  assert.equal(gameTitle(s), "Game abandoned");
+});
+
+test("a reload's snapshot of the abandoned ranked table keeps it ended, with its result", () => {
+  let s = abandoned(M2);
+  assert.ok(gameEnded(s));
+  const left = game({ seats: [{ ...game().seats[0], name: "South" }, { ...game().seats[1], name: "bob" }] });
+  s = reduce(s, { type: "table", table: T, event: 4, view: rankedView(M2, ANN_GONE, { stage: "finished", game: left }) }, 0);
+  assert.ok(s.abandoned);
+  assert.ok(gameEnded(s));
+  assert.equal(gameTitle(s), "Your opponent left: you win");
+  assert.equal(s.game.seats[0].name, "ann");
+  // Even a page that never saw the `finished` message (no saved state) knows the ranked game ended.
+  const fresh = reduce(initialState(), { type: "table", table: T, event: 4, view: rankedView(M2, ANN_GONE, { stage: "finished", game: left }) }, 0);
+  assert.ok(gameEnded(fresh));
+  // An unranked party's finished lobby is not an end by itself.
+  const party = reduce(initialState(), { type: "table", table: T, event: 4, view: view({ stage: "finished" }) }, 0);
+  assert.ok(!gameEnded(party));
 });

@@ -22,7 +22,7 @@ import { play, setSoundEnabled } from "./sound.js";
 import { wireSettings } from "./settings.js";
 import { createFrom, fillStart, readStart, renderRecord, updateStartForm } from "./start.js";
 import {
-  bottomSeat, clock, codeFromPath, initialState, isHotSeat, isSpectator, leaveTable, levelName, memberOf,
+  bottomSeat, clock, codeFromPath, gameEnded, initialState, isHotSeat, isSpectator, leaveTable, levelName, memberOf,
   nearestFree, normalizeCode, placementProblem, reactionLine, reduce, seatOf, shooter, standInText,
   turnText, withConnection,
 } from "./state.js";
@@ -461,7 +461,7 @@ function syncScreen() {
   // A party's lobby part is the table as it is now: while a player who comes back catches up
   // on the shots they missed it may already say "finished". The game's own end (or an
   // abandoned or closed table) opens the result, not that.
-  const ended = g.phase === "game_over" || S.stage === "closed" || (S.stage === "finished" && S.abandoned);
+  const ended = gameEnded(S);
   if (ended && !shots.running) {
     const key = `${S.table}/${g.history.length}/${S.stage}/${S.abandoned}`;
     if (UI.gameShown !== key) {

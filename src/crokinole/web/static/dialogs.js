@@ -47,11 +47,42 @@ export function roundBody(s, h) {
     <p class="countdown" id="round-countdown" data-testid="round-countdown"></p>`;
 }
 
+/**
+ * A ranked game abandoned (a player resigned or left), from this player's point of view: who
+ * left, and what their rating counted it as (the `finished` ratings' outcome); null when this
+ * screen played no seat there.
+ */
+export function rankedAbandonTitle(s) {
+  const g = s.game;
+  const mine = s.you.seats.length ? s.you.seats : s.mySeats || [];
+  if (!g || !mine.length) return null;
+  const info = g.seats.find((x) => x.seat === mine[0]);
+  if (!info) return null;
+  const side = info.side;
+  const doubles = g.seats.filter((x) => x.side === side).length > 1;
+  const empty = (seat) => {
+    const x = s.seats.find((y) => y.seat === seat);
+    return Boolean(x) && !x.occupant;
+  };
+  const name = ((s.seatNames || {})[mine[0]] || (s.ratings && s.ratings[mine[0]] && s.ratings[mine[0]].username) || "").toLowerCase();
+  const rated = (s.ratingChanges || []).find((r) => name && r.username.toLowerCase() === name);
+  const outcome = rated ? rated.outcome : null;
+  const word = { win: doubles ? "your side wins" : "you win", loss: "a loss", draw: "a draw" }[outcome];
+  const iLeft = (!s.you.member && !s.you.seats.length) || mine.some(empty);
+  if (iLeft) return `You resigned${word ? `: ${word}` : ""}`;
+  const partner = g.seats.some((x) => x.side === side && !mine.includes(x.seat) && empty(x.seat));
+  const opponent = g.seats.some((x) => x.side !== side && empty(x.seat));
+  const who = partner ? "Your partner left" : opponent ? (doubles ? "An opponent left" : "Your opponent left") : "A player left";
+  return word ? `${who}: ${word}` : who;
+}
+
 export function gameTitle(s) {
   const g = s.game;
   const o = g.outcome;
   const side = mySide(s);
   if (!o && g.phase !== "game_over") {
+    const ranked = s.ranked ? rankedAbandonTitle(s) : null;
+    if (ranked) return ranked;
     if (s.kind === "party" || s.ranked || isHotSeat(s) || isSpectator(s)) return "Game abandoned";
     return "You resigned";
   }

@@ -65,7 +65,9 @@ export function wireSettings(hooks) {
     const party = S.kind === "party";
     // At a ranked game in play "Resign" is the one way out (it costs rating, and says so).
     $("settings-new").hidden = h.screen() === "start" || (party && !isSpectator(S)) || (S.ranked && inGame());
-    $("turn-board-field").hidden = party;
+    // A ranked table has one player per device and no CPU opponent: neither preference means anything there.
+    $("turn-board-field").hidden = party || S.ranked;
+    $("cpu-pause-field").hidden = Boolean(S.ranked);
     openDialog(settings);
   });
   sform.elements.sound.addEventListener("change", () => h.setSound(sform.elements.sound.checked));

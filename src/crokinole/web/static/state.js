@@ -77,6 +77,8 @@ export function initialState() {
     ratings: {}, // a ranked table's {seat: {username, rating, provisional}} as the view gave them
     ratingChanges: null, // the `finished` message's ratings: [{username, ladder, before, after, provisional}]
     gameNumber: null, // the table's game on screen (1, 2, … after rematches), from the view's game_number
+    seatNames: {}, // {seat: name} of each seat's player as seen at this table (a seat left empty keeps it)
+    mySeats: [], // the seats this screen played at this table (kept after it left or resigned)
   };
 }
 
@@ -120,6 +122,32 @@ function applyParts(s, part) {
   return out;
 }
 
+/**
+ * Remember each seat's player and this screen's seats while they are seen; a seat left empty
+ * (a ranked player who resigned or left: the server names them no more) keeps its player's
+ * name in the game, so the final score still says who played it.
+ */
+function withSeen(s) {
+  let names = s.seatNames || {};
+  const gameName = (seat) => {
+    const x = s.game && Array.isArray(s.game.seats) ? s.game.seats.find((y) => y.seat === seat) : null;
+    return x && typeof x.name === "string" ? x.name : "";
+  };
+  for (const x of s.seats) {
+    const o = x.occupant;
+    if (!o || o.kind !== "person") continue;
+    const name = (typeof x.username === "string" && x.username) || gameName(x.seat) || o.name || "";
+    if (name && names[x.seat] !== name) names = { ...names, [x.seat]: name };
+  }
+  let out = names === s.seatNames ? s : { ...s, seatNames: names };
+  if (s.you.seats.length && s.you.seats.join() !== (s.mySeats || []).join()) out = { ...out, mySeats: s.you.seats.slice() };
+  const empty = new Set(s.seats.filter((x) => !x.occupant && names[x.seat]).map((x) => x.seat));
+  if (empty.size && s.game && Array.isArray(s.game.seats) && s.game.seats.some((x) => empty.has(x.seat) && x.name !== names[x.seat])) {
+    out = { ...out, game: withDistinctNames({ ...s.game, seats: s.game.seats.map((x) => (empty.has(x.seat) ? { ...x, name: names[x.seat] } : x)) }) };
+  }
+  return out;
+}
+
 function withOffset(s, serverTime, localNow) {
   if (typeof serverTime !== "number" || typeof localNow !== "number") return s;
   return { ...s, offset: serverTime - localNow };
@@ -128,8 +156,11 @@ function withOffset(s, serverTime, localNow) {
 /** A snapshot of a whole table (a `table` message, or game_started's view). */
 function applyView(s, view, event, localNow) {
   const same = view.table === s.table;
-  let out = { ...s, table: view.table, closed: null, abandoned: false, error: null };
-  if (!same) out = { ...out, ranked: false, ratings: {}, ratingChanges: null };
+  // The view does not say that a game was abandoned: a snapshot of the same table after its
+  // end (a reload's `hello` gets one) keeps what the `finished` message said.
+  const ended = view.stage === "finished" || view.stage === "closed";
+  let out = { ...s, table: view.table, closed: null, abandoned: same && ended && s.abandoned, error: null };
+  if (!same) out = { ...out, ranked: false, ratings: {}, ratingChanges: null, seatNames: {}, mySeats: [] };
   out = applyParts(out, view);
   // The game's number at the table (a rematch is game 2): the replay link names it.
   if (Number.isInteger(view.game_number) && view.game_number > 0) out.gameNumber = view.game_number;
@@ -151,6 +182,11 @@ function applyView(s, view, event, localNow) {
  * @param {number} [localNow] this page's clock in seconds when the message arrived
  */
 export function reduce(s, msg, localNow) {
+  const out = reduceMessage(s, msg, localNow);
+  return out === s ? s : withSeen(out);
+}
+
+function reduceMessage(s, msg, localNow) {
   if (!msg || typeof msg !== "object") return s;
   switch (msg.type) {
     case "welcome": {
@@ -363,6 +399,16 @@ export function seatRating(s, seat) {
   if (typeof rating !== "number") return null;
   const username = pick("username") || o.name || (memberOf(s, o.member) || {}).name || null;
   return { username, rating, provisional: Boolean(pick("provisional")) };
+}
+
+/**
+ * The game on screen is over: played to its end, the table closed, or finished by an abandon
+ * (a ranked table is finished only when its one game is).
+ */
+export function gameEnded(s) {
+  const g = s.game;
+  if (!g) return false;
+  return g.phase === "game_over" || s.stage === "closed" || (s.stage === "finished" && (s.abandoned || s.ranked));
 }
 
 /** "CPU playing for Ann" when a stand-in plays a seat, else null. */
