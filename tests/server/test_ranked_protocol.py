@@ -310,3 +310,31 @@ def test_four_players_queued_alone_play_a_ranked_doubles_game(server: tuple[str,
         }
     for player in players:
         player.close()
+
+
+def test_guest_games_attached_to_an_account_count_for_it_on_any_device(
+    server: tuple[str, Path],
+) -> None:
+    url, _db = server
+    # A guest loses to CPU Easy on device A (resigning counts as a loss).
+    device_a = Ranked(url)
+    device_a.hello()
+    device_a.create("solo", "Ann", seats={"south": "me", "north": "easy"})
+    device_a.act("resign")
+    assert device_a.until("finished")["record"]["easy"]["four_rounds"]["losses"] == 1
+    device_a.close()
+    # She signs up and attaches device A's games to her account.
+    cookie = sign_up(url, "ann")
+    with httpx.Client(base_url=url, timeout=30) as web:
+        web.cookies.set("crokinole_session", cookie)
+        attached = web.post(
+            "/api/account/attach", json={}, headers={"X-Device-Token": device_a.token}
+        )
+        assert (attached.status_code, attached.json()) == (200, {"attached": 1})
+    # Logged in on device B, her record holds that game; a guest on device C has none.
+    device_b = Ranked(url, cookie)
+    assert device_b.hello()["record"]["easy"]["four_rounds"]["losses"] == 1
+    device_c = Ranked(url)
+    assert device_c.hello()["record"]["easy"]["four_rounds"]["losses"] == 0
+    for player in (device_b, device_c):
+        player.close()

@@ -349,14 +349,21 @@ class Session:
         return make
 
     async def _record(self) -> dict[str, Any]:
+        """This device's record; logged in, with the games of every device attached to the
+        account (its guest games count for it, whichever device it plays on now)."""
         token = self.token
         if token is None:
             return {}
         store = self.tables.store
-        record: dict[str, Any] = await anyio.to_thread.run_sync(
-            store.device_record, token, RECORD_OPPONENTS
-        )
-        return record
+        account = self.account
+
+        def read() -> dict[str, Any]:
+            devices = [token]
+            if account is not None:
+                devices += store.account_devices(account.id)
+            return dict(store.devices_record(devices, RECORD_OPPONENTS))
+
+        return await anyio.to_thread.run_sync(read)
 
     # ------------------------------------------------------------ tables
 

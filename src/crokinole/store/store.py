@@ -768,16 +768,28 @@ class Store:
         a caller that lists ``people`` among the levels gets the device's
         results against other people too.
         """
+        return self.devices_record([device_token], levels)
+
+    def devices_record(self, device_tokens: Sequence[str], levels: Sequence[str]) -> DeviceRecord:
+        """The record of several devices together (a device and those attached to its account).
+
+        A device listed twice counts once.
+
+        >>> store = Store.open("sqlite://")
+        >>> store.devices_record(["tok-a", "tok-b"], ["easy"])["easy"]["four_rounds"]
+        {'wins': 0, 'draws': 0, 'losses': 0}
+        """
+        tokens = sorted(set(device_tokens))
         record: DeviceRecord = {
             level: {fmt: {"wins": 0, "draws": 0, "losses": 0} for fmt in FORMATS}
             for level in levels
         }
         rooms = select(RoomRow.opponent, RoomRow.scoring, RoomRow.result).where(
-            RoomRow.device_token == device_token, RoomRow.result.is_not(None)
+            RoomRow.device_token.in_(tokens), RoomRow.result.is_not(None)
         )
         tables = select(
             TableResultRow.opponent, TableResultRow.scoring, TableResultRow.result
-        ).where(TableResultRow.device_token == device_token)
+        ).where(TableResultRow.device_token.in_(tokens))
         with self._session() as session:
             rows = session.execute(rooms.union_all(tables)).all()
         key = {"win": "wins", "draw": "draws", "loss": "losses"}
