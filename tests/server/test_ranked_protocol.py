@@ -338,3 +338,47 @@ def test_guest_games_attached_to_an_account_count_for_it_on_any_device(
     assert device_c.hello()["record"]["easy"]["four_rounds"]["losses"] == 0
     for player in (device_b, device_c):
         player.close()
+
+
+def test_two_players_queue_for_doubles_as_a_team(server: tuple[str, Path]) -> None:
+    """A pre-made team: each names the other as partner; until both have, neither is matched;
+    then they play on one side (partners opposite) against two players who queued alone."""
+    url, _db = server
+    ann = Ranked(url, sign_up(url, "ann"))
+    ann.hello()
+    # bad_partner: only for doubles, not yourself, someone who exists.
+    refused = ann.error({"type": "queue", "ladder": "singles", "partner": "bob"})
+    assert (refused["code"], refused["message"]) == (
+        "bad_partner",
+        "name your partner only for doubles",
+    )
+    refused = ann.error({"type": "queue", "ladder": "doubles", "partner": "ANN"})
+    assert refused["message"] == "you cannot be your own partner"
+    refused = ann.error({"type": "queue", "ladder": "doubles", "partner": "nobody"})
+    assert refused["message"] == "no player is called nobody"
+    bob = Ranked(url, sign_up(url, "Bob"))
+    bob.hello()
+    ann.send({"type": "queue", "ladder": "doubles", "partner": "bob"})
+    waiting = ann.until("queued")
+    assert (waiting["partner"], waiting["partner_ready"]) == ("Bob", False)
+    solos = []
+    for name in ("cat", "dan", "eve"):
+        solo = Ranked(url, sign_up(url, name))
+        solo.hello()
+        solo.send({"type": "queue", "ladder": "doubles"})
+        assert solo.until("queued")["partner"] is None
+        solos.append(solo)
+    # Ann waits for Bob: three players who queued alone make no doubles game.
+    for player in (ann, *solos):
+        player.until("queued", timeout=10)  # the next repeat: still waiting, no match
+    bob.send({"type": "queue", "ladder": "doubles", "partner": "ann"})
+    ready = ann.until("queued", lambda m: m["partner_ready"], timeout=10)
+    assert ready["partner"] == "Bob"
+    matched = {p: p.until("matched", timeout=30) for p in (ann, bob)}
+    seats = {m["username"]: m["seat"] for m in matched[ann]["players"]}
+    assert {seats["ann"], seats["Bob"]} in ({"south", "north"}, {"east", "west"})
+    others = [u for u in seats if u not in ("ann", "Bob")]
+    assert len(others) == 2 and set(others) <= {"cat", "dan", "eve"}
+    assert matched[ann]["table"] == matched[bob]["table"]
+    for player in (ann, bob, *solos):
+        player.close()

@@ -225,6 +225,7 @@ RANKED_TESTS = {
     "not_logged_in": "test_queue_errors_and_leaving",
     "bad_ladder": "test_queue_errors_and_leaving",
     "already_queued": "test_queue_errors_and_leaving",
+    "bad_partner": "test_two_players_queue_for_doubles_as_a_team",
     "in_ranked_game": "test_two_players_queue_are_matched_play_and_both_ratings_change",
     "ranked_table": "test_two_players_queue_are_matched_play_and_both_ratings_change",
 }

@@ -73,6 +73,9 @@ class _Waiting:
     clients: list[QueueClient] = field(default_factory=list)
     away_since: float | None = None
     last_sent: float = 0.0
+    #: Doubles as a team: the partner's account and username (matched once both name each other).
+    partner_id: int | None = None
+    partner_name: str | None = None
 
 
 def _ladder(value: str) -> Ladder:
@@ -147,18 +150,24 @@ class RankedQueue:
 
     # ------------------------------------------------------------ messages
 
-    async def queue(self, client: QueueClient, ladder_name: str) -> None:
+    async def queue(
+        self, client: QueueClient, ladder_name: str, partner: str | None = None
+    ) -> None:
         """``queue``: wait for a ranked game on a ladder (or go on waiting, after a reconnection).
 
+        ``partner`` (doubles only) names the player to queue with as a team:
+        the two are matched together once each has named the other.
+
         Raises:
-            WireError: ``not_logged_in``, ``bad_ladder``, ``in_ranked_game``,
-                ``already_queued`` (this connection waits already, or the
-                account waits on the other ladder).
+            WireError: ``not_logged_in``, ``bad_ladder``, ``bad_partner``,
+                ``in_ranked_game``, ``already_queued`` (this connection waits
+                already, or the account waits on the other ladder).
         """
         account = client.account_id
         if account is None:
             raise wire.WireError("not_logged_in", "log in to play ranked")
         ladder = _ladder(ladder_name)
+        partner_account = await self._partner(account, ladder, partner)
         async with self._lock:
             waiting = self._waiting.get(account)
             if waiting is not None:
@@ -169,7 +178,10 @@ class RankedQueue:
                     )
                 waiting.clients.append(client)  # back, or another tab: the wait goes on
                 waiting.away_since = None
+                if partner_account is not None:  # named again (the server may have restarted)
+                    waiting.partner_id, waiting.partner_name = partner_account
                 self._send_queued(waiting, only=client)
+                self._tell_partner(waiting)
                 return
             if await self._in_ranked_game(account):
                 raise wire.WireError("in_ranked_game", "finish your ranked game first")
@@ -184,8 +196,46 @@ class RankedQueue:
             waiting = _Waiting(
                 account, entry.username, ladder, entry.joined_at, rating, provisional, [client]
             )
+            if partner_account is not None:
+                waiting.partner_id, waiting.partner_name = partner_account
             self._waiting[account] = waiting
             self._send_queued(waiting)
+            self._tell_partner(waiting)
+
+    async def _partner(
+        self, account: int, ladder: Ladder, partner: str | None
+    ) -> tuple[int, str] | None:
+        """The named partner's account and username, checked; None when none is named."""
+        if partner is None or not partner.strip():
+            return None
+        if ladder is not Ladder.DOUBLES:
+            raise wire.WireError("bad_partner", "name your partner only for doubles")
+        name = partner.strip()
+        found = await anyio.to_thread.run_sync(self._store.account_by_key, name.lower())
+        if found is None:
+            raise wire.WireError("bad_partner", f"no player is called {name}")
+        if found.id == account:
+            raise wire.WireError("bad_partner", "you cannot be your own partner")
+        return found.id, found.username
+
+    def _team_of(self, waiting: _Waiting) -> _Waiting | None:
+        """The partner's entry if the two named each other on the same ladder, else None."""
+        if waiting.partner_id is None:
+            return None
+        other = self._waiting.get(waiting.partner_id)
+        if (
+            other is None
+            or other.partner_id != waiting.account_id
+            or other.ladder is not waiting.ladder
+        ):
+            return None
+        return other
+
+    def _tell_partner(self, waiting: _Waiting) -> None:
+        """The partner's page learns at once that this player queued naming them."""
+        other = self._team_of(waiting)
+        if other is not None and other.clients:
+            self._send_queued(other)
 
     async def leave(self, client: QueueClient) -> None:
         """``leave_queue``: stop waiting (every connection of the account is told)."""
@@ -232,7 +282,27 @@ class RankedQueue:
                 for w in gone:
                     del self._waiting[w.account_id]
             here = [w for w in self._waiting.values() if w.clients]
-            entries = [Entry((str(w.account_id),), w.ladder, w.rating, w.since) for w in here]
+            entries: list[Entry] = []
+            teamed: set[int] = set()
+            for w in here:
+                if w.account_id in teamed:
+                    continue
+                if w.partner_id is None:
+                    entries.append(Entry((str(w.account_id),), w.ladder, w.rating, w.since))
+                    continue
+                other = self._team_of(w)
+                if other is None or not other.clients:
+                    continue  # waits for the partner to queue naming this player
+                teamed |= {w.account_id, other.account_id}
+                # A team waits from when both are in, at its players' mean rating.
+                entries.append(
+                    Entry(
+                        (str(w.account_id), str(other.account_id)),
+                        w.ladder,
+                        round((w.rating + other.rating) / 2),
+                        max(w.since, other.since),
+                    )
+                )
             for match in pair(entries, now):
                 table = await self._seat(match)
                 if table is not None:
@@ -303,6 +373,8 @@ class RankedQueue:
             rating=waiting.rating,
             provisional=waiting.provisional,
             window=entry.window(max(now, waiting.since)),
+            partner=waiting.partner_name,
+            partner_ready=self._team_of(waiting) is not None,
         )
         for client in [only] if only is not None else waiting.clients:
             client.send(payload)

@@ -604,7 +604,7 @@ class Session:
             # A session logged out (or ended) since the handshake logs no one in.
             cookie = self.websocket.cookies.get(COOKIE)
             self.account = await anyio.to_thread.run_sync(self.accounts.account_for_token, cookie)
-        await self.ranked.queue(self, msg.ladder)
+        await self.ranked.queue(self, msg.ladder, msg.partner)
 
     def _check_rate(self, token: str) -> None:
         if not self.limiter.allow(token, time.monotonic()):

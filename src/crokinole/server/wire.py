@@ -207,6 +207,8 @@ class Queue(_Message):
 
     type: Literal["queue"]
     ladder: Annotated[str, Field(max_length=32)]
+    #: Doubles only: the username of the partner to queue with as a team (who names you too).
+    partner: Annotated[str, Field(max_length=64)] | None = None
 
 
 class LeaveQueue(_Message):
