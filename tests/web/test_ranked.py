@@ -15,6 +15,9 @@ Every page gets contract 4's policy; page errors and console errors fail the tes
 a missing player's JSON excepted).  Pictures: docs/images/ranked-queue.png (docs/images/
 leaderboard.png, profile.png and ranked-result.png are of a real server's real games, taken by
 hand: the contract's made-up JSON is only in artifacts/screenshots).
+* Doubles with a named partner (the queue panel, over the page's websocket as above): the
+  partner field only for doubles, ``queue``'s ``partner``, "Waiting for bob to queue with
+  you…" then "Queued with bob" from ``queued``'s ``partner_ready``, ``bad_partner``.
 * Resigning a ranked game: Settings says it counts as a loss for the rating.
 """
 
@@ -311,6 +314,125 @@ def test_the_queue_counts_the_wait_by_the_servers_clock(
     assert sent[-1] == {"type": "leave_queue"}
     expect(page.get_by_test_id("ranked-status")).to_have_text("You left the queue.")
     expect(page.get_by_test_id("ranked-play")).to_be_visible()
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=lambda v: f"{v['width']}x{v['height']}")
+def test_doubles_with_a_named_partner(server: str, device: Any, viewport: dict[str, int]) -> None:
+    """The partner field (doubles only), the ``queue`` message's ``partner``, the waiting and
+    ready lines from ``queued``'s ``partner``/``partner_ready``, and ``bad_partner`` refusals."""
+    sent: list[dict[str, Any]] = []
+    sockets: list[Any] = []
+    me = f"p{viewport['width']}"
+
+    def queued(ladder: str, partner: str | None, ready: bool) -> str:
+        return json.dumps({"type": "queued", "table": None, "event": 0, "ladder": ladder,
+                           "since": 5000.0, "server_time": 5010.0, "rating": 1000,
+                           "provisional": True, "window": 50, "partner": partner,
+                           "partner_ready": ready})  # fmt: skip
+
+    def websocket(ws: Any) -> None:
+        real = ws.connect_to_server()
+        sockets.append(ws)
+
+        def from_page(text: str) -> None:
+            msg = json.loads(text)
+            if msg.get("type") == "queue":
+                sent.append(msg)
+                if msg.get("partner") == "zed":
+                    ws.send(json.dumps({"type": "error", "table": None, "code": "bad_partner",
+                                        "message": "no player is called zed"}))  # fmt: skip
+                else:
+                    # The server spells the partner as the partner's account does.
+                    partner = "Bob_P" if msg.get("partner") else None
+                    ws.send(queued(msg["ladder"], partner, False))
+            elif msg.get("type") == "leave_queue":
+                sent.append(msg)
+                ws.send(json.dumps({"type": "queue_left", "reason": "left"}))
+            else:
+                real.send(text)
+
+        ws.on_message(from_page)
+
+    ctx = device(viewport)
+    ctx.route_web_socket(re.compile(r"/ws/v2$"), websocket)
+    page = device.new_page(ctx)
+    open_start(page, server)
+    sign_up(page, server, me)
+    field = page.get_by_test_id("ranked-partner-field")
+    partner_input = page.get_by_label("Partner (username)")
+    # Singles: no partner field.
+    expect(page.get_by_test_id("ranked-singles")).to_be_checked()
+    expect(field).to_be_hidden()
+    page.get_by_test_id("ranked-doubles").check()
+    expect(field).to_be_visible()
+    expect(field).to_contain_text(
+        "Leave empty to be paired with others; your partner names you too."
+    )
+    page.get_by_test_id("ranked-singles").check()
+    expect(field).to_be_hidden()
+    page.get_by_test_id("ranked-doubles").check()
+    partner_input.fill("  Bob_p ")
+    fits(page)
+    shot(page, f"ranked-partner-field-{viewport['width']}.png")
+
+    # Queued with a partner who has not named this player yet: waiting for them.
+    page.get_by_test_id("ranked-play").click()
+    expect(page.get_by_test_id("ranked-partner")).to_have_text(
+        "Waiting for Bob_P to queue with you…"
+    )
+    assert sent[-1] == {"type": "queue", "ladder": "doubles", "partner": "Bob_p"}
+    expect(page.get_by_test_id("ranked-queue-title")).to_have_text("Doubles with a partner")
+    expect(page.get_by_test_id("ranked-wait")).to_have_text(re.compile(r"^Waiting 0:1\d$"))
+    fits(page)
+    shot(page, f"ranked-partner-waiting-{viewport['width']}.png")
+    # The partner queues naming this player: the server's next `queued` says so.
+    sockets[-1].send(queued("doubles", "Bob_P", True))
+    expect(page.get_by_test_id("ranked-partner")).to_have_text("Queued with Bob_P")
+    expect(page.get_by_test_id("ranked-queue-title")).to_have_text(
+        "Looking for two opponents (doubles)…"
+    )
+    fits(page)
+    shot(page, f"ranked-partner-ready-{viewport['width']}.png")
+    page.get_by_test_id("ranked-leave").click()
+    assert sent[-1] == {"type": "leave_queue"}
+    expect(page.get_by_test_id("ranked-play")).to_be_visible()
+    expect(partner_input).to_have_value("  Bob_p ")  # kept for another try
+
+    # The page's own check: yourself (any case) is not sent.
+    asked = len(sent)
+    partner_input.fill(me.upper())
+    page.get_by_test_id("ranked-play").click()
+    expect(page.get_by_test_id("ranked-status")).to_have_text("You cannot be your own partner.")
+    assert len(sent) == asked
+    # The server's refusal (bad_partner) shows in the panel, like the other ranked errors.
+    partner_input.fill("zed")
+    page.get_by_test_id("ranked-play").click()
+    expect(page.get_by_test_id("ranked-status")).to_have_text("no player is called zed")
+    expect(page.get_by_test_id("ranked-status")).to_have_class(re.compile(r"status-bad"))
+    assert sent[-1] == {"type": "queue", "ladder": "doubles", "partner": "zed"}
+    expect(page.get_by_test_id("ranked-play")).to_be_visible()
+    expect(page.get_by_test_id("ranked-queue")).to_be_hidden()
+    fits(page)
+    shot(page, f"ranked-partner-refused-{viewport['width']}.png", full=True)
+
+    # Doubles with the field empty, and singles (with a name still typed): no partner at all.
+    partner_input.fill("   ")
+    page.get_by_test_id("ranked-play").click()
+    assert sent[-1] == {"type": "queue", "ladder": "doubles"}
+    expect(page.get_by_test_id("ranked-queue-title")).to_have_text(
+        "Looking for three players (doubles)…"
+    )
+    expect(page.get_by_test_id("ranked-partner")).to_be_hidden()
+    page.get_by_test_id("ranked-leave").click()
+    partner_input.fill("Bob_p")
+    page.get_by_test_id("ranked-singles").check()
+    page.get_by_test_id("ranked-play").click()
+    assert sent[-1] == {"type": "queue", "ladder": "singles"}
+    expect(page.get_by_test_id("ranked-queue-title")).to_have_text(
+        "Looking for an opponent (singles)…"
+    )
+    expect(page.get_by_test_id("ranked-partner")).to_be_hidden()
+    page.get_by_test_id("ranked-leave").click()
 
 
 def test_a_guest_is_told_to_log_in(server: str, device: Any) -> None:

@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import test from "node:test";
 
 import {
-  dateOf, deltaText, outcomeKey, outcomeWord, ratingChart, waitText, waited, windowText,
+  dateOf, deltaText, outcomeKey, outcomeWord, partnerName, partnerProblem, partnerText, queueMessage,
+  RANKED_ERRORS, ratingChart, waitText, waited, windowText,
 } from "../../../src/crokinole/web/static/ranked.js";
 import { initialState, leaveTable, reduce, seatRating } from "../../../src/crokinole/web/static/state.js";
 
@@ -53,6 +54,40 @@ test("the chart has a point per game, the line through them, and says what it sh
   assert.ok(ys[1] < ys[2] && ys[2] < ys[0]);
   assert.equal(ratingChart([]), "");
   assert.equal((ratingChart([{ rating: 990 }]).match(/<circle /g) || []).length, 1);
+});
+
+test("the queue message names a partner only for doubles and only when one is typed", () => {
+  assert.deepEqual(queueMessage("doubles", "  bob "), { type: "queue", ladder: "doubles", partner: "bob" });
+  assert.deepEqual(queueMessage("doubles", ""), { type: "queue", ladder: "doubles" });
+  assert.deepEqual(queueMessage("doubles", "   "), { type: "queue", ladder: "doubles" });
+  assert.deepEqual(queueMessage("doubles"), { type: "queue", ladder: "doubles" });
+  assert.deepEqual(queueMessage("doubles", null), { type: "queue", ladder: "doubles" });
+  assert.deepEqual(queueMessage("singles", "bob"), { type: "queue", ladder: "singles" }); // refused for singles
+  assert.equal(partnerName(" Bob\t"), "Bob");
+  assert.equal(partnerName(undefined), "");
+});
+
+test("the page's own check of the partner: not yourself (any case), a name an account can have", () => {
+  assert.equal(partnerProblem("", "ann"), "");
+  assert.equal(partnerProblem("  ", "ann"), "");
+  assert.equal(partnerProblem("bob", "ann"), "");
+  assert.equal(partnerProblem("Bob_2-x", "ann"), "");
+  assert.equal(partnerProblem(" ANN ", "ann"), "You cannot be your own partner.");
+  assert.equal(partnerProblem("bo", "ann"), "No player is called bo: a username is 3–20 letters, digits, _ or -.");
+  assert.match(partnerProblem("bob smith", "ann"), /^No player is called bob smith/);
+  assert.ok(RANKED_ERRORS.has("bad_partner"));
+});
+
+test("while queued with a partner: waiting for them until partner_ready, then queued with them", () => {
+  assert.equal(partnerText({ ladder: "doubles", partner: "Bob", partner_ready: false }, "bob"), "Waiting for Bob to queue with you…");
+  assert.equal(partnerText({ ladder: "doubles", partner: "Bob", partner_ready: true }, "bob"), "Queued with Bob");
+  // Before the server's answer (or from a server without the field): the name typed, not ready.
+  assert.equal(partnerText(null, "bob"), "Waiting for bob to queue with you…");
+  assert.equal(partnerText({ ladder: "doubles" }, " bob "), "Waiting for bob to queue with you…");
+  // No partner: nothing to say.
+  assert.equal(partnerText({ ladder: "doubles", partner: null, partner_ready: false }), "");
+  assert.equal(partnerText({ ladder: "singles" }), "");
+  assert.equal(partnerText(null), "");
 });
 
 test("a ranked table's seats carry their username, rating and provisional flag", () => {

@@ -1,5 +1,5 @@
 // Ranked play in the browser (docs/ranked.md): the "Play ranked" panel of the start screen
-// (the queue: singles or doubles, the wait counted from the server's clock, the rating window,
+// (the queue: singles or doubles, alone or with a named doubles partner, the wait counted from the server's clock, the rating window,
 // Leave), and the words and pictures the ranked pages share (the leaderboard, a profile, the
 // table's seats, the result's ratings). The pure helpers at the top touch no DOM and run in node;
 // `wireRanked` is called once by app.js with what it needs of the connection.
@@ -7,7 +7,7 @@
 export const LADDERS = ["singles", "doubles"];
 export const LADDER_NAME = { singles: "Singles", doubles: "Doubles" };
 /** The server's refusals about ranked play, shown in the ranked panel. */
-export const RANKED_ERRORS = new Set(["not_logged_in", "already_queued", "in_ranked_game", "bad_ladder"]);
+export const RANKED_ERRORS = new Set(["not_logged_in", "already_queued", "in_ranked_game", "bad_ladder", "bad_partner"]);
 const OUTCOME_WORD = { win: "Won", won: "Won", draw: "Drawn", drawn: "Drawn", loss: "Lost", lost: "Lost" };
 
 /** "Won", "Drawn" or "Lost" for a stored outcome (win/draw/loss). */
@@ -70,6 +70,40 @@ export function dayText(at) {
   return d ? d.toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" }) : "";
 }
 
+/** What the "Partner" field holds, trimmed: "" for none. */
+export function partnerName(text) {
+  return typeof text === "string" ? text.trim() : "";
+}
+
+/**
+ * Why the partner typed cannot be (the page's own check before asking the server), or "":
+ * yourself (any case), or a name no account can have (3–20 letters, digits, _ or -).
+ */
+export function partnerProblem(partner, me) {
+  const p = partnerName(partner);
+  if (!p) return "";
+  if (me && p.toLowerCase() === String(me).toLowerCase()) return "You cannot be your own partner.";
+  if (!/^[A-Za-z0-9_-]{3,20}$/.test(p)) return `No player is called ${p}: a username is 3–20 letters, digits, _ or -.`;
+  return "";
+}
+
+/** The `queue` message: `partner` only for doubles and only when one is named. */
+export function queueMessage(ladder, partner) {
+  const p = partnerName(partner);
+  return ladder === "doubles" && p ? { type: "queue", ladder, partner: p } : { type: "queue", ladder };
+}
+
+/**
+ * The partner's line while queued: "Waiting for bob to queue with you…" until the server says
+ * the partner queued naming this player (`partner_ready`), then "Queued with bob"; "" without a
+ * partner. The name is the server's (`partner`, as the partner spells it), else the one asked for.
+ */
+export function partnerText(queued, asked = "") {
+  const name = (queued && typeof queued.partner === "string" && queued.partner) || partnerName(asked);
+  if (!name) return "";
+  return queued && queued.partner_ready === true ? `Queued with ${name}` : `Waiting for ${name} to queue with you…`;
+}
+
 function esc(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 }
@@ -130,6 +164,7 @@ const Q = {
   ladder: "singles",
   queued: null, // the last `queued` message, with receivedAt (this page's clock, seconds)
   wanted: null, // the ladder asked for (re-sent on reconnect while queued)
+  partner: "", // the doubles partner asked for with it ("" for none)
   username: null,
   known: false, // account.js has told who is signed in at least once
   timer: null,
@@ -164,13 +199,18 @@ function renderPanel() {
 function renderWait() {
   const q = Q.queued;
   if (!byId("ranked-wait")) return;
+  const partnerLine = byId("ranked-partner");
+  const partner = q ? partnerText(q) : partnerText(null, Q.partner);
+  if (partnerLine && partnerLine.textContent !== partner) partnerLine.textContent = partner;
   if (!q) {
     byId("ranked-queue-title").textContent = Q.wanted ? `Joining the ${Q.wanted} queue…` : "";
     byId("ranked-wait").textContent = "";
     byId("ranked-window").textContent = "";
     return;
   }
-  byId("ranked-queue-title").textContent = `Looking for ${q.ladder === "doubles" ? "three players (doubles)" : "an opponent (singles)"}…`;
+  byId("ranked-queue-title").textContent = q.ladder !== "doubles" ? "Looking for an opponent (singles)…"
+    : !partner ? "Looking for three players (doubles)…"
+      : q.partner_ready === true ? "Looking for two opponents (doubles)…" : "Doubles with a partner";
   byId("ranked-wait").textContent = `Waiting ${waitText(waited(q, localNow()))}`;
   const range = windowText(q.rating, q.window);
   byId("ranked-window").textContent = range
@@ -178,7 +218,15 @@ function renderWait() {
     : "";
 }
 
-function join(ladder) {
+/** The partner field shows for doubles only. */
+function renderPartnerField() {
+  const form = byId("ranked-form");
+  const field = byId("ranked-partner-field");
+  if (!form || !field) return;
+  field.hidden = form.elements.ladder.value !== "doubles";
+}
+
+function join(ladder, partner = "") {
   if (!Q.hooks) return;
   if (!Q.username) {
     say("Log in to play ranked.", true);
@@ -189,8 +237,15 @@ function join(ladder) {
     say(problem, true);
     return;
   }
+  const named = ladder === "doubles" ? partnerName(partner) : "";
+  const wrong = partnerProblem(named, Q.username);
+  if (wrong) {
+    say(wrong, true);
+    return;
+  }
   Q.wanted = ladder;
-  if (!Q.hooks.send({ type: "queue", ladder })) {
+  Q.partner = named;
+  if (!Q.hooks.send(queueMessage(ladder, named))) {
     say("Not connected to the server: you join the queue when the connection is back.");
   } else say("");
   renderPanel();
@@ -200,6 +255,7 @@ function leave() {
   const was = Q.wanted;
   Q.wanted = null;
   Q.queued = null;
+  Q.partner = "";
   if (was && Q.hooks) Q.hooks.send({ type: "leave_queue" });
   say("You left the queue.");
   renderPanel();
@@ -209,7 +265,10 @@ function leave() {
 export function rankedMessage(msg) {
   if (!msg || typeof msg !== "object") return false;
   if (msg.type === "queued") {
-    if (!Q.wanted) Q.wanted = msg.ladder; // the server kept this page's entry (a restart)
+    if (!Q.wanted) {
+      Q.wanted = msg.ladder; // the server kept this page's entry (a restart)
+      Q.partner = typeof msg.partner === "string" ? msg.partner : "";
+    }
     Q.queued = { ...msg, receivedAt: localNow() };
     renderPanel();
     return true;
@@ -218,6 +277,7 @@ export function rankedMessage(msg) {
     const why = msg.reason;
     Q.queued = null;
     Q.wanted = null;
+    Q.partner = "";
     if (why === "restart") say("The server restarted and the queue was emptied: press Play ranked again.", true);
     else if (why === "disconnected") say("You were out of the queue while disconnected: press Play ranked again.", true);
     renderPanel();
@@ -226,6 +286,7 @@ export function rankedMessage(msg) {
   if (msg.type === "matched") {
     Q.queued = null;
     Q.wanted = null;
+    Q.partner = "";
     say(`Matched: ${LADDER_NAME[msg.ladder] || msg.ladder} ranked game. Opening the table…`);
     renderPanel();
     if (Q.hooks) Q.hooks.open(msg.table);
@@ -235,6 +296,7 @@ export function rankedMessage(msg) {
     if (msg.code !== "already_queued") {
       Q.queued = null;
       Q.wanted = null;
+      Q.partner = "";
     }
     say(msg.message || msg.code, true);
     renderPanel();
@@ -245,7 +307,7 @@ export function rankedMessage(msg) {
 
 /** The connection is (back) open: a page that was queued asks again (the server keeps `since`). */
 export function rankedConnected() {
-  if (Q.wanted && Q.hooks && Q.username) Q.hooks.send({ type: "queue", ladder: Q.wanted });
+  if (Q.wanted && Q.hooks && Q.username) Q.hooks.send(queueMessage(Q.wanted, Q.partner));
 }
 
 /** Who is signed in (account.js tells, on the document's `account` event). */
@@ -259,6 +321,7 @@ function setUser(username) {
   if (!Q.username && Q.wanted) {
     Q.wanted = null;
     Q.queued = null;
+    Q.partner = "";
     if (Q.hooks) Q.hooks.send({ type: "leave_queue" });
   }
   renderPanel();
@@ -274,8 +337,11 @@ export function wireRanked(hooks) {
   if (!form) return;
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
-    join(form.elements.ladder.value === "doubles" ? "doubles" : "singles");
+    const ladder = form.elements.ladder.value === "doubles" ? "doubles" : "singles";
+    join(ladder, form.elements.partner ? form.elements.partner.value : "");
   });
+  form.addEventListener("change", renderPartnerField);
+  renderPartnerField();
   byId("ranked-leave").addEventListener("click", leave);
   document.addEventListener("account", (ev) => setUser(ev.detail && ev.detail.username));
   if (window.crokinoleAccount && window.crokinoleAccount.ready) setUser(window.crokinoleAccount.username);
@@ -286,5 +352,5 @@ export function wireRanked(hooks) {
 
 /** For tests: the queue as the page sees it. */
 export function rankedView() {
-  return { wanted: Q.wanted, queued: Q.queued ? { ...Q.queued } : null, username: Q.username };
+  return { wanted: Q.wanted, partner: Q.partner, queued: Q.queued ? { ...Q.queued } : null, username: Q.username };
 }
