@@ -12,7 +12,8 @@
   on both profiles and on the leaderboard, then open the replay and step through it.
 
 Every page gets contract 4's policy; page errors and console errors fail the test (a 404 of
-a missing player's JSON excepted).  Pictures: docs/images/ranked-queue.png (docs/images/
+a missing player's JSON excepted).  Pictures go to artifacts/screenshots; with
+CROKINOLE_DOCS_IMAGES=1 also docs/images/ranked-queue.png (docs/images/
 leaderboard.png, profile.png and ranked-result.png are of a real server's real games, taken by
 hand: the contract's made-up JSON is only in artifacts/screenshots).
 * Doubles with a named partner (the queue panel, over the page's websocket as above): the
@@ -24,6 +25,7 @@ hand: the contract's made-up JSON is only in artifacts/screenshots).
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -307,7 +309,7 @@ def test_the_queue_counts_the_wait_by_the_servers_clock(
         "Your rating 1000 (provisional) · looking for 930–1070 (±70); the range widens as you wait."
     )
     fits(page)
-    if viewport == TALL_PHONE:
+    if viewport == TALL_PHONE and os.environ.get("CROKINOLE_DOCS_IMAGES"):
         page.get_by_test_id("ranked").screenshot(path=str(DOCS_IMAGES / "ranked-queue.png"))
     shot(page, f"ranked-queue-{viewport['width']}.png")
     page.get_by_test_id("ranked-leave").click()
