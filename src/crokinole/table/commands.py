@@ -5,21 +5,36 @@ CPU's shots, :class:`Tick`) have ``device=None``.  A command is only a
 request: :meth:`crokinole.table.Table.apply` checks it and answers with
 events or a :class:`~crokinole.errors.TableError`.
 
->>> Shoot("tok", Seat.SOUTH, Shot(0.0, 0.0, 28.0), expected_version=7).cpu
+Every command also travels as plain JSON (:meth:`CommandBase.to_dict`,
+:func:`command_from_dict`), so a process can hand it to the table's owner.
+
+>>> shoot = Shoot("tok", Seat.SOUTH, Shot(0.0, 0.0, 28.0), expected_version=7)
+>>> shoot.cpu
 False
+>>> shoot.to_dict()["seat"], shoot.to_dict()["shot"]["power"]
+('south', 28.0)
+>>> command_from_dict(shoot.to_dict()) == shoot
+True
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from types import NoneType
+from typing import Any, ClassVar, get_args, get_type_hints
 
 from crokinole.board import Seat, Shot
+from crokinole.errors import CrokinoleError, InvalidRecordError
+from crokinole.table.events import seat_from_name, shot_from_dict, shot_to_dict
 from crokinole.table.settings import TableSettings
 
 __all__ = [
+    "COMMAND_TYPES",
     "REACTIONS",
     "ChangeSettings",
     "Command",
+    "CommandBase",
     "Connect",
     "Disconnect",
     "Join",
@@ -36,6 +51,7 @@ __all__ = [
     "Start",
     "TakeSeat",
     "Tick",
+    "command_from_dict",
 ]
 
 #: The quick reactions (no free text: nothing to moderate).
@@ -43,9 +59,30 @@ REACTIONS = ("nice_shot", "good_game", "well_played", "oops", "thanks", "good_lu
 
 
 @dataclass(frozen=True, slots=True)
-class Join:
+class CommandBase:
+    """Base of the commands: their wire form.
+
+    ``TYPE`` names the command in its wire form (``"take_seat"``).
+    """
+
+    TYPE: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"type", ...fields}``, JSON-safe: a seat by its name (``"south"``),
+        a shot as :func:`~crokinole.table.events.shot_to_dict`, settings as
+        :meth:`~crokinole.table.settings.TableSettings.to_dict`."""
+        out: dict[str, Any] = {"type": self.TYPE}
+        for f in fields(self):
+            out[f.name] = _encode(getattr(self, f.name))
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Join(CommandBase):
     """Join a party as a player (an unseated one if every seat is taken) or a
     spectator.  A device that is already a member just reconnects."""
+
+    TYPE: ClassVar[str] = "join"
 
     device: str
     name: str
@@ -53,32 +90,40 @@ class Join:
 
 
 @dataclass(frozen=True, slots=True)
-class Leave:
+class Leave(CommandBase):
     """Leave the table.  In the lobby the member is gone; mid-game their seat
     is played by a CPU (the stand-in level) for the rest of the game."""
+
+    TYPE: ClassVar[str] = "leave"
 
     device: str
 
 
 @dataclass(frozen=True, slots=True)
-class Rename:
+class Rename(CommandBase):
     """Change one's display name."""
+
+    TYPE: ClassVar[str] = "rename"
 
     device: str
     name: str
 
 
 @dataclass(frozen=True, slots=True)
-class TakeSeat:
+class TakeSeat(CommandBase):
     """Sit down at ``seat`` (lobby, or after a game); None stands up."""
+
+    TYPE: ClassVar[str] = "take_seat"
 
     device: str
     seat: Seat | None
 
 
 @dataclass(frozen=True, slots=True)
-class MoveMember:
+class MoveMember(CommandBase):
     """The host seats member ``mid`` at ``seat`` (replacing a CPU there) or stands them up."""
+
+    TYPE: ClassVar[str] = "move_member"
 
     device: str
     mid: str
@@ -86,8 +131,10 @@ class MoveMember:
 
 
 @dataclass(frozen=True, slots=True)
-class SetCpu:
+class SetCpu(CommandBase):
     """The host puts a CPU of ``level`` at ``seat`` (its person stands up), or empties it."""
+
+    TYPE: ClassVar[str] = "set_cpu"
 
     device: str
     seat: Seat
@@ -95,30 +142,36 @@ class SetCpu:
 
 
 @dataclass(frozen=True, slots=True)
-class Remove:
+class Remove(CommandBase):
     """The host removes another member."""
+
+    TYPE: ClassVar[str] = "remove"
 
     device: str
     mid: str
 
 
 @dataclass(frozen=True, slots=True)
-class ChangeSettings:
+class ChangeSettings(CommandBase):
     """The host changes the house rules (lobby, or after a game)."""
+
+    TYPE: ClassVar[str] = "change_settings"
 
     device: str
     settings: TableSettings
 
 
 @dataclass(frozen=True, slots=True)
-class Start:
+class Start(CommandBase):
     """The host starts a game (every seat filled)."""
+
+    TYPE: ClassVar[str] = "start"
 
     device: str
 
 
 @dataclass(frozen=True, slots=True)
-class Shoot:
+class Shoot(CommandBase):
     """Shoot for ``seat``.
 
     A person shoots for their own seat; the server (``device=None``,
@@ -126,6 +179,8 @@ class Shoot:
     ``expected_version`` set, the shot is refused as ``stale`` unless the
     table is still at that version (a shot is never applied twice).
     """
+
+    TYPE: ClassVar[str] = "shoot"
 
     device: str | None
     seat: Seat
@@ -135,52 +190,66 @@ class Shoot:
 
 
 @dataclass(frozen=True, slots=True)
-class NextRound:
+class NextRound(CommandBase):
     """A seated player is ready for the next round."""
 
+    TYPE: ClassVar[str] = "next_round"
+
     device: str
 
 
 @dataclass(frozen=True, slots=True)
-class Rematch:
+class Rematch(CommandBase):
     """A seated player votes for another game."""
 
+    TYPE: ClassVar[str] = "rematch"
+
     device: str
 
 
 @dataclass(frozen=True, slots=True)
-class Resign:
+class Resign(CommandBase):
     """Give the game up: on one device it is abandoned (a loss against the
     CPU) and the table closes; in a party, the same as :class:`Leave`."""
 
+    TYPE: ClassVar[str] = "resign"
+
     device: str
 
 
 @dataclass(frozen=True, slots=True)
-class Connect:
+class Connect(CommandBase):
     """A member's device is connected again."""
 
+    TYPE: ClassVar[str] = "connect"
+
     device: str
 
 
 @dataclass(frozen=True, slots=True)
-class Disconnect:
+class Disconnect(CommandBase):
     """A member's device lost its connection."""
 
+    TYPE: ClassVar[str] = "disconnect"
+
     device: str
 
 
 @dataclass(frozen=True, slots=True)
-class React:
+class React(CommandBase):
     """A quick reaction, one of :data:`REACTIONS`."""
+
+    TYPE: ClassVar[str] = "react"
 
     device: str
     reaction: str
 
 
 @dataclass(frozen=True, slots=True)
-class Tick:
+class Tick(CommandBase):
     """The server's timer: fire every deadline due at ``now``."""
+
+    TYPE: ClassVar[str] = "tick"
 
 
 Command = (
@@ -202,3 +271,127 @@ Command = (
     | React
     | Tick
 )
+
+
+#: Every command class by its ``TYPE``.
+COMMAND_TYPES: dict[str, type[CommandBase]] = {cls.TYPE: cls for cls in get_args(Command)}
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, Seat):
+        return value.name.lower()
+    if isinstance(value, Shot):
+        return shot_to_dict(value)
+    if isinstance(value, TableSettings):
+        return value.to_dict()
+    return value
+
+
+def _shot(value: object) -> Shot:
+    # shot_from_dict would also take "1.5" or true for a number.
+    if isinstance(value, dict) and not all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in value.values()
+    ):
+        raise InvalidRecordError(f"a shot's position, direction and power are numbers: {value!r}")
+    return shot_from_dict(value)
+
+
+def _settings(value: object) -> TableSettings:
+    # The settings were checked when the command was made (a test clock included).
+    return TableSettings.from_dict(value, allow_short_clock=True)
+
+
+#: How a field of each annotated type is read: plain values by a check and
+#: what to call them, the rest by their own reader.
+_PLAIN: dict[object, tuple[Callable[[object], bool], str]] = {
+    str: (lambda v: isinstance(v, str), "text"),
+    bool: (lambda v: isinstance(v, bool), "true or false"),
+    int: (lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number"),
+}
+_READERS: dict[object, Callable[[object], Any]] = {
+    Seat: seat_from_name,
+    Shot: _shot,
+    TableSettings: _settings,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    name: str
+    kind: object
+    nullable: bool
+
+    def read(self, command: str, value: object) -> Any:
+        if value is None and self.nullable:
+            return None
+        if self.kind in _PLAIN:
+            check, called = _PLAIN[self.kind]
+            if not check(value):
+                blank = " or null" if self.nullable else ""
+                raise InvalidRecordError(
+                    f"a {command} command's {self.name} is {called}{blank}, not {value!r}"
+                )
+            return value
+        try:
+            return _READERS[self.kind](value)
+        except (CrokinoleError, TypeError, ValueError) as exc:
+            blank = " (or null)" if self.nullable else ""
+            raise InvalidRecordError(f"a bad {command} command: {exc}{blank}") from None
+
+
+def _fields_of(cls: type[CommandBase]) -> tuple[_Field, ...]:
+    """The fields' types, read from the annotations (a new type fails here, at import)."""
+    hints = get_type_hints(cls)
+    out = []
+    for f in fields(cls):
+        kinds = get_args(hints[f.name]) or (hints[f.name],)
+        (kind,) = [k for k in kinds if k is not NoneType]
+        if kind not in _PLAIN and kind not in _READERS:
+            raise TypeError(f"{cls.__name__}.{f.name}: no wire form for {kind!r}")
+        out.append(_Field(f.name, kind, NoneType in kinds))
+    return tuple(out)
+
+
+_FIELDS: dict[str, tuple[_Field, ...]] = {
+    name: _fields_of(cls) for name, cls in COMMAND_TYPES.items()
+}
+
+
+def command_from_dict(data: object) -> Command:
+    """The command written by :meth:`CommandBase.to_dict`.
+
+    Only the wire form is checked (a known type, exactly its fields, each of
+    the right kind); whether the table accepts the command is for
+    :meth:`crokinole.table.Table.apply` to say, so an unknown reaction or
+    CPU level still reads back.
+
+    >>> command_from_dict({"type": "take_seat", "device": "tok", "seat": "north"}).seat
+    <Seat.NORTH: 90.0>
+    >>> command_from_dict({"type": "take_seat", "device": "tok", "seat": None})
+    TakeSeat(device='tok', seat=None)
+    >>> command_from_dict({"type": "tick"})
+    Tick()
+    >>> command_from_dict({"type": "join", "device": "tok", "name": 7, "spectator": False})
+    Traceback (most recent call last):
+    ...
+    crokinole.errors.InvalidRecordError: a join command's name is text, not 7
+
+    Raises:
+        InvalidRecordError: not a command of a known type with exactly its
+            fields, each of the right kind.
+    """
+    if not isinstance(data, dict):
+        raise InvalidRecordError(f"a command is an object, not {type(data).__name__}")
+    kind = data.get("type")
+    cls = COMMAND_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise InvalidRecordError(f"unknown command type {kind!r}")
+    wanted = _FIELDS[cls.TYPE]
+    names = {f.name for f in wanted}
+    given = set(data) - {"type"}
+    if given != names:
+        raise InvalidRecordError(
+            f"a {cls.TYPE} command has the fields {sorted(names)}, not {sorted(map(str, given))}"
+        )
+    values = {f.name: f.read(cls.TYPE, data[f.name]) for f in wanted}
+    return cls(**values)  # type: ignore[return-value]
