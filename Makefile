@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+TEST_POSTGRES := postgresql+psycopg://postgres@127.0.0.1:5432/test
 
-.PHONY: run test lint bench clean
+.PHONY: run test test-postgres lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +26,11 @@ lint: $(STAMP)
 ## test: set up, lint and run every test (slow suites included)
 test: lint
 	$(BIN)/pytest
+
+## test-postgres: the server tests again, each server's data in PostgreSQL (a schema of its own)
+## (127.0.0.1:5432, database "test"; another with CROKINOLE_TEST_DATABASE_URL=postgresql+psycopg://...)
+test-postgres: $(STAMP)
+	CROKINOLE_TEST_DATABASE_URL="$${CROKINOLE_TEST_DATABASE_URL:-$(TEST_POSTGRES)}" $(BIN)/pytest tests/server
 
 bench: $(STAMP)
 	$(BIN)/crokinole bench physics

@@ -12,6 +12,8 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.server_database import server_database
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -32,15 +34,17 @@ def running_server(
     """Run ``crokinole serve`` on a free port with the database ``db``; yield its URL.
 
     Args:
-        db: the SQLite file.
+        db: the SQLite file (under ``$CROKINOLE_TEST_DATABASE_URL``: the PostgreSQL
+            schema of that path, :func:`tests.server_database.server_database`).
         options: more ``crokinole serve`` options (limits, origins).
         env: more environment variables (e.g. test-only fault injection).
     """
     port = free_port()
     url = ServerProcess(f"http://127.0.0.1:{port}")
     env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
+    database = server_database(db)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "crokinole", "serve", "--port", str(port), "--db", str(db),
+        [sys.executable, "-m", "crokinole", "serve", "--port", str(port), "--db", database,
          "--log-level", "warning", *options],
         env=env,
         stdout=subprocess.PIPE,

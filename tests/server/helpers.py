@@ -24,6 +24,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from crokinole.server import create_app
 from crokinole.server.limits import ServerSettings
+from tests.server_database import server_database
 
 
 class StuckSocket:
@@ -113,10 +114,12 @@ def serving(db: Path, settings: ServerSettings | None = None) -> Iterator[str]:
     """The real app (``create_app``) under uvicorn on a free port, in a thread; yield its URL.
 
     In-process, so a test chooses any :class:`ServerSettings` (short grace
-    periods and clocks that ``crokinole serve`` does not offer).
+    periods and clocks that ``crokinole serve`` does not offer).  Under
+    ``$CROKINOLE_TEST_DATABASE_URL`` the data is in a PostgreSQL schema of
+    ``db``'s own (:func:`tests.server_database.server_database`).
     """
     settings = settings or ServerSettings(warm_up=False)
-    app = create_app(str(db), settings)
+    app = create_app(server_database(db), settings)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from crokinole.cli.serve import DEFAULT_DB
+from crokinole.cli.serve import add_database_argument
 
 
 def shown_url(url: str) -> str:
@@ -26,6 +26,11 @@ def shown_url(url: str) -> str:
     from sqlalchemy.engine import make_url  # noqa: PLC0415 - loaded only for this command
 
     return make_url(url).render_as_string(hide_password=True)
+
+
+def driver_reason(error: Exception) -> str:
+    """The first line of what the database driver said (refused, no such database ...)."""
+    return str(getattr(error, "orig", None) or error).strip().splitlines()[0]
 
 
 def run_upgrade(args: argparse.Namespace) -> int:
@@ -46,8 +51,7 @@ def run_upgrade(args: argparse.Namespace) -> int:
         finally:
             store.close()
     except SQLAlchemyError as error:
-        # The driver's first line says what went wrong (refused, no such database ...).
-        reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+        reason = driver_reason(error)
         print(f"crokinole: cannot upgrade the database {shown}: {reason}", file=sys.stderr)
         return 1
     except CommandError:
@@ -81,11 +85,5 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         "before and after. `crokinole serve` does this itself when it starts; run it once "
         "before starting several servers on one database.",
     )
-    upgrade.add_argument(
-        "--db",
-        default=str(DEFAULT_DB),
-        metavar="PATH",
-        help="SQLite file (created if missing) or a SQLAlchemy URL "
-        "(default: %(default)s, or $CROKINOLE_DB)",
-    )
+    add_database_argument(upgrade)
     upgrade.set_defaults(handler=run_upgrade)

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
-DEFAULT_DB = Path(os.environ.get("CROKINOLE_DB", "~/.local/share/crokinole/crokinole.db"))
+#: The SQLite file of a server that is told of no database (``make run``).
+DEFAULT_DB = Path("~/.local/share/crokinole/crokinole.db")
+
+#: The refusal of ``--redis`` until several processes can share games through Redis.
+REDIS_NOT_READY = "several processes on Redis are not ready yet"
 
 
 def positive_number(text: str) -> float:
@@ -36,12 +42,103 @@ def _env(name: str, default: str) -> str:
     return os.environ.get(name, "").strip() or default
 
 
+def default_database() -> str:
+    """The database when ``--db`` is not given: ``$CROKINOLE_DATABASE_URL``, else
+    ``$CROKINOLE_DB`` (its older name), else the SQLite file :data:`DEFAULT_DB`."""
+    return _env("CROKINOLE_DATABASE_URL", "") or _env("CROKINOLE_DB", str(DEFAULT_DB))
+
+
+def database_argument(text: str) -> str:
+    """An argparse type: a SQLite file path, or a ``sqlite://`` or ``postgresql+psycopg://``
+    URL, with a plain-words error (that never repeats the URL: it may hold a password).
+
+    >>> database_argument("postgresql+psycopg://crokinole@db.example.org/crokinole")
+    'postgresql+psycopg://crokinole@db.example.org/crokinole'
+    >>> database_argument("/var/lib/crokinole/crokinole.db")
+    '/var/lib/crokinole/crokinole.db'
+    >>> database_argument("mysql://crokinole:secret@db.example.org/crokinole")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: a database URL of the kind 'mysql' is not one crokinole uses; \
+give a SQLite file path or a postgresql+psycopg://USER:PASSWORD@HOST:PORT/DATABASE URL
+    """
+    text = text.strip()
+    if not text:
+        raise argparse.ArgumentTypeError("must be a SQLite file path or a database URL, got ''")
+    if "://" not in text:
+        return text
+    usage = "give a SQLite file path or a postgresql+psycopg://USER:PASSWORD@HOST:PORT/DATABASE URL"
+    from sqlalchemy.engine import make_url  # noqa: PLC0415 - loaded only for a URL
+    from sqlalchemy.exc import ArgumentError  # noqa: PLC0415
+
+    try:
+        url = make_url(text)
+        url.port  # noqa: B018 - a port that is not a number raises here
+    except (ArgumentError, ValueError):
+        raise argparse.ArgumentTypeError(f"not a database URL that can be read; {usage}") from None
+    if url.drivername in ("postgresql", "postgres"):
+        raise argparse.ArgumentTypeError(
+            "a PostgreSQL URL names its driver: write postgresql+psycopg:// (the driver "
+            f"crokinole installs) instead of {url.drivername}://"
+        )
+    if url.drivername not in ("sqlite", "sqlite+pysqlite", "postgresql+psycopg"):
+        raise argparse.ArgumentTypeError(
+            f"a database URL of the kind {url.drivername!r} is not one crokinole uses; {usage}"
+        )
+    if url.drivername == "postgresql+psycopg" and importlib.util.find_spec("psycopg") is None:
+        raise argparse.ArgumentTypeError(
+            "the PostgreSQL driver is not installed: pip install 'psycopg[binary]>=3.1'"
+        )
+    if url.drivername == "postgresql+psycopg" and not url.database:
+        raise argparse.ArgumentTypeError(
+            f"the PostgreSQL URL names no database (…/DATABASE at its end); {usage}"
+        )
+    return text
+
+
+def redis_argument(text: str) -> str:
+    """An argparse type: a ``redis://`` (or ``rediss://``, over TLS) URL.
+
+    >>> redis_argument("redis://127.0.0.1:6379/0")
+    'redis://127.0.0.1:6379/0'
+    >>> redis_argument("127.0.0.1:6379")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a redis:// URL such as redis://127.0.0.1:6379/0
+    """
+    from urllib.parse import urlsplit  # noqa: PLC0415
+
+    text = text.strip()
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - a port that is not a number raises here
+    except ValueError:
+        parts = urlsplit("")
+    if parts.scheme not in ("redis", "rediss") or not parts.hostname:
+        raise argparse.ArgumentTypeError("must be a redis:// URL such as redis://127.0.0.1:6379/0")
+    return text
+
+
 def run_serve(args: argparse.Namespace) -> int:
     """Start uvicorn on the app (blocks until interrupted)."""
     import uvicorn  # noqa: PLC0415 - the server stack loads only for this command
 
     from crokinole.server import create_app  # noqa: PLC0415
     from crokinole.server.limits import ServerSettings  # noqa: PLC0415
+
+    if args.redis is not None:
+        # TODO(lead): serve several processes through Redis here once
+        # crokinole.server.redis_hub.RedisHub is ready (issue 12): hand it
+        # args.redis in create_app instead of this refusal.
+        print(
+            f"crokinole: {REDIS_NOT_READY}; leave --redis and $CROKINOLE_REDIS_URL unset to run "
+            "one process (its hub in memory)",
+            file=sys.stderr,
+        )
+        return 2
+    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
+
+    from crokinole.cli.db import driver_reason, shown_url  # noqa: PLC0415
 
     db = str(Path(args.db).expanduser()) if "://" not in args.db else args.db
     settings = ServerSettings(
@@ -58,8 +155,17 @@ def run_serve(args: argparse.Namespace) -> int:
         short_clocks=args.test_clocks,
         own_process=True,
     )
-    app = create_app(db, settings, ranked_rounds=args.test_ranked_rounds)
-    print(f"crokinole: open http://{args.host}:{args.port} in a browser (database: {db})")
+    try:
+        app = create_app(db, settings, ranked_rounds=args.test_ranked_rounds)
+    except SQLAlchemyError as error:
+        print(
+            f"crokinole: cannot open the database {shown_url(db)}: {driver_reason(error)}",
+            file=sys.stderr,
+        )
+        return 1
+    print(
+        f"crokinole: open http://{args.host}:{args.port} in a browser (database: {shown_url(db)})"
+    )
     uvicorn.run(
         app,
         host=args.host,
@@ -73,6 +179,18 @@ def run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_database_argument(parser: argparse.ArgumentParser) -> None:
+    """``--db`` of ``serve`` and ``db upgrade``: the flag, else the environment, else a file."""
+    parser.add_argument(
+        "--db",
+        type=database_argument,
+        default=default_database(),
+        metavar="PATH|URL",
+        help="the database: a SQLite file (created if missing) or a postgresql+psycopg:// URL "
+        f"(default: $CROKINOLE_DATABASE_URL, else $CROKINOLE_DB, else {DEFAULT_DB})",
+    )
+
+
 def add_command(
     commands: argparse._SubParsersAction,  # type: ignore[type-arg]
     count: Callable[[int], Callable[[str], int]],
@@ -82,7 +200,7 @@ def add_command(
         "serve",
         help="run the game server (open the printed address in a browser)",
         description="Run the crokinole game server: the browser game, its websocket and "
-        "its SQLite database. Open http://HOST:PORT in a browser.",
+        "its database (a SQLite file, or PostgreSQL). Open http://HOST:PORT in a browser.",
     )
     serve.add_argument(
         "--host", default="127.0.0.1", help="interface to listen on (default: %(default)s)"
@@ -90,12 +208,14 @@ def add_command(
     serve.add_argument(
         "--port", type=count(1), default=8000, metavar="N", help="port (default: %(default)s)"
     )
+    add_database_argument(serve)
     serve.add_argument(
-        "--db",
-        default=str(DEFAULT_DB),
-        metavar="PATH",
-        help="SQLite file (created if missing) or a SQLAlchemy URL "
-        "(default: %(default)s, or $CROKINOLE_DB)",
+        "--redis",
+        type=redis_argument,
+        default=_env("CROKINOLE_REDIS_URL", "") or None,
+        metavar="URL",
+        help="a redis:// URL, to run several server processes on one PostgreSQL database "
+        f"(default: none, one process; or $CROKINOLE_REDIS_URL): {REDIS_NOT_READY}",
     )
     serve.add_argument(
         "--log-level",
