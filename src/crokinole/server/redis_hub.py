@@ -1,0 +1,480 @@
+"""The hub of several processes: ownership by Redis leases, fan-out by Redis pub/sub.
+
+A building block for running the server as several processes (issue 12):
+it implements :class:`crokinole.server.hub.Hub`, but nothing in the app
+uses it yet (one process uses :class:`~crokinole.server.hub.MemoryHub`).
+
+**Ownership.**  ``claim(table, owner)`` sets the lease
+``{prefix}lease:{table}`` to ``owner`` (``SET NX PX lease_ms``); claiming
+again what one holds renews it.  A background task renews every lease this
+hub holds each ``lease_ms / 3``; a renewal that finds the lease gone or
+someone else's (or that could not reach Redis for a whole lease) drops it
+and calls ``on_lost(table)``: the owner must give the table up, since
+another process may take it over.  ``release`` deletes the lease only if
+it is still the owner's (compare-and-delete in one Lua script).
+
+**Fan-out.**  ``publish`` delivers to this process's subscribers at once
+(the owner's table object as given) and publishes
+``{"version", "events", "origin"}`` on ``{prefix}table:{table}``.  Another
+process's hub keeps a *follower copy* of each table it has subscribers for:
+read from the store (:func:`crokinole.server.tables.stored_table`) when the
+table gets its first subscriber here, then folded with each published event
+(:meth:`~crokinole.table.Table.fold`).  Its subscribers get
+``deliver(follower copy, events)``.  Redis pub/sub may drop messages: a
+message whose first event does not follow the copy, or whose events do not
+fold, makes the hub read the table again from the store, and the events
+missed meanwhile are delivered with it (from the store's log).  Messages
+from this hub itself are ignored.
+
+The registry of subscribers is local and plain, as in ``MemoryHub``: the
+channel is joined (and left) in the background.
+
+Use it from one event loop; :meth:`RedisHub.close` stops its tasks and
+releases the leases it holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import os
+import secrets
+import socket
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import anyio.to_thread
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from crokinole.server.hub import Subscriber
+from crokinole.server.tables import stored_table
+from crokinole.table import Event, Table, event_from_dict
+
+if TYPE_CHECKING:
+    from redis.asyncio.client import PubSub
+
+    from crokinole.store import Store
+
+log = logging.getLogger("crokinole.server")
+
+#: Milliseconds a lease lasts without renewal (its owner is presumed dead after it).
+LEASE_MS = 10_000
+
+#: Prefix of every key and channel of the hub.
+PREFIX = "crokinole:"
+
+#: Seconds the pub/sub reader waits for a message before looking again (and
+#: before trying again after Redis failed it).
+POLL_S = 1.0
+
+# Renew a lease only if it is still the owner's: 1 if renewed, 0 if not.
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+    return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+
+# Delete a lease only if it is still the owner's: 1 if deleted, 0 if not.
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+    return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+
+OnLost = Callable[[str], Awaitable[None] | None]
+
+
+def process_id() -> str:
+    """A name for one hub, unique across hosts, processes and hubs of one process."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+@dataclass
+class _Lease:
+    owner: str
+    renewed_at: float  # time.monotonic() of the last claim or renewal that succeeded
+
+
+@dataclass
+class _Follow:
+    """This process's subscribers of one table, and its follower copy of it."""
+
+    subscribers: dict[Subscriber, None] = field(default_factory=dict)
+    table: Table | None = None
+    loaded: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class RedisHub:
+    """A :class:`~crokinole.server.hub.Hub` for several processes, on Redis.
+
+    Args:
+        redis: the client (``redis.asyncio.Redis``); :meth:`from_url` makes one
+            that the hub closes with itself.
+        store: this process's store, where follower copies are read from.
+        on_lost: called with a table's id when its lease was found lost (a
+            coroutine function is run as a task); the owner gives it up.
+        lease_ms: how long a lease lasts without renewal.
+        prefix: of every key and channel (tests give each their own).
+        origin: this hub's name in what it publishes (unique by default).
+    """
+
+    def __init__(
+        self,
+        redis: Redis,
+        store: Store,
+        *,
+        on_lost: OnLost | None = None,
+        lease_ms: int = LEASE_MS,
+        prefix: str = PREFIX,
+        origin: str | None = None,
+        owns_client: bool = False,
+    ) -> None:
+        if lease_ms < 3:
+            raise ValueError(f"a lease lasts at least 3 ms, not {lease_ms}")
+        self._redis = redis
+        self._store = store
+        self._on_lost = on_lost
+        self._lease_ms = lease_ms
+        self._prefix = prefix
+        self.origin = origin if origin is not None else process_id()
+        self._owns_client = owns_client
+        self._renew = redis.register_script(_RENEW)
+        self._release = redis.register_script(_RELEASE)
+        self._leases: dict[str, _Lease] = {}
+        self._follows: dict[str, _Follow] = {}
+        self._joined: set[str] = set()
+        self._channel_lock: asyncio.Lock | None = None
+        self._pubsub: PubSub | None = None
+        self._renewer: asyncio.Task[None] | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._closed = False
+
+    @classmethod
+    def from_url(cls, url: str, store: Store, **options: Any) -> RedisHub:
+        """A hub on its own client for ``url`` (``redis://host:port/db``), closed with it."""
+        return cls(Redis.from_url(url), store, owns_client=True, **options)
+
+    # ------------------------------------------------------------ keys
+
+    def lease_key(self, table_id: str) -> str:
+        """The key of the table's lease (its value is the owner's name)."""
+        return f"{self._prefix}lease:{table_id}"
+
+    def channel(self, table_id: str) -> str:
+        """The pub/sub channel of the table's events."""
+        return f"{self._prefix}table:{table_id}"
+
+    # ------------------------------------------------------------ ownership
+
+    async def claim(self, table_id: str, owner: str) -> bool:
+        """Make ``owner`` the table's owner (or renew its lease); False if another holds it.
+
+        Raises:
+            RedisError: Redis could not be reached (nothing is claimed).
+        """
+        key = self.lease_key(table_id)
+        now = time.monotonic()
+        taken = await self._redis.set(key, owner, nx=True, px=self._lease_ms)
+        if not taken:
+            taken = bool(await self._renew(keys=[key], args=[owner, self._lease_ms]))
+        if not taken:
+            lease = self._leases.get(table_id)
+            if lease is not None and lease.owner == owner:
+                del self._leases[table_id]  # it was lost: the renewer has not noticed yet
+            return False
+        self._leases[table_id] = _Lease(owner, now)
+        self._start_renewer()
+        return True
+
+    async def release(self, table_id: str, owner: str) -> None:
+        """Give the table up, if ``owner`` holds it (another's lease is left alone).
+
+        Raises:
+            RedisError: Redis could not be reached (the lease then expires).
+        """
+        lease = self._leases.get(table_id)
+        if lease is not None and lease.owner == owner:
+            del self._leases[table_id]
+        await self._release(keys=[self.lease_key(table_id)], args=[owner])
+
+    def holds(self, table_id: str) -> str | None:
+        """The owner whose lease on the table this hub holds (and renews), or None."""
+        lease = self._leases.get(table_id)
+        return lease.owner if lease is not None else None
+
+    def _start_renewer(self) -> None:
+        if self._renewer is None and not self._closed:
+            self._renewer = asyncio.get_running_loop().create_task(self._renew_forever())
+
+    async def _renew_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self._lease_ms / 3000)
+            await self.renew()
+
+    async def renew(self) -> None:
+        """Renew every lease this hub holds now; report those lost to ``on_lost``.
+
+        Runs every ``lease_ms / 3`` on its own; a lease that Redis could not
+        renew for a whole ``lease_ms`` is reported lost too (it has expired,
+        or is about to, and another process may take the table).
+        """
+        for table_id, lease in list(self._leases.items()):
+            started = time.monotonic()
+            try:
+                renewed = bool(
+                    await self._renew(
+                        keys=[self.lease_key(table_id)], args=[lease.owner, self._lease_ms]
+                    )
+                )
+            except RedisError as exc:
+                if started - lease.renewed_at < self._lease_ms / 1000:
+                    log.warning("could not renew the lease of table %s: %s", table_id, exc)
+                    continue
+                renewed = False
+            if self._leases.get(table_id) is not lease:
+                continue  # released or claimed again meanwhile
+            if renewed:
+                lease.renewed_at = started
+                continue
+            del self._leases[table_id]
+            log.warning("the lease of table %s was lost", table_id)
+            self._lost(table_id)
+
+    def _lost(self, table_id: str) -> None:
+        if self._on_lost is None:
+            return
+        try:
+            result = self._on_lost(table_id)
+        except Exception:
+            log.exception("on_lost failed for table %s", table_id)
+            return
+        if inspect.isawaitable(result):
+            self._spawn(_awaited(result))
+
+    # ------------------------------------------------------------ fan-out
+
+    def subscribe(self, table_id: str, subscriber: Subscriber) -> None:
+        """Send ``subscriber`` every event published for the table from now on.
+
+        The table's first subscriber here makes the hub join its channel and
+        read its follower copy from the store (in the background).
+        """
+        follow = self._follows.get(table_id)
+        if follow is None:
+            follow = self._follows[table_id] = _Follow()
+            self._spawn(self._follow(table_id, follow))
+        follow.subscribers[subscriber] = None
+
+    def unsubscribe(self, table_id: str, subscriber: Subscriber) -> None:
+        """Stop sending the table's events to ``subscriber`` (unknown ones are ignored)."""
+        follow = self._follows.get(table_id)
+        if follow is None:
+            return
+        follow.subscribers.pop(subscriber, None)
+        if not follow.subscribers:
+            del self._follows[table_id]
+            self._spawn(self._sync_channel(table_id))
+
+    def subscribers(self, table_id: str) -> int:
+        """How many subscribers the table has in this process."""
+        follow = self._follows.get(table_id)
+        return len(follow.subscribers) if follow is not None else 0
+
+    def follower(self, table_id: str) -> Table | None:
+        """This process's copy of the table (None before it is read, or with no subscriber)."""
+        follow = self._follows.get(table_id)
+        return follow.table if follow is not None else None
+
+    async def following(self, table_id: str) -> None:
+        """Wait until the table's channel is joined and its follower copy read."""
+        follow = self._follows.get(table_id)
+        if follow is not None:
+            await follow.loaded.wait()
+
+    async def publish(self, table_id: str, table: Table, events: Sequence[Event]) -> None:
+        """Deliver to this process's subscribers, then publish for the other processes.
+
+        Raises:
+            RedisError: Redis could not be reached (this process's
+                subscribers have their events; the others catch up later).
+        """
+        follow = self._follows.get(table_id)
+        if follow is not None:
+            if follow.table is None or follow.table.version < table.version:
+                follow.table = table
+            _deliver(table_id, follow, table, events)
+        message = {
+            "version": table.version,
+            "events": [e.to_dict() for e in events],
+            "origin": self.origin,
+        }
+        await self._redis.publish(self.channel(table_id), json.dumps(message))
+
+    async def _follow(self, table_id: str, follow: _Follow) -> None:
+        """Join the table's channel, then read the follower copy (nothing falls between)."""
+        try:
+            await self._sync_channel(table_id)
+            if self._follows.get(table_id) is follow:
+                await self._reload(table_id, follow)
+        finally:
+            follow.loaded.set()
+
+    async def _sync_channel(self, table_id: str) -> None:
+        """Join or leave the table's channel, as its subscribers here now want."""
+        if self._channel_lock is None:
+            self._channel_lock = asyncio.Lock()
+        async with self._channel_lock:
+            if self._closed:
+                return
+            wanted = table_id in self._follows
+            if wanted == (table_id in self._joined):
+                return
+            if self._pubsub is None:
+                self._pubsub = self._redis.pubsub()
+            try:
+                if wanted:
+                    await self._pubsub.subscribe(self.channel(table_id))
+                    self._joined.add(table_id)
+                    if self._reader is None:
+                        self._reader = asyncio.get_running_loop().create_task(self._read())
+                else:
+                    self._joined.discard(table_id)
+                    await self._pubsub.unsubscribe(self.channel(table_id))
+            except RedisError:
+                log.exception("could not join or leave the channel of table %s", table_id)
+
+    async def _read(self) -> None:
+        """The pub/sub reader: one message at a time, in order."""
+        assert self._pubsub is not None
+        while True:
+            try:
+                message = await self._pubsub.get_message(
+                    ignore_subscribe_messages=True, timeout=POLL_S
+                )
+            except (RedisError, OSError) as exc:
+                log.warning("the hub's pub/sub connection failed: %s", exc)
+                await asyncio.sleep(POLL_S)
+                continue
+            if message is None or message.get("type") != "message":
+                continue
+            try:
+                await self._receive(_text(message["channel"]), message["data"])
+            except Exception:
+                log.exception("a message on %s could not be handled", message.get("channel"))
+
+    async def _receive(self, channel: str, data: bytes | str) -> None:
+        """One published message: fold it into the follower copy and deliver it."""
+        table_id = channel.removeprefix(f"{self._prefix}table:")
+        follow = self._follows.get(table_id)
+        if follow is None:
+            return
+        body = json.loads(data)
+        if body.get("origin") == self.origin:
+            return
+        await follow.loaded.wait()
+        if self._follows.get(table_id) is not follow:
+            return
+        version = int(body["version"])
+        if follow.table is not None and version <= follow.table.version:
+            return  # already in the copy (read from the store after it was published)
+        try:
+            events = [event_from_dict(e) for e in body["events"]]
+            table = follow.table
+            if table is None:
+                raise LookupError(f"no copy of table {table_id} yet")
+            events = [e for e in events if e.version > table.version]  # some already in
+            for event in events:
+                table = table.fold(event)
+        except Exception as exc:
+            log.info("table %s: reading it again from the store (%s)", table_id, exc)
+            await self._reload(table_id, follow)
+            return
+        follow.table = table
+        _deliver(table_id, follow, table, events)
+
+    async def _reload(self, table_id: str, follow: _Follow) -> None:
+        """Read the follower copy from the store; deliver the events it gained, if any."""
+        before = follow.table
+
+        def read() -> tuple[Table | None, list[Event]]:
+            stored = stored_table(self._store, table_id)
+            if stored is None:
+                return None, []
+            table, _ = stored
+            if before is None or table.version <= before.version:
+                return table, []
+            return table, [
+                event_from_dict(e) for e in self._store.table_events(table_id, after=before.version)
+            ]
+
+        try:
+            table, missed = await anyio.to_thread.run_sync(read)
+        except Exception:
+            log.exception("could not read table %s from the store", table_id)
+            return
+        if self._follows.get(table_id) is not follow or table is None:
+            return
+        if follow.table is not None and follow.table.version >= table.version:
+            return  # a publish here moved it on meanwhile
+        follow.table = table
+        missed = [e for e in missed if e.version <= table.version]
+        if missed:
+            _deliver(table_id, follow, table, missed)
+
+    # ------------------------------------------------------------ life
+
+    async def close(self) -> None:
+        """Stop renewing and reading, release the leases held, leave the channels."""
+        self._closed = True
+        tasks = [t for t in (self._renewer, self._reader, *self._tasks) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for table_id, lease in list(self._leases.items()):
+            try:
+                await self.release(table_id, lease.owner)
+            except RedisError as exc:
+                log.warning("could not release table %s (it expires): %s", table_id, exc)
+        self._leases.clear()
+        if self._pubsub is not None:
+            try:
+                await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+            except RedisError as exc:  # pragma: no cover - closing a dead connection
+                log.warning("could not close the hub's pub/sub connection: %s", exc)
+        if self._owns_client:
+            await self._redis.aclose()
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        if self._closed:
+            coroutine.close()
+            return
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+def _deliver(table_id: str, follow: _Follow, table: Table, events: Sequence[Event]) -> None:
+    for subscriber in list(follow.subscribers):
+        try:
+            subscriber.deliver(table, events)
+        except Exception:
+            log.exception("a subscriber of table %s failed to take its events", table_id)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+async def _awaited(result: Awaitable[None]) -> None:
+    try:
+        await result
+    except Exception:
+        log.exception("on_lost failed")
