@@ -32,7 +32,7 @@ from crokinole.server.hub import Hub
 from crokinole.server.redis_hub import RedisHub
 from crokinole.server.tables import Tables
 from crokinole.store import Store
-from crokinole.table import Event, Join, Shoot, Start, Table
+from crokinole.table import Event, Join, Shoot, ShotPlayed, Start, Table
 
 T = TypeVar("T")
 
@@ -287,6 +287,11 @@ def test_events_published_by_one_process_reach_another_with_the_publishers_table
 
     created, held, local, remote = run(scenario)
     assert remote.table == held
+    # The last shot's report (what a view shows of it) came with the follower copy too.
+    assert isinstance(remote.events[-1], ShotPlayed)
+    remote_report, held_report = remote.table.report_of(held.version), held.report_of(held.version)
+    assert remote_report is not None and held_report is not None
+    assert remote_report.report.board_after == held_report.report.board_after
     assert remote.versions() == list(range(created.version + 1, held.version + 1))
     # The owner's process delivers once (its own messages are ignored), the owner's table itself.
     assert local.versions() == remote.versions()

@@ -44,7 +44,7 @@ import secrets
 import socket
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
@@ -387,16 +387,20 @@ class RedisHub:
             return  # already in the copy (read from the store after it was published)
         try:
             events = [event_from_dict(e) for e in body["events"]]
-            table = follow.table
-            if table is None:
+            copy = follow.table
+            if copy is None:
                 raise LookupError(f"no copy of table {table_id} yet")
-            events = [e for e in events if e.version > table.version]  # some already in
-            for event in events:
-                table = table.fold(event)
+            events = [e for e in events if e.version > copy.version]  # some already in
+            # Folding a shot simulates it again: off the event loop.
+            table = await anyio.to_thread.run_sync(_folded, copy, events)
         except Exception as exc:
             log.info("table %s: reading it again from the store (%s)", table_id, exc)
             await self._reload(table_id, follow)
             return
+        if self._follows.get(table_id) is not follow:
+            return
+        if follow.table is not None and follow.table.version >= table.version:
+            return  # a publish here moved it on meanwhile
         follow.table = table
         _deliver(table_id, follow, table, events)
 
@@ -459,6 +463,15 @@ class RedisHub:
         task = asyncio.get_running_loop().create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+def _folded(table: Table, events: Sequence[Event]) -> Table:
+    """``table`` folded with ``events``, with the shot reports of them all (as ``apply`` gives)."""
+    reports = {}
+    for event in events:
+        table = table.fold(event)
+        reports.update(table.shot_reports)
+    return replace(table, shot_reports=reports)
 
 
 def _deliver(table_id: str, follow: _Follow, table: Table, events: Sequence[Event]) -> None:
