@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from tests.server.helpers import Player, serving
+from tests.server_database import server_database
 from tests.server_process import running_server
 
 SINGLES = {"layout": "singles", "rounds": 1, "hand": "steady", "tie": "draw"}
@@ -83,11 +84,19 @@ def test_each_event_row_holds_the_event_not_a_copy_of_the_game(
             turn = me.until("shot")["game"]["current_seat"] or turn
         finished = me.until("finished")
         assert finished["game"]["phase"] == "game_over"
-    with sqlite3.connect(db) as connection:
-        rows = connection.execute(
-            "SELECT version, event_json FROM table_events WHERE table_id = ? ORDER BY version",
-            (me.table,),
-        ).fetchall()
+    url = server_database(db)
+    engine = sa.create_engine(url if "://" in url else f"sqlite:///{url}")
+    try:
+        with engine.connect() as connection:
+            rows = connection.execute(
+                sa.text(
+                    "SELECT version, event_json FROM table_events WHERE table_id = :t "
+                    "ORDER BY version"
+                ),
+                {"t": me.table},
+            ).all()
+    finally:
+        engine.dispose()
     events = [json.loads(text) for _, text in rows]
     assert [version for version, _ in rows] == list(range(1, len(rows) + 1))  # no gaps
     shots = [(e, text) for e, (_, text) in zip(events, rows, strict=True)

@@ -30,6 +30,7 @@ from crokinole.server.tables import Tables
 from crokinole.store import Store
 from crokinole.table import NextRound, Rematch, Resign, Shoot, Start, Table, Timings
 from tests.server.helpers import serving
+from tests.server_database import server_database
 
 #: Long waits (no countdown or clock fires while the test plays).
 SLOW = Timings(turn_grace=600.0, standin_grace=600.0, round_countdown=600.0, reaction_gap=0.0)
@@ -121,7 +122,7 @@ async def _play(store: Store) -> tuple[str, str, str, str, str]:
 @pytest.fixture(scope="module")
 def games(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Games]:
     db: Path = tmp_path_factory.mktemp("replays") / "crokinole.db"
-    store = Store.open(str(db))
+    store = Store.open(server_database(db))
     try:
         ids = anyio.run(_play, store)
     finally:
