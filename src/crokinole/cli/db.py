@@ -10,27 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from crokinole.cli.serve import add_database_argument
-
-
-def shown_url(url: str) -> str:
-    """The database as it may be printed: a URL's password is hidden.
-
-    >>> shown_url("postgresql+psycopg://crokinole:secret@db.example.org/crokinole")
-    'postgresql+psycopg://crokinole:***@db.example.org/crokinole'
-    >>> shown_url("/var/lib/crokinole/crokinole.db")
-    '/var/lib/crokinole/crokinole.db'
-    """
-    if "://" not in url:
-        return url
-    from sqlalchemy.engine import make_url  # noqa: PLC0415 - loaded only for this command
-
-    return make_url(url).render_as_string(hide_password=True)
-
-
-def driver_reason(error: Exception) -> str:
-    """The first line of what the database driver said (refused, no such database ...)."""
-    return str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+from crokinole.cli.serve import add_database_argument, driver_reason, shown_url
 
 
 def run_upgrade(args: argparse.Namespace) -> int:

@@ -119,6 +119,26 @@ def redis_argument(text: str) -> str:
     return text
 
 
+def shown_url(url: str) -> str:
+    """The database as it may be printed: a URL's password is hidden.
+
+    >>> shown_url("postgresql+psycopg://crokinole:secret@db.example.org/crokinole")
+    'postgresql+psycopg://crokinole:***@db.example.org/crokinole'
+    >>> shown_url("/var/lib/crokinole/crokinole.db")
+    '/var/lib/crokinole/crokinole.db'
+    """
+    if "://" not in url:
+        return url
+    from sqlalchemy.engine import make_url  # noqa: PLC0415 - loaded only when printing a URL
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def driver_reason(error: Exception) -> str:
+    """The first line of what the database driver said (refused, no such database ...)."""
+    return str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+
+
 def run_serve(args: argparse.Namespace) -> int:
     """Start uvicorn on the app (blocks until interrupted)."""
     import uvicorn  # noqa: PLC0415 - the server stack loads only for this command
@@ -137,8 +157,6 @@ def run_serve(args: argparse.Namespace) -> int:
         )
         return 2
     from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
-
-    from crokinole.cli.db import driver_reason, shown_url  # noqa: PLC0415
 
     db = str(Path(args.db).expanduser()) if "://" not in args.db else args.db
     settings = ServerSettings(
