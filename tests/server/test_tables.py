@@ -8,6 +8,7 @@ events carry, never how long anything took.
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 import threading
 import time
@@ -338,6 +339,40 @@ def test_a_turn_clock_runs_out_and_the_disc_goes_to_the_ditch_once(store: Store)
     assert len(final.game.upcoming) == 16 - 2  # two turns of the round are gone
     assert start.at < time.time() - day / 2  # every time is the injected clock's
     assert_log_is_the_table(store, final)
+
+
+def test_a_timer_that_wakes_a_moment_early_fires_the_deadline_without_a_retry(
+    store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The event loop's timer is not the server's clock: it may wake a moment before the
+    deadline, and the clock may pass the deadline while the Tick is being made. The
+    deadline then fires at once (seen under load as a warning that a due deadline "fired
+    nothing", and a retry a second late)."""
+    script: list[float] = []
+
+    def server_time() -> float:
+        return script.pop(0) if script else time.time()
+
+    async def scenario() -> list[Event]:
+        recorder = Recorder()
+        tables = Tables(store, timings=QUICK, allow_short_clock=True, clock=server_time)
+        started = await party_of_two(
+            tables, settings={"turn_time": 1.0, "hand": "steady"}, recorder=recorder
+        )
+        deadline = started.next_deadline()
+        assert deadline is not None
+        # When the timer wakes, the clock reads just before the deadline; a moment
+        # later, when the Tick is made, just after it.
+        script.extend([deadline.at - 0.001, deadline.at + 0.001])
+        await recorder.until(lambda: bool(recorder.of(TurnTimedOut)))
+        await tables.close()
+        return recorder.events
+
+    with caplog.at_level(logging.INFO, logger="crokinole.server"):
+        events = run(scenario)
+    (timeout,) = [e for e in events if isinstance(e, TurnTimedOut)][:1]
+    assert (timeout.seat, timeout.reason) == (Seat.SOUTH, "clock")
+    assert [r.getMessage() for r in caplog.records if "fired nothing" in r.getMessage()] == []
 
 
 def test_a_shot_in_time_stops_the_clock(store: Store) -> None:
