@@ -330,29 +330,10 @@ class Tables:
                 seats=seats,
             )
 
-        table, events = new_table()  # a refusal claims and stores nothing
-        if not await self._hub.claim(table_id, self.owner):
-            raise TableError("busy", "the new table could not be claimed: try again")
-        try:
-            for attempt in range(8):
-                try:
-                    with anyio.CancelScope(shield=True):
-                        await anyio.to_thread.run_sync(self._store_create, table, events)
-                    break
-                except StoreConflictError:
-                    if attempt == 7:  # 31**6 codes: a run of taken ones is a bug
-                        raise
-                    table, events = new_table()  # the code was taken: another
-        except BaseException:
-            with anyio.CancelScope(shield=True):
-                await self._hub.release(table_id, self.owner)
-            raise
-        held = _Held(table, table.version)
-        self._held[table.id] = held
-        if subscriber is not None:
-            self._hub.subscribe(table.id, subscriber)
-        self._after(held)
-        return table
+        # A party's code may be taken: another is drawn (31**6 codes: a run of
+        # eight taken ones is a bug).
+        tries = 8 if kind is Kind.PARTY else 1
+        return await self._store_new(table_id, new_table, tries=tries, subscriber=subscriber)
 
     async def create_ranked(
         self, *, settings: TableSettings, players: Mapping[Seat, RankedPlayer]
@@ -364,25 +345,51 @@ class Tables:
                 layout's, a player twice); nothing was stored.
         """
         table_id = secrets.token_hex(16)
-        table, events = Table.create_ranked(
-            id=table_id,
-            players=players,
-            settings=settings,
-            timings=self._timings,
-            seed=secrets.randbits(63),
-            now=self._clock(),
-        )
+        seed = secrets.randbits(63)
+
+        def new_table() -> tuple[Table, list[Event]]:
+            return Table.create_ranked(
+                id=table_id,
+                players=players,
+                settings=settings,
+                timings=self._timings,
+                seed=seed,
+                now=self._clock(),
+            )
+
+        return await self._store_new(table_id, new_table, tries=1)
+
+    async def _store_new(
+        self,
+        table_id: str,
+        new_table: Callable[[], tuple[Table, list[Event]]],
+        *,
+        tries: int,
+        subscriber: Subscriber | None = None,
+    ) -> Table:
+        """Make a new table, claim it, store it (made again after a conflict, up to
+        ``tries`` times) and hold it; a refusal claims and stores nothing."""
+        table, events = new_table()
         if not await self._hub.claim(table_id, self.owner):
             raise TableError("busy", "the new table could not be claimed: try again")
         try:
-            with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(self._store_create, table, events)
+            for attempt in range(tries):
+                try:
+                    with anyio.CancelScope(shield=True):
+                        await anyio.to_thread.run_sync(self._store_create, table, events)
+                    break
+                except StoreConflictError:
+                    if attempt == tries - 1:
+                        raise
+                    table, events = new_table()
         except BaseException:
             with anyio.CancelScope(shield=True):
                 await self._hub.release(table_id, self.owner)
             raise
         held = _Held(table, table.version)
         self._held[table.id] = held
+        if subscriber is not None:
+            self._hub.subscribe(table.id, subscriber)
         self._after(held)
         return table
 
