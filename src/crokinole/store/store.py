@@ -22,8 +22,8 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Table as SqlTable
 from sqlalchemy import bindparam, create_engine, delete, event, func, insert, select, update
-from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from crokinole.errors import CrokinoleError
@@ -50,6 +50,8 @@ FORMATS = ("four_rounds", "to_100")
 TABLE_KINDS = ("party", "solo", "ranked")
 RESULTS = ("win", "draw", "loss")
 LADDERS = ("singles", "doubles")
+#: Seconds a new connection to a database server may take before the call fails.
+CONNECT_TIMEOUT = 10
 
 #: A device's results against the CPU: level → format → wins/draws/losses.
 DeviceRecord = dict[str, dict[str, dict[str, int]]]
@@ -60,6 +62,14 @@ class StoreConflictError(CrokinoleError):
     is closed, or the id or code of a new table is taken.
 
     Nothing was written; the caller's view is stale.
+    """
+
+
+class StoreUnavailableError(CrokinoleError):
+    """The database could not be reached (its server is down, or dropped the connection).
+
+    Nothing was written (a transaction that failed is rolled back); the same
+    call may succeed once the database is back.
     """
 
 
@@ -311,8 +321,14 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
             url = f"sqlite:///{path}"
         # A server's connections may be dropped (a restart, a failover): each is
-        # tested as it leaves the pool, and a dead one replaced.
-        engine = create_engine(url, pool_pre_ping=True)
+        # tested as it leaves the pool, and a dead one replaced.  A database
+        # server that does not answer is given up after a while (a clear
+        # StoreUnavailableError rather than a call that hangs).
+        options: dict[str, Any] = {"pool_pre_ping": True}
+        parsed = make_url(url)
+        if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
+            options["connect_args"] = {"connect_timeout": CONNECT_TIMEOUT}
+        engine = create_engine(url, **options)
         if engine.dialect.name == "sqlite":
             event.listen(engine, "connect", _sqlite_pragmas)
         store = cls(engine)
@@ -352,8 +368,25 @@ class Store:
         """Release the database connections."""
         self._engine.dispose()
 
-    def _session(self) -> Session:
-        return self._sessions()
+    @contextlib.contextmanager
+    def _session(self) -> Iterator[Session]:
+        """A session for one call: closed (rolled back unless committed) at the end.
+
+        Every call of the store reaches the database here, so this is where a
+        lost database becomes :class:`StoreUnavailableError` (see
+        :func:`_unreachable`); other errors pass as they are.
+        """
+        try:
+            with self._sessions() as session:
+                yield session
+        except DBAPIError as error:
+            reason = _unreachable(error, self._engine.dialect.name)
+            if reason is None:
+                raise
+            raise StoreUnavailableError(
+                f"the database cannot be reached ({reason}); nothing was written, "
+                "try again once it is back"
+            ) from error
 
     @contextlib.contextmanager
     def _writing(self) -> Iterator[Session]:
@@ -1612,6 +1645,30 @@ def _table_data(row: TableRow) -> TableData:
         created_at=row.created_at,
         updated_at=row.updated_at,
     )
+
+
+def _unreachable(error: DBAPIError, dialect: str) -> str | None:
+    """Why ``error`` means the database is out of reach (a plain reason), or None if it does not.
+
+    A connection that the driver found dead (SQLAlchemy invalidated it) is
+    out of reach on any database.  On a database server (PostgreSQL), so is
+    every ``OperationalError`` (refused or dropped connections, a server
+    shutting down, a transaction the server gave up: things of the server's
+    state, not of the call) and ``InterfaceError`` (a connection already
+    closed).  On SQLite those are about the file (a missing table, a locked
+    file) and pass as they are.
+
+    >>> closed = Exception("server closed the connection unexpectedly")
+    >>> _unreachable(OperationalError("SELECT 1", {}, closed), "postgresql")
+    'server closed the connection unexpectedly'
+    >>> _unreachable(OperationalError("SELECT 1", {}, Exception("no such table: t")), "sqlite")
+    """
+    if not error.connection_invalidated and (
+        dialect == "sqlite" or not isinstance(error, OperationalError | InterfaceError)
+    ):
+        return None
+    lines = str(error.orig or error).strip().splitlines()
+    return lines[0].strip() if lines and lines[0].strip() else type(error.orig).__name__
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -1,0 +1,175 @@
+"""A database out of reach: clear errors, nothing half written, and recovery once it is back.
+
+On a real PostgreSQL (skipped when none is reachable): the store's
+connections are dropped by the server (``pg_terminate_backend``, what a
+restart or a failover does), between calls and in the middle of a write.
+A write cut short raises :class:`StoreUnavailableError` and writes nothing;
+the next call gets a fresh connection and works.  On SQLite the store's
+errors are unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
+
+from crokinole.errors import CrokinoleError
+from crokinole.store.store import Store, StoreUnavailableError, TableMember
+from tests.server_process import free_port
+from tests.store.conftest import POSTGRES_URL, postgres_unavailable
+
+ANN = TableMember("m1", "tok-ann", "Ann", seats=("south",))
+
+
+def _create(store: Store, table_id: str = "t1") -> None:
+    store.create_table(
+        table_id,
+        kind="party",
+        code=None,
+        events=[{"type": "created", "version": 1}],
+        snapshot={"version": 1},
+        members=[ANN],
+        deadline=None,
+        status="lobby",
+    )
+
+
+def _append(store: Store, version: int, table_id: str = "t1") -> None:
+    store.append_table_events(
+        table_id,
+        version - 1,
+        [{"type": "shot", "version": version}],
+        {"version": version},
+        deadline=None,
+        status="playing",
+    )
+
+
+def _terminate(application_name: str, pid: int | None = None) -> int:
+    """Drop the store's connections on the server's side (all, or the one of ``pid``)."""
+    admin = sa.create_engine(POSTGRES_URL)
+    try:
+        with admin.begin() as connection:
+            dropped = connection.execute(
+                sa.text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE application_name = :name AND (CAST(:pid AS int) IS NULL OR pid = :pid)"
+                ),
+                {"name": application_name, "pid": pid},
+            ).all()
+    finally:
+        admin.dispose()
+    return len(dropped)
+
+
+@pytest.fixture
+def pg_store(postgres_database: str) -> Iterator[tuple[Store, str]]:
+    """A store on a PostgreSQL schema of its own, and its connections' application_name."""
+    store = Store.open(postgres_database)
+    name = make_url(postgres_database).query["application_name"]
+    assert isinstance(name, str)
+    yield store, name
+    store.close()
+
+
+@pytest.mark.postgres
+def test_connections_dropped_between_calls_are_replaced(pg_store: tuple[Store, str]) -> None:
+    store, name = pg_store
+    _create(store)
+    _append(store, 2)
+    assert _terminate(name) >= 1  # the pooled connection, idle
+    # The pool tests a connection before lending it (pre-ping): the dead one is
+    # replaced and the call works as if nothing happened.
+    table = store.table("t1")
+    assert table is not None and table.version == 2
+    _append(store, 3)
+    assert [e["version"] for e in store.table_events("t1")] == [1, 2, 3]
+
+
+@pytest.mark.postgres
+def test_a_connection_dropped_in_a_write_is_unavailable_and_writes_nothing(
+    pg_store: tuple[Store, str],
+) -> None:
+    store, name = pg_store
+    _create(store)
+    cut: list[int] = []
+
+    def drop_mid_write(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        # The first insert of events: the table's row is updated already, in the
+        # same transaction; the server drops the connection before the insert.
+        if not cut and statement.lstrip().upper().startswith("INSERT INTO TABLE_EVENTS"):
+            pid = conn.connection.dbapi_connection.info.backend_pid
+            cut.append(_terminate(name, pid))
+
+    sa.event.listen(store._engine, "before_cursor_execute", drop_mid_write)
+    try:
+        with pytest.raises(StoreUnavailableError) as failed:
+            _append(store, 2)
+    finally:
+        sa.event.remove(store._engine, "before_cursor_execute", drop_mid_write)
+    assert cut == [1]
+    message = str(failed.value)
+    assert message.startswith("the database cannot be reached (")
+    assert "nothing was written" in message
+    assert isinstance(failed.value, CrokinoleError)
+    # Rolled back: the update of the table's row went with the connection.
+    table = store.table("t1")
+    assert table is not None and (table.version, table.status) == (1, "lobby")
+    assert [e["version"] for e in store.table_events("t1")] == [1]
+    # The same write again, on a new connection: it works.
+    _append(store, 2)
+    assert [e["version"] for e in store.table_events("t1")] == [1, 2]
+
+
+@pytest.mark.postgres
+def test_reads_and_writes_after_every_connection_was_dropped_many_times(
+    pg_store: tuple[Store, str],
+) -> None:
+    store, name = pg_store
+    _create(store)
+    for version in range(2, 8):
+        _terminate(name)
+        try:
+            _append(store, version)
+        except StoreUnavailableError:  # pragma: no cover - only if pre-ping raced the drop
+            _append(store, version)
+        assert store.table("t1").version == version  # type: ignore[union-attr]
+    assert [e["version"] for e in store.table_events("t1")] == list(range(1, 8))
+
+
+def test_a_database_server_that_is_down_is_unavailable_with_a_plain_message() -> None:
+    reason = postgres_unavailable()
+    if reason is not None and "psycopg" in reason:
+        pytest.skip(reason)
+    # Nothing listens on this port: PostgreSQL is down (the password stays secret).
+    url = f"postgresql+psycopg://crokinole:sekret@127.0.0.1:{free_port()}/crokinole"
+    store = Store.open(url, migrate=False)
+    try:
+        with pytest.raises(StoreUnavailableError) as failed:
+            store.table("t1")
+        with pytest.raises(StoreUnavailableError):
+            _create(store)
+    finally:
+        store.close()
+    message = str(failed.value)
+    assert message.startswith("the database cannot be reached (") and "\n" not in message
+    assert "sekret" not in message
+
+
+def test_sqlite_errors_pass_as_they_are(tmp_path: Path) -> None:
+    # On SQLite an OperationalError is about the file (here: a schema never
+    # made), not a lost server: it is not called unavailable.
+    store = Store.open(str(tmp_path / "store.db"), migrate=False)
+    try:
+        with pytest.raises(OperationalError) as failed:
+            store.table("t1")
+    finally:
+        store.close()
+    assert not isinstance(failed.value, StoreUnavailableError)
+    assert "no such table" in str(failed.value)
