@@ -12,13 +12,17 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-from tests.server_database import server_database
+from tests.server_database import server_options
 
 
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+#: The variables of ``crokinole serve`` that would make a test's server one of a cluster.
+CLUSTER_VARIABLES = ("CROKINOLE_REDIS_URL", "CROKINOLE_REDIS_PREFIX", "CROKINOLE_LEASE_SECONDS")
 
 
 class ServerProcess(str):
@@ -35,16 +39,19 @@ def running_server(
 
     Args:
         db: the SQLite file (under ``$CROKINOLE_TEST_DATABASE_URL``: the PostgreSQL
-            schema of that path, :func:`tests.server_database.server_database`).
+            schema of that path, and under ``$CROKINOLE_TEST_REDIS_URL`` too, Redis
+            with that path's key prefix: :func:`tests.server_database.server_options`).
         options: more ``crokinole serve`` options (limits, origins).
         env: more environment variables (e.g. test-only fault injection).
     """
     port = free_port()
     url = ServerProcess(f"http://127.0.0.1:{port}")
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
-    database = server_database(db)
+    # Where the server keeps its data is this run's choice (the options below), not the
+    # caller's environment: a developer's own $CROKINOLE_REDIS_URL is left out.
+    inherited = {k: v for k, v in os.environ.items() if k not in CLUSTER_VARIABLES}
+    env = {**inherited, "PYTHONUNBUFFERED": "1", **(env or {})}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "crokinole", "serve", "--port", str(port), "--db", database,
+        [sys.executable, "-m", "crokinole", "serve", "--port", str(port), *server_options(db),
          "--log-level", "warning", *options],
         env=env,
         stdout=subprocess.PIPE,

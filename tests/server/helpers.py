@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import json
 import os
 import secrets
@@ -24,7 +25,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from crokinole.server import create_app
 from crokinole.server.limits import ServerSettings
-from tests.server_database import server_database
+from tests.server_database import TEST_LEASE_MS, server_database, server_redis
 
 
 class StuckSocket:
@@ -116,10 +117,20 @@ def serving(db: Path, settings: ServerSettings | None = None) -> Iterator[str]:
     In-process, so a test chooses any :class:`ServerSettings` (short grace
     periods and clocks that ``crokinole serve`` does not offer).  Under
     ``$CROKINOLE_TEST_DATABASE_URL`` the data is in a PostgreSQL schema of
-    ``db``'s own (:func:`tests.server_database.server_database`).
+    ``db``'s own (:func:`tests.server_database.server_database`); under
+    ``$CROKINOLE_TEST_REDIS_URL`` too, the server is one process of a cluster
+    on Redis, with a key prefix of ``db``'s own and a short lease (unless the
+    settings choose one) (:func:`tests.server_database.server_redis`).
     """
     settings = settings or ServerSettings(warm_up=False)
-    app = create_app(server_database(db), settings)
+    redis = server_redis(db)
+    if redis is None:
+        app = create_app(server_database(db), settings)
+    else:
+        url, prefix = redis
+        if settings.lease_ms == ServerSettings().lease_ms:
+            settings = dataclasses.replace(settings, lease_ms=TEST_LEASE_MS)
+        app = create_app(server_database(db), settings, redis=url, redis_prefix=prefix)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])
