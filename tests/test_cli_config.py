@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from crokinole.cli.main import build_parser, main
-from crokinole.cli.serve import DEFAULT_DB, REDIS_NOT_READY
+from crokinole.cli.serve import DEFAULT_DB, REDIS_NEEDS_POSTGRES
 
 PG = "postgresql+psycopg://crokinole:secret@db.example.org:5432/crokinole"
 
@@ -106,7 +106,7 @@ def test_a_bad_redis_url_is_a_plain_error(url: str, capsys: pytest.CaptureFixtur
 
 
 @pytest.mark.parametrize("source", ["flag", "environment"])
-def test_redis_is_refused_in_plain_words_for_now(
+def test_redis_on_a_sqlite_file_is_refused_in_plain_words(
     source: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -120,9 +120,28 @@ def test_redis_is_refused_in_plain_words_for_now(
         monkeypatch.setenv("CROKINOLE_REDIS_URL", "redis://127.0.0.1:6379/0")
     assert main(argv) == 2
     captured = capsys.readouterr()
-    assert captured.err.startswith(f"crokinole: {REDIS_NOT_READY}")
+    assert captured.err.startswith(f"crokinole: {REDIS_NEEDS_POSTGRES}")
     assert captured.err.count("\n") == 1 and captured.out == ""
     assert not db.exists()  # refused before anything was opened
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "message"),
+    [
+        ("--redis-prefix", "a b", "must be 1-64 letters"),
+        ("--redis-prefix", "", "must be 1-64 letters"),
+        ("--lease-seconds", "0", "must be a number of seconds from 0.5 to 300"),
+        ("--lease-seconds", "ten", "must be a number of seconds from 0.5 to 300"),
+    ],
+)
+def test_bad_cluster_flags_are_plain_errors(
+    flag: str, value: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["serve", flag, value])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert f"error: argument {flag}: {message}" in err and "Traceback" not in err
 
 
 def test_a_missing_postgresql_driver_is_named(

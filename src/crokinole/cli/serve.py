@@ -6,6 +6,7 @@ import argparse
 import importlib.util
 import math
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -13,8 +14,8 @@ from pathlib import Path
 #: The SQLite file of a server that is told of no database (``make run``).
 DEFAULT_DB = Path("~/.local/share/crokinole/crokinole.db")
 
-#: The refusal of ``--redis`` until several processes can share games through Redis.
-REDIS_NOT_READY = "several processes on Redis are not ready yet"
+#: The refusal of ``--redis`` on a SQLite file (one file cannot take several processes' writes).
+REDIS_NEEDS_POSTGRES = "several processes (--redis) share a PostgreSQL database, not a SQLite file"
 
 
 def positive_number(text: str) -> float:
@@ -139,26 +140,54 @@ def driver_reason(error: Exception) -> str:
     return str(getattr(error, "orig", None) or error).strip().splitlines()[0]
 
 
+def redis_prefix_argument(text: str) -> str:
+    """An argparse type: a Redis key prefix (1-64 letters, digits, ``:_-.``).
+
+    >>> redis_prefix_argument("crokinole-eu:")
+    'crokinole-eu:'
+    >>> redis_prefix_argument("a b")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: must be 1-64 letters, digits, ':', '_', '-' or '.'
+    """
+    if not re.fullmatch(r"[A-Za-z0-9:_.\-]{1,64}", text):
+        raise argparse.ArgumentTypeError("must be 1-64 letters, digits, ':', '_', '-' or '.'")
+    return text
+
+
+def lease_argument(text: str) -> float:
+    """An argparse type: a lease in seconds, 0.5 to 300.
+
+    >>> lease_argument("2")
+    2.0
+    >>> lease_argument("0.1")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: must be a number of seconds from 0.5 to 300
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.5 <= value <= 300:
+        raise argparse.ArgumentTypeError("must be a number of seconds from 0.5 to 300")
+    return value
+
+
 def run_serve(args: argparse.Namespace) -> int:
     """Start uvicorn on the app (blocks until interrupted)."""
     import uvicorn  # noqa: PLC0415 - the server stack loads only for this command
+    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
 
     from crokinole.server import create_app  # noqa: PLC0415
     from crokinole.server.limits import ServerSettings  # noqa: PLC0415
 
-    if args.redis is not None:
-        # TODO(lead): serve several processes through Redis here once
-        # crokinole.server.redis_hub.RedisHub is ready (issue 12): hand it
-        # args.redis in create_app instead of this refusal.
+    db = str(Path(args.db).expanduser()) if "://" not in args.db else args.db
+    if args.redis is not None and "://" not in db:
         print(
-            f"crokinole: {REDIS_NOT_READY}; leave --redis and $CROKINOLE_REDIS_URL unset to run "
-            "one process (its hub in memory)",
+            f"crokinole: {REDIS_NEEDS_POSTGRES}; give --db postgresql+psycopg://... "
+            "(or $CROKINOLE_DATABASE_URL), or leave --redis unset to run one process",
             file=sys.stderr,
         )
         return 2
-    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
-
-    db = str(Path(args.db).expanduser()) if "://" not in args.db else args.db
     settings = ServerSettings(
         allowed_origins=tuple(args.allowed_origin),
         rooms_per_minute=args.rooms_per_minute,
@@ -171,10 +200,17 @@ def run_serve(args: argparse.Namespace) -> int:
         round_countdown=args.round_countdown,
         turn_grace=args.turn_grace,
         short_clocks=args.test_clocks,
+        lease_ms=round(args.lease_seconds * 1000),
         own_process=True,
     )
     try:
-        app = create_app(db, settings, ranked_rounds=args.test_ranked_rounds)
+        app = create_app(
+            db,
+            settings,
+            ranked_rounds=args.test_ranked_rounds,
+            redis=args.redis,
+            redis_prefix=args.redis_prefix,
+        )
     except SQLAlchemyError as error:
         print(
             f"crokinole: cannot open the database {shown_url(db)}: {driver_reason(error)}",
@@ -232,8 +268,27 @@ def add_command(
         type=redis_argument,
         default=_env("CROKINOLE_REDIS_URL", "") or None,
         metavar="URL",
-        help="a redis:// URL, to run several server processes on one PostgreSQL database "
-        f"(default: none, one process; or $CROKINOLE_REDIS_URL): {REDIS_NOT_READY}",
+        help="a redis:// URL: run this process as one of several on one PostgreSQL database "
+        "and Redis, which share the games (default: none, one process with its hub in memory; "
+        "or $CROKINOLE_REDIS_URL)",
+    )
+    serve.add_argument(
+        "--redis-prefix",
+        type=redis_prefix_argument,
+        default=_env("CROKINOLE_REDIS_PREFIX", "crokinole:"),
+        metavar="TEXT",
+        help="the prefix of this site's Redis keys and channels: every process of one site "
+        "gives the same, two sites on one Redis different ones "
+        "(default: %(default)s, or $CROKINOLE_REDIS_PREFIX)",
+    )
+    serve.add_argument(
+        "--lease-seconds",
+        type=lease_argument,
+        default=_env("CROKINOLE_LEASE_SECONDS", "10"),
+        metavar="S",
+        help="with --redis: a process's claim on a game lasts this long unless renewed, so "
+        "another process takes the game over this long after its owner died "
+        "(default: %(default)s, or $CROKINOLE_LEASE_SECONDS)",
     )
     serve.add_argument(
         "--log-level",

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
@@ -32,6 +33,7 @@ from starlette.websockets import WebSocket
 
 from crokinole.server import accounts_http, pages, ranked_http, replays, sheets
 from crokinole.server.accounts import Accounts
+from crokinole.server.hub import Hub
 from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
 from crokinole.server.ranked import RankedQueue
 from crokinole.server.security import SecurityHeaders
@@ -39,6 +41,9 @@ from crokinole.server.session import CLOSE_POLICY, RECORD_OPPONENTS, Attendance,
 from crokinole.server.tables import Tables, stored_table
 from crokinole.server.wire import TABLE_PATTERN, TOKEN_PATTERN
 from crokinole.store import Store
+
+if TYPE_CHECKING:
+    from crokinole.server.redis_hub import RedisHub
 
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 log = logging.getLogger("crokinole.server")
@@ -85,15 +90,33 @@ def tune_collector() -> None:
 
 
 def create_app(
-    db: str, settings: ServerSettings | None = None, *, ranked_rounds: int | None = None
+    db: str,
+    settings: ServerSettings | None = None,
+    *,
+    ranked_rounds: int | None = None,
+    redis: str | None = None,
+    redis_prefix: str = "crokinole:",
 ) -> Starlette:
     """The game server on the database ``db`` (a path for SQLite, or a SQLAlchemy URL).
 
     ``ranked_rounds`` shortens ranked games to 1-3 rounds (tests only).
+    With ``redis`` (a ``redis://`` URL) the server is one of several
+    processes on one database that share the games through Redis
+    (:class:`~crokinole.server.redis_hub.RedisHub`, its keys and channels
+    under ``redis_prefix``); without, its hub is in memory.
     """
     settings = settings or ServerSettings()
     store = Store.open(db)
-    tables = Tables.from_settings(store, settings)
+    hub: Hub | None = None
+    redis_hub: RedisHub | None = None
+    if redis is not None:
+        from crokinole.server.redis_hub import RedisHub  # noqa: PLC0415 - only with Redis
+
+        redis_hub = RedisHub.from_url(redis, store, lease_ms=settings.lease_ms, prefix=redis_prefix)
+        hub = redis_hub
+    tables = Tables.from_settings(store, settings, hub=hub)
+    if redis_hub is not None:
+        redis_hub.on_lost = tables.lost
     accounts = Accounts(
         store,
         account_limit=settings.login_limit_account,
@@ -216,6 +239,8 @@ def create_app(
             background.cancel_scope.cancel()
         await ranked.close()
         await tables.close()
+        if redis_hub is not None:
+            await redis_hub.close()
         store.close()
 
     async def keep_score(_: Request) -> Response:

@@ -18,13 +18,24 @@ from the store by version).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+import secrets
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from crokinole.errors import CrokinoleError
 
 if TYPE_CHECKING:
     from crokinole.table import Event, Table
 
 log = logging.getLogger("crokinole.server")
+
+
+class HubUnavailableError(CrokinoleError):
+    """The hub could not be reached (Redis is down): nothing was claimed, sent or released."""
+
+
+#: What :meth:`Hub.listen` calls with each payload broadcast on its topic.
+Listener = Callable[[dict[str, Any]], None]
 
 
 class Subscriber(Protocol):
@@ -39,7 +50,14 @@ class Subscriber(Protocol):
 
 
 class Hub(Protocol):
-    """Fan-out of each table's events, and who owns each table."""
+    """Fan-out of each table's events, and who owns each table.
+
+    Its network calls raise :class:`HubUnavailableError` when the hub cannot be
+    reached.
+    """
+
+    #: This hub's name, unique among the processes sharing it.
+    origin: str
 
     def subscribe(self, table_id: str, subscriber: Subscriber) -> None:
         """Send ``subscriber`` every event published for the table from now on."""
@@ -65,6 +83,73 @@ class Hub(Protocol):
         """Give the table up, if ``owner`` holds it."""
         ...
 
+    async def broadcast(self, topic: str, payload: dict[str, Any]) -> None:
+        """Send ``payload`` (JSON-able) to the listeners of ``topic`` in every process.
+
+        This process's listeners are called at once; the others' may miss it
+        (Redis pub/sub drops messages when a connection fails).
+        """
+        ...
+
+    def listen(self, topic: str, listener: Listener) -> None:
+        """Call ``listener`` on the event loop with each payload broadcast on ``topic``."""
+        ...
+
+    async def lead(self, name: str) -> bool:
+        """Whether this process leads ``name`` (one process at a time; claimed or renewed).
+
+        Call it before each piece of the leader's work, at least every few
+        seconds: a leader that stops calling loses the lead to another.
+        """
+        ...
+
+
+@runtime_checkable
+class ClusterHub(Hub, Protocol):
+    """A hub shared by several processes: what the owner needs beyond :class:`Hub`.
+
+    A table may then be held by another process: its commands are sent to
+    that owner, and this process follows the table from a copy the hub keeps.
+    """
+
+    async def owner_of(self, table_id: str) -> str | None:
+        """The origin of the process that holds the table now (None: nobody)."""
+        ...
+
+    async def owners(self, table_ids: Sequence[str]) -> dict[str, str | None]:
+        """The holder of each table (None: nobody), in one call."""
+        ...
+
+    async def request(
+        self, origin: str, body: dict[str, Any], *, timeout: float = 5.0
+    ) -> dict[str, Any]:
+        """Send ``body`` to the hub ``origin`` and wait for its answer.
+
+        Raises:
+            NoReceiverError: nobody listens as ``origin`` (its process is gone).
+            TimeoutError: no answer in ``timeout`` seconds.
+            HubUnavailableError: the hub could not be reached.
+        """
+        ...
+
+    async def serve(self, handler: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]) -> None:
+        """Answer the requests sent to this hub with ``handler``."""
+        ...
+
+    async def copy(self, table_id: str) -> Table | None:
+        """This process's copy of a table it has subscribers for (None: none)."""
+        ...
+
+    def followed(self) -> list[str]:
+        """The tables this process has subscribers for."""
+        ...
+
+    lease_ms: int
+
+
+class NoReceiverError(HubUnavailableError):
+    """A request went to a hub that is not listening (its process is gone)."""
+
 
 class MemoryHub:
     """The hub of one process: subscribers and owners in dictionaries.
@@ -80,6 +165,8 @@ class MemoryHub:
     def __init__(self) -> None:
         self._subscribers: dict[str, dict[Subscriber, None]] = {}
         self._owners: dict[str, str] = {}
+        self._listeners: dict[str, list[Listener]] = {}
+        self.origin = f"memory:{secrets.token_hex(8)}"
 
     def subscribe(self, table_id: str, subscriber: Subscriber) -> None:
         """Send ``subscriber`` every event published for the table from now on."""
@@ -119,3 +206,19 @@ class MemoryHub:
         """Give the table up, if ``owner`` holds it."""
         if self._owners.get(table_id) == owner:
             del self._owners[table_id]
+
+    async def broadcast(self, topic: str, payload: dict[str, Any]) -> None:
+        """Call the topic's listeners (one's failure is logged and stops no other)."""
+        for listener in list(self._listeners.get(topic, ())):
+            try:
+                listener(payload)
+            except Exception:
+                log.exception("a listener of %s failed", topic)
+
+    def listen(self, topic: str, listener: Listener) -> None:
+        """Call ``listener`` with each payload broadcast on ``topic``."""
+        self._listeners.setdefault(topic, []).append(listener)
+
+    async def lead(self, name: str) -> bool:
+        """One process: it leads everything."""
+        return True

@@ -45,6 +45,9 @@ class ServerSettings:
         login_limit_address: failed logins allowed per address in 15 minutes.
         signups_per_hour: new accounts one address may make in any hour
             (counted in the process: each hashes a password at Argon2's cost).
+        lease_ms: with several processes (Redis), how long a process's claim on a
+            game lasts without renewal: after its process died, another takes
+            the game over within this time.
         own_process: the server has the process to itself (``crokinole serve``):
             it tunes the garbage collector for short pauses (see
             :func:`crokinole.server.app.tune_collector`); tests that run
@@ -69,6 +72,7 @@ class ServerSettings:
     login_limit_account: int = 5
     login_limit_address: int = 20
     signups_per_hour: int = 10
+    lease_ms: int = 10_000
     own_process: bool = False
 
 

@@ -29,6 +29,23 @@ from this hub itself are ignored.
 The registry of subscribers is local and plain, as in ``MemoryHub``: the
 channel is joined (and left) in the background.
 
+**Requests.**  Each hub listens on its inbox ``{prefix}inbox:{origin}``:
+:meth:`RedisHub.request` publishes a request there and waits for the
+handler's answer (:meth:`RedisHub.serve`), which comes back on the
+requester's inbox.  A request to a hub nobody listens for fails at once
+(:class:`NoReceiverError`); one not answered in time raises ``TimeoutError``.
+This is how a command reaches its table's owner from any process.
+
+**Broadcasts and leads.**  :meth:`RedisHub.broadcast` and
+:meth:`RedisHub.listen` carry JSON payloads on ``{prefix}topic:{topic}``
+(this process's listeners are called at once); :meth:`RedisHub.lead` is a
+lease on ``{prefix}lead:{name}`` claimed or renewed at each call.
+
+After the pub/sub connection failed and came back, every follower copy is
+read again from the store (the messages published meanwhile are lost).
+
+Redis errors reach callers as :class:`~crokinole.server.hub.HubUnavailableError`.
+
 Use it from one event loop; :meth:`RedisHub.close` stops its tasks and
 releases the leases it holds.
 """
@@ -51,7 +68,7 @@ import anyio.to_thread
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from crokinole.server.hub import Subscriber
+from crokinole.server.hub import HubUnavailableError, Listener, NoReceiverError, Subscriber
 from crokinole.server.tables import stored_table
 from crokinole.table import Event, Table, event_from_dict
 
@@ -80,6 +97,17 @@ end
 return 0
 """
 
+# Take a lead, or renew it if it is this hub's: 1 if held, 0 if another's.
+_LEAD = """
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+    return 1
+end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+    return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+
 # Delete a lease only if it is still the owner's: 1 if deleted, 0 if not.
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -89,6 +117,9 @@ return 0
 """
 
 OnLost = Callable[[str], Awaitable[None] | None]
+
+#: What :meth:`RedisHub.serve` calls with each request sent to this hub.
+Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 def process_id() -> str:
@@ -140,8 +171,8 @@ class RedisHub:
             raise ValueError(f"a lease lasts at least 3 ms, not {lease_ms}")
         self._redis = redis
         self._store = store
-        self._on_lost = on_lost
-        self._lease_ms = lease_ms
+        self.on_lost = on_lost
+        self.lease_ms = lease_ms
         self._prefix = prefix
         self.origin = origin if origin is not None else process_id()
         self._owns_client = owns_client
@@ -156,6 +187,12 @@ class RedisHub:
         self._reader: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed = False
+        self._listeners: dict[str, list[Listener]] = {}
+        self._topics: set[str] = set()
+        self._handler: Handler | None = None
+        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._inbox_joined = False
+        self._lead = redis.register_script(_LEAD)
 
     @classmethod
     def from_url(cls, url: str, store: Store, **options: Any) -> RedisHub:
@@ -172,19 +209,56 @@ class RedisHub:
         """The pub/sub channel of the table's events."""
         return f"{self._prefix}table:{table_id}"
 
+    def inbox(self, origin: str) -> str:
+        """The pub/sub channel of the requests and answers sent to the hub ``origin``."""
+        return f"{self._prefix}inbox:{origin}"
+
+    def topic(self, name: str) -> str:
+        """The pub/sub channel of the broadcasts on ``name``."""
+        return f"{self._prefix}topic:{name}"
+
+    async def owners(self, table_ids: Sequence[str]) -> dict[str, str | None]:
+        """Who holds each table's lease now (None: nobody), in one call.
+
+        Raises:
+            HubUnavailableError: Redis could not be reached.
+        """
+        if not table_ids:
+            return {}
+        try:
+            values = await self._redis.mget([self.lease_key(t) for t in table_ids])
+        except RedisError as exc:
+            raise HubUnavailableError(f"Redis could not be reached: {exc}") from exc
+        return {t: None if v is None else _text(v) for t, v in zip(table_ids, values, strict=True)}
+
+    async def owner_of(self, table_id: str) -> str | None:
+        """Who holds the table's lease now (None: nobody).
+
+        Raises:
+            HubUnavailableError: Redis could not be reached.
+        """
+        try:
+            value = await self._redis.get(self.lease_key(table_id))
+        except RedisError as exc:
+            raise HubUnavailableError(f"Redis could not be reached: {exc}") from exc
+        return None if value is None else _text(value)
+
     # ------------------------------------------------------------ ownership
 
     async def claim(self, table_id: str, owner: str) -> bool:
         """Make ``owner`` the table's owner (or renew its lease); False if another holds it.
 
         Raises:
-            RedisError: Redis could not be reached (nothing is claimed).
+            HubUnavailableError: Redis could not be reached (nothing is claimed).
         """
         key = self.lease_key(table_id)
         now = time.monotonic()
-        taken = await self._redis.set(key, owner, nx=True, px=self._lease_ms)
-        if not taken:
-            taken = bool(await self._renew(keys=[key], args=[owner, self._lease_ms]))
+        try:
+            taken = await self._redis.set(key, owner, nx=True, px=self.lease_ms)
+            if not taken:
+                taken = bool(await self._renew(keys=[key], args=[owner, self.lease_ms]))
+        except RedisError as exc:
+            raise HubUnavailableError(f"Redis could not be reached: {exc}") from exc
         if not taken:
             lease = self._leases.get(table_id)
             if lease is not None and lease.owner == owner:
@@ -198,12 +272,15 @@ class RedisHub:
         """Give the table up, if ``owner`` holds it (another's lease is left alone).
 
         Raises:
-            RedisError: Redis could not be reached (the lease then expires).
+            HubUnavailableError: Redis could not be reached (the lease then expires).
         """
         lease = self._leases.get(table_id)
         if lease is not None and lease.owner == owner:
             del self._leases[table_id]
-        await self._release(keys=[self.lease_key(table_id)], args=[owner])
+        try:
+            await self._release(keys=[self.lease_key(table_id)], args=[owner])
+        except RedisError as exc:
+            raise HubUnavailableError(f"Redis could not be reached: {exc}") from exc
 
     def holds(self, table_id: str) -> str | None:
         """The owner whose lease on the table this hub holds (and renews), or None."""
@@ -216,7 +293,7 @@ class RedisHub:
 
     async def _renew_forever(self) -> None:
         while True:
-            await asyncio.sleep(self._lease_ms / 3000)
+            await asyncio.sleep(self.lease_ms / 3000)
             await self.renew()
 
     async def renew(self) -> None:
@@ -231,11 +308,11 @@ class RedisHub:
             try:
                 renewed = bool(
                     await self._renew(
-                        keys=[self.lease_key(table_id)], args=[lease.owner, self._lease_ms]
+                        keys=[self.lease_key(table_id)], args=[lease.owner, self.lease_ms]
                     )
                 )
             except RedisError as exc:
-                if started - lease.renewed_at < self._lease_ms / 1000:
+                if started - lease.renewed_at < self.lease_ms / 1000:
                     log.warning("could not renew the lease of table %s: %s", table_id, exc)
                     continue
                 renewed = False
@@ -249,10 +326,10 @@ class RedisHub:
             self._lost(table_id)
 
     def _lost(self, table_id: str) -> None:
-        if self._on_lost is None:
+        if self.on_lost is None:
             return
         try:
-            result = self._on_lost(table_id)
+            result = self.on_lost(table_id)
         except Exception:
             log.exception("on_lost failed for table %s", table_id)
             return
@@ -293,6 +370,18 @@ class RedisHub:
         follow = self._follows.get(table_id)
         return follow.table if follow is not None else None
 
+    def followed(self) -> list[str]:
+        """The tables this process has subscribers for."""
+        return list(self._follows)
+
+    async def copy(self, table_id: str) -> Table | None:
+        """The follower copy of the table once read (None: no subscriber here, or no table)."""
+        follow = self._follows.get(table_id)
+        if follow is None:
+            return None
+        await follow.loaded.wait()
+        return follow.table
+
     async def following(self, table_id: str) -> None:
         """Wait until the table's channel is joined and its follower copy read."""
         follow = self._follows.get(table_id)
@@ -303,7 +392,7 @@ class RedisHub:
         """Deliver to this process's subscribers, then publish for the other processes.
 
         Raises:
-            RedisError: Redis could not be reached (this process's
+            HubUnavailableError: Redis could not be reached (this process's
                 subscribers have their events; the others catch up later).
         """
         follow = self._follows.get(table_id)
@@ -316,7 +405,138 @@ class RedisHub:
             "events": [e.to_dict() for e in events],
             "origin": self.origin,
         }
-        await self._redis.publish(self.channel(table_id), json.dumps(message))
+        try:
+            await self._redis.publish(self.channel(table_id), json.dumps(message))
+        except RedisError as exc:
+            raise HubUnavailableError(f"Redis could not be reached: {exc}") from exc
+
+    # ------------------------------------------------------------ requests
+
+    async def serve(self, handler: Handler) -> None:
+        """Answer the requests sent to this hub with ``handler`` (listens on its inbox).
+
+        Raises:
+            HubUnavailableError: Redis could not be reached (the inbox is not joined).
+        """
+        self._handler = handler
+        await self._join_inbox()
+
+    async def _join_inbox(self) -> None:
+        if self._inbox_joined:
+            return
+        if self._channel_lock is None:
+            self._channel_lock = asyncio.Lock()
+        async with self._channel_lock:
+            if self._inbox_joined or self._closed:
+                return
+            if self._pubsub is None:
+                self._pubsub = self._redis.pubsub()
+            try:
+                await self._pubsub.subscribe(self.inbox(self.origin))
+            except RedisError as exc:
+                raise HubUnavailableError(f"Redis could not be reached: {exc}") from exc
+            self._inbox_joined = True
+            self._start_reader()
+
+    async def request(
+        self, origin: str, body: dict[str, Any], *, timeout: float = 5.0
+    ) -> dict[str, Any]:
+        """Send ``body`` to the hub ``origin`` and wait for its handler's answer.
+
+        Raises:
+            NoReceiverError: no hub listens as ``origin`` (its process is gone).
+            TimeoutError: no answer came within ``timeout`` seconds (the
+                request may have been carried out: its events still come).
+            HubUnavailableError: Redis could not be reached.
+        """
+        await self._join_inbox()
+        rid = secrets.token_hex(8)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = future
+        message = {"kind": "request", "rid": rid, "from": self.origin, "body": body}
+        try:
+            try:
+                receivers = await self._redis.publish(self.inbox(origin), json.dumps(message))
+            except RedisError as exc:
+                raise HubUnavailableError(f"Redis could not be reached: {exc}") from exc
+            if not receivers:
+                raise NoReceiverError(f"no server process answers as {origin}")
+            async with asyncio.timeout(timeout):
+                return await future
+        finally:
+            self._pending.pop(rid, None)
+
+    async def _answer(self, message: dict[str, Any]) -> None:
+        handler = self._handler
+        if handler is None:
+            answer: dict[str, Any] = {"error": "busy", "message": "this process takes no requests"}
+        else:
+            try:
+                answer = await handler(message["body"])
+            except Exception:
+                log.exception("a request could not be answered")
+                answer = {"error": "server_error", "message": "the server failed"}
+        reply = {"kind": "answer", "rid": message["rid"], "body": answer}
+        try:
+            await self._redis.publish(self.inbox(str(message["from"])), json.dumps(reply))
+        except RedisError as exc:
+            log.warning("could not answer a request: %s", exc)
+
+    # ------------------------------------------------------------ broadcasts and leads
+
+    async def broadcast(self, topic: str, payload: dict[str, Any]) -> None:
+        """Call this process's listeners of ``topic``, then publish for the others.
+
+        Raises:
+            HubUnavailableError: Redis could not be reached (the others miss it).
+        """
+        self._call_listeners(topic, payload)
+        message = {"origin": self.origin, "payload": payload}
+        try:
+            await self._redis.publish(self.topic(topic), json.dumps(message))
+        except RedisError as exc:
+            raise HubUnavailableError(f"Redis could not be reached: {exc}") from exc
+
+    def listen(self, topic: str, listener: Listener) -> None:
+        """Call ``listener`` with each payload broadcast on ``topic`` (joined in the background)."""
+        self._listeners.setdefault(topic, []).append(listener)
+        if topic not in self._topics:
+            self._topics.add(topic)
+            self._spawn(self._join_topic(topic))
+
+    async def _join_topic(self, topic: str) -> None:
+        if self._channel_lock is None:
+            self._channel_lock = asyncio.Lock()
+        async with self._channel_lock:
+            if self._closed:
+                return
+            if self._pubsub is None:
+                self._pubsub = self._redis.pubsub()
+            try:
+                await self._pubsub.subscribe(self.topic(topic))
+            except RedisError:
+                log.exception("could not listen to %s", topic)
+                return
+            self._start_reader()
+
+    def _call_listeners(self, topic: str, payload: dict[str, Any]) -> None:
+        for listener in list(self._listeners.get(topic, ())):
+            try:
+                listener(payload)
+            except Exception:
+                log.exception("a listener of %s failed", topic)
+
+    async def lead(self, name: str) -> bool:
+        """Whether this hub leads ``name``: claims or renews the lease ``{prefix}lead:{name}``.
+
+        Raises:
+            HubUnavailableError: Redis could not be reached.
+        """
+        key = f"{self._prefix}lead:{name}"
+        try:
+            return bool(await self._lead(keys=[key], args=[self.origin, self.lease_ms]))
+        except RedisError as exc:
+            raise HubUnavailableError(f"Redis could not be reached: {exc}") from exc
 
     async def _follow(self, table_id: str, follow: _Follow) -> None:
         """Join the table's channel, then read the follower copy (nothing falls between)."""
@@ -343,32 +563,66 @@ class RedisHub:
                 if wanted:
                     await self._pubsub.subscribe(self.channel(table_id))
                     self._joined.add(table_id)
-                    if self._reader is None:
-                        self._reader = asyncio.get_running_loop().create_task(self._read())
+                    self._start_reader()
                 else:
                     self._joined.discard(table_id)
                     await self._pubsub.unsubscribe(self.channel(table_id))
             except RedisError:
                 log.exception("could not join or leave the channel of table %s", table_id)
 
+    def _start_reader(self) -> None:
+        if self._reader is None and not self._closed:
+            self._reader = asyncio.get_running_loop().create_task(self._read())
+
     async def _read(self) -> None:
-        """The pub/sub reader: one message at a time, in order."""
+        """The pub/sub reader: one message at a time, in order.
+
+        After the connection failed, once it works again (redis-py joins the
+        channels again), the follower copies are read again from the store.
+        """
         assert self._pubsub is not None
+        failed = False
         while True:
             try:
                 message = await self._pubsub.get_message(
                     ignore_subscribe_messages=True, timeout=POLL_S
                 )
             except (RedisError, OSError) as exc:
-                log.warning("the hub's pub/sub connection failed: %s", exc)
+                if not failed:
+                    log.warning("the hub's pub/sub connection failed: %s", exc)
+                failed = True
                 await asyncio.sleep(POLL_S)
                 continue
+            if failed:
+                failed = False
+                log.warning("the hub's pub/sub connection is back: reading its tables again")
+                for table_id, follow in list(self._follows.items()):
+                    self._spawn(self._reload(table_id, follow))
             if message is None or message.get("type") != "message":
                 continue
+            channel = _text(message["channel"])
             try:
-                await self._receive(_text(message["channel"]), message["data"])
+                if channel.startswith(f"{self._prefix}table:"):
+                    await self._receive(channel, message["data"])
+                else:
+                    self._dispatch(channel, message["data"])
             except Exception:
-                log.exception("a message on %s could not be handled", message.get("channel"))
+                log.exception("a message on %s could not be handled", channel)
+
+    def _dispatch(self, channel: str, data: bytes | str) -> None:
+        """A message on an inbox (a request or an answer) or on a topic."""
+        body = json.loads(data)
+        if channel == self.inbox(self.origin):
+            if body.get("kind") == "request":
+                self._spawn(self._answer(body))
+            elif body.get("kind") == "answer":
+                future = self._pending.get(str(body.get("rid")))
+                if future is not None and not future.done():
+                    future.set_result(body["body"])
+            return
+        topic = channel.removeprefix(f"{self._prefix}topic:")
+        if topic in self._topics and body.get("origin") != self.origin:
+            self._call_listeners(topic, body["payload"])
 
     async def _receive(self, channel: str, data: bytes | str) -> None:
         """One published message: fold it into the follower copy and deliver it."""
@@ -445,9 +699,11 @@ class RedisHub:
         for table_id, lease in list(self._leases.items()):
             try:
                 await self.release(table_id, lease.owner)
-            except RedisError as exc:
+            except HubUnavailableError as exc:
                 log.warning("could not release table %s (it expires): %s", table_id, exc)
         self._leases.clear()
+        for future in self._pending.values():
+            future.cancel()
         if self._pubsub is not None:
             try:
                 await self._pubsub.aclose()  # type: ignore[no-untyped-call]

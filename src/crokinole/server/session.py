@@ -30,10 +30,11 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from crokinole.server import rated, wire
 from crokinole.server.accounts import Account, Accounts
 from crokinole.server.accounts_http import COOKIE
+from crokinole.server.hub import HubUnavailableError
 from crokinole.server.limits import RateLimiter, ServerSettings
 from crokinole.server.ranked import RankedQueue
-from crokinole.server.tables import Tables
-from crokinole.store import Store
+from crokinole.server.tables import UNAVAILABLE, Tables
+from crokinole.store import Store, StoreUnavailableError
 from crokinole.table import (
     REACTIONS,
     ChangeSettings,
@@ -516,6 +517,9 @@ class Session:
             self.error(exc.code, exc.message, table_id)
         except TableError as exc:
             self.error(exc.code, exc.message, table_id)
+        except (HubUnavailableError, StoreUnavailableError) as exc:
+            log.warning("a message could not be handled: %s", exc)
+            self.error("unavailable", UNAVAILABLE, table_id)
         except Exception:
             log.exception("error while handling a message")
             self.error("server_error", "the server failed; the table is unchanged", table_id)

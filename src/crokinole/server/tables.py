@@ -42,9 +42,22 @@ from crokinole.ai import Level
 from crokinole.board import Seat
 from crokinole.server import rated
 from crokinole.server.cpu import CpuPool
-from crokinole.server.hub import Hub, MemoryHub, Subscriber
+from crokinole.server.hub import (
+    ClusterHub,
+    Hub,
+    HubUnavailableError,
+    MemoryHub,
+    NoReceiverError,
+    Subscriber,
+)
 from crokinole.server.limits import ServerSettings
-from crokinole.store import Store, StoreConflictError, TableMember, TableResult
+from crokinole.store import (
+    Store,
+    StoreConflictError,
+    StoreUnavailableError,
+    TableMember,
+    TableResult,
+)
 from crokinole.table import (
     Command,
     Cpu,
@@ -65,6 +78,7 @@ from crokinole.table import (
     Timings,
     event_from_dict,
 )
+from crokinole.table.commands import command_from_dict
 
 log = logging.getLogger("crokinole.server")
 
@@ -78,6 +92,15 @@ SWEEP_S = 60.0
 #: its stage changes; in between only its events are (a shot's write stays
 #: small however long the game), and loading folds those after the snapshot.
 SNAPSHOT_EVERY = 16
+
+#: Seconds a command sent to the table's owner in another process may wait for its answer.
+FORWARD_TIMEOUT_S = 5.0
+
+#: Seconds between two tries to reach (or take over) a table whose owner is gone.
+FORWARD_RETRY_S = 0.25
+
+#: What a player is told while Redis or the database cannot be reached.
+UNAVAILABLE = "the game service is reconnecting: try again in a moment"
 
 #: Tag of the CPU's random streams, apart from the table's others.
 CPU_STREAM = 1
@@ -95,6 +118,14 @@ def new_code() -> str:
     True
     """
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+class _ElsewhereError(TableError):
+    """The table is held by another owner (``owner``: its origin, if known)."""
+
+    def __init__(self, owner: str | None) -> None:
+        super().__init__("busy", "another server holds this table: try again")
+        self.owner = owner
 
 
 @dataclass(eq=False)
@@ -123,7 +154,8 @@ class Tables:
         clock: server time in seconds (``time.time``; tests pass their own).
         timings: the grace periods and countdowns of new tables.
         allow_short_clock: accept turn clocks under 30 s (test servers).
-        owner: this owner's name on the hub (random if not given).
+        owner: this owner's name on the hub (its ``origin`` if not given: a
+            hub shared by several processes sends commands there).
         codes: makes party codes (:func:`new_code`; tests pass their own).
 
     A party created, then joined with its code (any case):
@@ -163,11 +195,13 @@ class Tables:
         self._timings = timings if timings is not None else Timings()
         self._allow_short_clock = allow_short_clock
         self._codes = codes
-        self.owner = owner or secrets.token_hex(8)
+        self.owner = owner or self._hub.origin
+        self._cluster = self._hub if isinstance(self._hub, ClusterHub) else None
         self._held: dict[str, _Held] = {}
         self._loading: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._sweeper: asyncio.Task[None] | None = None
+        self._watcher: asyncio.Task[None] | None = None
         self._closed = False
 
     @classmethod
@@ -220,16 +254,76 @@ class Tables:
         """Take up every table the store has a deadline for, and re-arm its timer.
 
         Also starts forgetting idle tables every :data:`SWEEP_S` seconds
-        (see :meth:`sweep`); :meth:`close` stops it.
+        (see :meth:`sweep`); :meth:`close` stops it.  On a hub shared by
+        several processes only the tables nobody holds are taken up, this
+        process answers the commands other processes send it, and it looks
+        for tables nobody holds every half lease (:meth:`take_over`): the
+        games of a process that died go on here.
         """
-        armed = await anyio.to_thread.run_sync(self._store.armed_tables)
-        for table_id, _at in armed:
-            try:
-                await self._load(table_id)
-            except Exception:
-                log.exception("could not take up table %s at startup", table_id)
+        if self._cluster is not None:
+            await self._cluster.serve(self._answer)
+            await self.take_over()
+            if self._watcher is None:
+                self._watcher = self._spawn(self._watch_forever())
+        else:
+            armed = await anyio.to_thread.run_sync(self._store.armed_tables)
+            for table_id, _at in armed:
+                try:
+                    await self._load(table_id)
+                except Exception:
+                    log.exception("could not take up table %s at startup", table_id)
         if self._sweeper is None:
             self._sweeper = self._spawn(self._sweep_forever())
+
+    async def take_over(self) -> int:
+        """Take up the tables that nobody holds and that have a deadline or followers here.
+
+        A table with a deadline (turn clock, stand-in, countdown) must have an
+        owner to fire it; one followed here may have a CPU to move.  Returns
+        how many were taken up.
+        """
+        cluster = self._cluster
+        if cluster is None:
+            return 0
+        armed = await anyio.to_thread.run_sync(self._store.armed_tables)
+        wanted = [t for t, _at in armed] + cluster.followed()
+        candidates = list(dict.fromkeys(t for t in wanted if t not in self._held))
+        owners = await cluster.owners(candidates)
+        taken = 0
+        for table_id in candidates:
+            if owners.get(table_id) is not None:
+                continue
+            try:
+                if await self._load(table_id) is not None:
+                    taken += 1
+                    log.info("took over table %s", table_id)
+            except TableError as exc:
+                log.info("table %s stays with another process: %s", table_id, exc.message)
+            except Exception:
+                log.exception("could not take over table %s", table_id)
+        return taken
+
+    async def _watch_forever(self) -> None:
+        assert self._cluster is not None
+        while True:
+            await asyncio.sleep(self._cluster.lease_ms / 2000)
+            try:
+                await self.take_over()
+            except (HubUnavailableError, StoreUnavailableError) as exc:
+                log.warning("looking for tables nobody holds failed: %s", exc)
+            except Exception:
+                log.exception("looking for tables nobody holds failed")
+
+    async def lost(self, table_id: str) -> None:
+        """The hub found this process's claim on the table lost: give it up (stop its
+        timer and CPU); another process may hold it now."""
+        held = self._held.get(table_id)
+        if held is None:
+            return
+        log.warning("table %s: its lease was lost; giving it up", table_id)
+        if self._held.get(table_id) is held:
+            del self._held[table_id]
+        self._stop(held)
 
     async def sweep(self) -> int:
         """Forget the tables that nobody here follows and where nothing is to happen.
@@ -278,7 +372,7 @@ class Tables:
         for table_id in list(self._held):
             del self._held[table_id]
             with contextlib.suppress(Exception):
-                await self._hub.release(table_id, self.owner)
+                await self._release(table_id)
         if self._own_cpu:
             self._cpu.close()
 
@@ -370,7 +464,11 @@ class Tables:
         """Make a new table, claim it, store it (made again after a conflict, up to
         ``tries`` times) and hold it; a refusal claims and stores nothing."""
         table, events = new_table()
-        if not await self._hub.claim(table_id, self.owner):
+        try:
+            claimed = await self._hub.claim(table_id, self.owner)
+        except HubUnavailableError:
+            raise TableError("unavailable", UNAVAILABLE) from None
+        if not claimed:
             raise TableError("busy", "the new table could not be claimed: try again")
         try:
             for attempt in range(tries):
@@ -384,7 +482,7 @@ class Tables:
                     table, events = new_table()
         except BaseException:
             with anyio.CancelScope(shield=True):
-                await self._hub.release(table_id, self.owner)
+                await self._release(table_id)
             raise
         held = _Held(table, table.version)
         self._held[table.id] = held
@@ -397,9 +495,19 @@ class Tables:
         """The table as it stands (loaded from the store if need be), or None if there is none.
 
         Loading re-arms its deadline and lets its CPU move.  ``subscriber``
-        is subscribed before anything more can happen at the table.
+        is subscribed before anything more can happen at the table.  A table
+        another process holds is this process's copy of it, kept up to date
+        by the hub (read from the store without ``subscriber``).
+
+        Raises:
+            TableError: ``unavailable`` (the hub or the store cannot be reached).
         """
-        held = await self._load(table_id)
+        try:
+            held = await self._load(table_id)
+        except _ElsewhereError:
+            return await self._follow(table_id, subscriber)
+        except HubUnavailableError:
+            raise TableError("unavailable", UNAVAILABLE) from None
         if held is None:
             return None
         if subscriber is not None:
@@ -443,22 +551,109 @@ class Tables:
     async def command(self, table_id: str, command: Command) -> list[Event]:
         """Apply ``command`` to the table; stored, then adopted and published.
 
+        A table another process holds gets the command there (its owner
+        answers); if that process is gone, the command waits until its claim
+        has expired and this process takes the table over.
+
         Returns the events (none if the command changed nothing).
 
         Raises:
             TableError: the table's refusal (nothing changed), ``unknown_table``,
-                or ``stale`` if another writer stored the table meanwhile (it is
-                reloaded; the command may be sent again).
+                ``stale`` if another writer stored the table meanwhile (it is
+                reloaded; the command may be sent again), ``busy`` if the
+                table's owner did not answer, ``unavailable`` if the hub or
+                the store cannot be reached.
         """
-        for _attempt in range(3):
-            held = await self._load(table_id)
+        stale = 0
+        wait_until = time.monotonic() + FORWARD_TIMEOUT_S
+        if self._cluster is not None:
+            wait_until += self._cluster.lease_ms / 1000
+        while True:
+            try:
+                held = await self._load(table_id)
+            except _ElsewhereError as elsewhere:
+                events = None
+                if elsewhere.owner is not None and elsewhere.owner != self.owner:
+                    events = await self._forward(table_id, elsewhere.owner, command)
+                if events is not None:
+                    return events
+                if time.monotonic() > wait_until:
+                    raise TableError(
+                        "busy", "the server holding this game does not answer: try again"
+                    ) from None
+                await asyncio.sleep(FORWARD_RETRY_S)
+                continue
+            except HubUnavailableError:
+                raise TableError("unavailable", UNAVAILABLE) from None
             if held is None:
                 raise TableError("unknown_table", f"there is no table {table_id}")
             async with held.lock:
+                if self._held.get(table_id) is held:
+                    return await self._apply(held, command)
+            stale += 1  # given up while this command waited: take the new one
+            if stale >= 3:
+                raise TableError("stale", "the table changed meanwhile: try again")
+
+    async def _forward(self, table_id: str, owner: str, command: Command) -> list[Event] | None:
+        """Send the command to the table's owner in another process: its events, or None
+        if that owner is gone or no longer holds the table (try again).
+
+        Raises:
+            TableError: the owner's refusal, ``busy`` (no answer in time),
+                ``unavailable`` (the hub cannot be reached).
+        """
+        cluster = self._cluster
+        if cluster is None:
+            raise TableError("busy", "another server holds this table: try again")
+        body = {"op": "command", "table": table_id, "command": command.to_dict()}
+        try:
+            answer = await cluster.request(owner, body, timeout=FORWARD_TIMEOUT_S)
+        except NoReceiverError:
+            return None  # its process is gone: its claim expires, then this one takes it
+        except TimeoutError:
+            raise TableError(
+                "busy", "the server holding this game did not answer: try again"
+            ) from None
+        except HubUnavailableError:
+            raise TableError("unavailable", UNAVAILABLE) from None
+        error = answer.get("error")
+        if error == "elsewhere":
+            return None
+        if error is not None:
+            raise TableError(str(error), str(answer.get("message", error)))
+        return [event_from_dict(e) for e in answer.get("events", [])]
+
+    async def _answer(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Answer a request of another process: a command for a table held here."""
+        if body.get("op") != "command":
+            return {"error": "bad_request", "message": f"unknown request {body.get('op')!r}"}
+        table_id = str(body.get("table"))
+        held = self._held.get(table_id)
+        if held is None:
+            return {"error": "elsewhere", "message": "this process does not hold the table"}
+        try:
+            command = command_from_dict(body.get("command"))
+            async with held.lock:
                 if self._held.get(table_id) is not held:
-                    continue  # given up while this command waited: take the new one
-                return await self._apply(held, command)
-        raise TableError("stale", "the table changed meanwhile: try again")
+                    return {"error": "elsewhere", "message": "the table was given up"}
+                events = await self._apply(held, command)
+        except TableError as exc:
+            return {"error": exc.code, "message": exc.message}
+        except (HubUnavailableError, StoreUnavailableError):
+            return {"error": "unavailable", "message": UNAVAILABLE}
+        return {"events": [e.to_dict() for e in events]}
+
+    async def _follow(self, table_id: str, subscriber: Subscriber | None) -> Table | None:
+        """A table another process holds: subscribe here and return this process's copy."""
+        table = None
+        if subscriber is not None:
+            self._hub.subscribe(table_id, subscriber)
+            if self._cluster is not None:
+                table = await self._cluster.copy(table_id)
+        if table is None:
+            stored = await anyio.to_thread.run_sync(stored_table, self._store, table_id)
+            table = None if stored is None else stored[0]
+        return table
 
     # ------------------------------------------------------------ inside
 
@@ -477,7 +672,10 @@ class Tables:
                 if exists is None:
                     return None
                 if not await self._hub.claim(table_id, self.owner):
-                    raise TableError("busy", "another server holds this table: try again")
+                    owner = None
+                    if self._cluster is not None:
+                        owner = await self._cluster.owner_of(table_id)
+                    raise _ElsewhereError(owner)
                 # Read again once claimed: what it holds now is what nobody else writes.
                 stored = await anyio.to_thread.run_sync(stored_table, self._store, table_id)
                 if stored is None:  # pragma: no cover - a table is never deleted
@@ -610,7 +808,14 @@ class Tables:
         if self._held.get(table_id) is held:
             del self._held[table_id]
         self._stop(held)
-        await self._hub.release(table_id, self.owner)
+        await self._release(table_id)
+
+    async def _release(self, table_id: str) -> None:
+        """Release the claim on the table (if the hub cannot be reached, it expires)."""
+        try:
+            await self._hub.release(table_id, self.owner)
+        except HubUnavailableError as exc:
+            log.warning("could not release table %s (its claim expires): %s", table_id, exc)
 
     def _stop(self, held: _Held) -> None:
         if held.timer is not None:
