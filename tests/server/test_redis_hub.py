@@ -3,7 +3,8 @@
 Each test has a key prefix of its own (its keys are deleted afterwards), so
 tests may run side by side on one Redis.  They are skipped, with the reason,
 when Redis cannot be reached at ``$CROKINOLE_TEST_REDIS_URL`` (default
-``redis://127.0.0.1:6379/0``), and fail instead under ``CI``.
+``redis://127.0.0.1:6379/0``), and fail instead under ``CI`` (the fixtures
+``prefix`` and ``open_store`` are in ``tests/server/conftest.py``).
 
 Two hubs in one test stand for two processes: each has its own client and
 its own store on the same SQLite file.
@@ -14,16 +15,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
-import uuid
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from pathlib import Path
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import anyio
 import numpy as np
 import pytest
-import redis
 from redis.asyncio import Redis
 
 from crokinole.ai import make_player
@@ -33,61 +30,15 @@ from crokinole.server.redis_hub import RedisHub
 from crokinole.server.tables import Tables
 from crokinole.store import Store
 from crokinole.table import Event, Join, Shoot, ShotPlayed, Start, Table
+from tests.server.conftest import REDIS_URL
 
 T = TypeVar("T")
-
-REDIS_URL = os.environ.get("CROKINOLE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 #: Upper bound on any wait of these tests (a safety net against a hang, not a measurement).
 PATIENCE = 20.0
 
 #: A short lease, so that expiry and renewal happen within a test.
 SHORT_LEASE_MS = 300
-
-
-def redis_unavailable() -> str | None:
-    """Why these tests cannot run here, or None when they can."""
-    try:
-        with redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1.0) as client:
-            client.ping()
-    except redis.RedisError as error:
-        return f"Redis is not reachable at {REDIS_URL} ({error}); start redis-server to run these"
-    return None
-
-
-@pytest.fixture
-def prefix() -> Iterator[str]:
-    """A key prefix of this test's own on the test Redis; its keys are deleted afterwards."""
-    reason = redis_unavailable()
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
-    name = f"test:{uuid.uuid4().hex}:"
-    yield name
-    with redis.Redis.from_url(REDIS_URL) as client:
-        keys = list(client.scan_iter(match=f"{name}*"))
-        if keys:
-            client.delete(*keys)
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "tables.db"
-
-
-@pytest.fixture
-def open_store(db: Path) -> Iterator[Callable[[], Store]]:
-    """Opens stores on the test's SQLite file (one per "process"); all closed afterwards."""
-    stores: list[Store] = []
-
-    def opened() -> Store:
-        stores.append(Store.open(str(db)))
-        return stores[-1]
-
-    yield opened
-    for store in stores:
-        store.close()
 
 
 def run(scenario: Callable[[], Awaitable[T]]) -> T:
