@@ -17,6 +17,7 @@ from crokinole.server import create_app
 from crokinole.server.limits import ServerSettings
 from tests.server import helpers
 from tests.server.helpers import WS_V2, Player, serving
+from tests.server_database import on_redis
 
 PASSWORD = "pw-ranked-1"
 
@@ -382,3 +383,44 @@ def test_two_players_queue_for_doubles_as_a_team(server: tuple[str, Path]) -> No
     assert matched[ann]["table"] == matched[bob]["table"]
     for player in (ann, bob, *solos):
         player.close()
+
+
+def test_players_on_two_processes_of_a_cluster_queue_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two servers on one database and one Redis prefix (``make test-cluster``): a second tab
+    on the other process joins the wait and a leave there tells both; two players, one on
+    each process, are matched to one table, play it to its end and are rated."""
+    if not on_redis():
+        pytest.skip("a cluster needs $CROKINOLE_TEST_REDIS_URL (make test-cluster)")
+    monkeypatch.setattr(helpers, "create_app", functools.partial(create_app, ranked_rounds=1))
+    db = tmp_path / "crokinole.db"
+    settings = ServerSettings(warm_up=False, signups_per_hour=1000)
+    with serving(db, settings) as one, serving(db, settings) as two:
+        cookie = sign_up(one, "cat")
+        here, there = Ranked(one, cookie), Ranked(two, cookie)
+        for tab in (here, there):
+            tab.hello()
+            tab.send({"type": "queue", "ladder": "doubles"})
+        assert here.until("queued")["since"] == there.until("queued")["since"]
+        there.send({"type": "leave_queue"})
+        assert here.until("queue_left", timeout=10)["reason"] == "left"
+        assert there.until("queue_left")["reason"] == "left"
+        ann, bob = Ranked(one, sign_up(one, "ann")), Ranked(two, sign_up(two, "bob"))
+        for player in (ann, bob):
+            player.hello()
+            player.send({"type": "queue", "ladder": "singles"})
+        matched = [p.until("matched", timeout=30) for p in (ann, bob)]
+        assert matched[0]["table"] == matched[1]["table"]
+        by_seat = {}
+        for player, msg in zip((ann, bob), matched, strict=True):
+            player.table = msg["table"]
+            by_seat[msg["seat"]] = player
+        views = [open_table(p)["view"] for p in (ann, bob)]
+        finished = play_to_the_end(by_seat, views[0])
+        assert [sorted(r["username"] for r in f["ratings"]) for f in finished] == [
+            ["ann", "bob"],
+            ["ann", "bob"],
+        ]
+        for player in (here, there, ann, bob):
+            player.close()
