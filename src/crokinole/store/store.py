@@ -10,6 +10,7 @@ import json
 import math
 import re
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -55,6 +56,10 @@ CONNECT_TIMEOUT = 10
 
 #: A device's results against the CPU: level → format → wins/draws/losses.
 DeviceRecord = dict[str, dict[str, dict[str, int]]]
+
+
+#: Seconds :meth:`Store.close` waits for calls still running in other threads.
+CLOSE_WAIT_S = 5.0
 
 
 class StoreConflictError(CrokinoleError):
@@ -365,7 +370,18 @@ class Store:
             command.upgrade(config, revision)
 
     def close(self) -> None:
-        """Release the database connections."""
+        """Release the database connections, once the calls still running end.
+
+        A call running in another thread (a server's task cancelled at
+        shutdown leaves its worker thread to finish) gets up to
+        :data:`CLOSE_WAIT_S` seconds: a connection it gave back to a pool
+        already disposed would stay open until the collector found it.
+        """
+        checked_out = getattr(self._engine.pool, "checkedout", None)
+        if checked_out is not None:
+            deadline = time.monotonic() + CLOSE_WAIT_S
+            while checked_out() > 0 and time.monotonic() < deadline:
+                time.sleep(0.01)
         self._engine.dispose()
 
     @contextlib.contextmanager
