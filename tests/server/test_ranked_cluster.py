@@ -4,18 +4,16 @@ Each "process" is a :class:`RankedQueue` with its own :class:`Tables`, its
 own hub and its own store on one shared SQLite file, in this one test
 process.  The hubs are :class:`RedisHub` on the real Redis (each test has a
 key prefix of its own): skipped when Redis cannot be reached, failing
-instead under ``CI`` (as tests/server/test_redis_hub.py).  The outage tests
-at the end need no Redis.
+instead under ``CI`` (the fixtures ``prefix`` and ``open_store`` are in
+tests/server/conftest.py).  The outage tests at the end need no Redis.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import time
-import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -23,7 +21,6 @@ from typing import Any
 
 import anyio
 import pytest
-import redis
 
 from crokinole.server import ranked, rated
 from crokinole.server.hub import HubUnavailableError, Listener, MemoryHub
@@ -33,59 +30,13 @@ from crokinole.server.tables import Tables
 from crokinole.server.wire import WireError
 from crokinole.store import Store, StoreUnavailableError
 from crokinole.table import Table
-
-REDIS_URL = os.environ.get("CROKINOLE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+from tests.server.conftest import REDIS_URL
 
 #: Upper bound on any wait of these tests (a safety net against a hang, not a measurement).
 PATIENCE = 20.0
 
 #: A short lease, so that a lead passes within a test.
 LEASE_MS = 900
-
-
-def redis_unavailable() -> str | None:
-    """Why these tests cannot run here, or None when they can."""
-    try:
-        with redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1.0) as client:
-            client.ping()
-    except redis.RedisError as error:
-        return f"Redis is not reachable at {REDIS_URL} ({error}); start redis-server to run these"
-    return None
-
-
-@pytest.fixture
-def prefix() -> Iterator[str]:
-    """A key prefix of this test's own on the test Redis; its keys are deleted afterwards."""
-    reason = redis_unavailable()
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
-    name = f"crokinole-test-{uuid.uuid4().hex}:"
-    yield name
-    with redis.Redis.from_url(REDIS_URL) as client:
-        keys = list(client.scan_iter(match=f"{name}*"))
-        if keys:
-            client.delete(*keys)
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "ranked.db"
-
-
-@pytest.fixture
-def open_store(db: Path) -> Iterator[Callable[[], Store]]:
-    """Opens stores on the test's SQLite file (one per "process"); all closed afterwards."""
-    stores: list[Store] = []
-
-    def opened() -> Store:
-        stores.append(Store.open(str(db)))
-        return stores[-1]
-
-    yield opened
-    for store in stores:
-        store.close()
 
 
 def accounts(store: Store, *names: str) -> list[int]:
