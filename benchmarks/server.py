@@ -49,6 +49,32 @@ To tell the two apart the details give how late the bots' event loop woke
 up (a delay every timed message may have suffered on the bots' side) and
 the CPU share the server and the bots used in the window.  Everything stays
 on the loopback interface.
+
+Several processes (``--processes 1 2``)
+---------------------------------------
+
+With ``--processes``, each process count N runs a cluster of N ``crokinole
+serve`` processes on PostgreSQL (a fresh schema of the database of ``--pg``,
+migrated once by ``crokinole db upgrade`` before the servers start, dropped
+afterwards) and Redis (``--redis``, under a key prefix of the run's own, its
+keys deleted afterwards): every process count on the same set-up, so their
+figures compare like with like.  Each server warms up with a game of its own.
+Then the parties are added in steps (a ramp: ``--step``, ``2 × --step``, ...
+up to ``--max-games``, or the ``--games`` values), on the same cluster: the
+parties of the earlier steps keep playing, and each step measures its own
+window of ``--seconds``.  The ramp stops at the first step that misses the
+target (p99 above 100 ms, or any error); the games **held** by N processes
+are the parties of the last step before it.  The report gives a table per
+process count (parties, p50 and p99 with their intervals, errors, the CPU of
+each server, of the bots, of PostgreSQL and Redis and of the whole machine),
+then what each process count held and the ratio to the first, beside the
+issue's target: 2 processes hold at least 1.6 times the games of one.
+
+``--spread`` says which process each bot connects to: ``party`` (the default)
+puts both sockets of a party on one process, parties in turn over the
+processes, as a load balancer hashing on the party would; ``connection``
+puts the joining player on the next process after the host's, so that
+every command of one of the two players crosses Redis to the game's owner.
 """
 
 from __future__ import annotations
@@ -60,6 +86,7 @@ import json
 import math
 import os
 import secrets
+import shlex
 import shutil
 import socket
 import subprocess
@@ -87,6 +114,7 @@ from rich.progress import (
 from rich.table import Table
 
 from crokinole.cli.main import count_argument
+from crokinole.cli.serve import database_argument, redis_argument, shown_url
 
 try:  # the client library is in the 'bench' (and 'dev') extra; main() says so if missing
     from websockets.asyncio.client import ClientConnection, connect
@@ -108,6 +136,20 @@ DEFAULT_SEED = 0
 #: The issue's target: at this many parties, p99 at most this, and no errors.
 TARGET_GAMES = 200
 TARGET_P99_MS = 100.0
+
+#: Several processes (``--processes``): where the cluster keeps its data, and its ramp.
+DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
+DEFAULT_STEP = 25
+DEFAULT_MAX_GAMES = 600
+#: The most server processes one run may start (each holds a core's worth of work).
+MAX_PROCESSES = 16
+#: The issue's target for several processes: 2 hold this many times the games of 1.
+TARGET_RATIO = 1.6
+#: How bots are spread over the processes (``--spread``).
+SPREADS = ("party", "connection")
+#: Seconds to wait for PostgreSQL or Redis to answer the first check.
+BACKEND_TIMEOUT = 3
 
 #: Where the websocket of protocol version 2 may be, in the order tried.
 WS_PATHS = ("/ws/v2", "/ws")
@@ -230,11 +272,18 @@ class LoadFigures:
         loop_lags: how late the bots' event loop woke up (seconds), sampled
             in the window: the bots' own share of the latency.
         server_cpu: CPU time the server used in the window per second (1.0:
-            one core busy all the time).
+            one core busy all the time); several processes: their sum.
         bots_cpu: the same for this process, the bots.
         shot_bytes: mean size of a ``shot`` message as received (text, after
             any decompression), in bytes.
         standin_grace: the server's stand-in grace in seconds.
+        server_cpus: each server process's share, in the order started.
+        postgres_cpu: the share of every PostgreSQL process of the machine
+            (with the backends that ended in the window), or None when the
+            run does not use PostgreSQL.
+        redis_cpu: the same for every ``redis-server`` of the machine.
+        machine_cpu: cores busy on the whole machine (``/proc/stat``), from
+            every process, this run's or not.
     """
 
     games: int
@@ -256,6 +305,10 @@ class LoadFigures:
     server_cpu: float = 0.0
     bots_cpu: float = 0.0
     shot_bytes: float = 0.0
+    server_cpus: tuple[float, ...] = ()
+    postgres_cpu: float | None = None
+    redis_cpu: float | None = None
+    machine_cpu: float | None = None
 
     @property
     def error_count(self) -> int:
@@ -286,6 +339,69 @@ class LoadFigures:
         return p99 is not None and p99.ms <= TARGET_P99_MS and self.error_count == 0
 
 
+@dataclass(frozen=True, slots=True)
+class RampFigures:
+    """What one process count measured: its ramp's steps, and the games it held.
+
+    Attributes:
+        processes: server processes of the cluster.
+        steps: the figures of each step measured, in order (the ramp stops
+            after the first that misses the target).
+        top: the ramp's last step, had none missed.
+    """
+
+    processes: int
+    steps: tuple[LoadFigures, ...]
+    top: int
+
+    @property
+    def held_step(self) -> LoadFigures | None:
+        """The last step of the ramp's unbroken run of steps that met the target."""
+        held = None
+        for step in self.steps:
+            if not step.meets_target:
+                break
+            held = step
+        return held
+
+    @property
+    def held(self) -> int:
+        """Parties held with p99 at most the target and no errors (0: not even the first step)."""
+        step = self.held_step
+        return 0 if step is None else step.opened
+
+    @property
+    def capped(self) -> bool:
+        """Whether the ramp reached its top without a miss: the cluster may hold more."""
+        step = self.held_step
+        return step is not None and step is self.steps[-1] and step.games >= self.top
+
+
+def held_ratio(held: int, first: int) -> float | None:
+    """Games held by a cluster over the games held by the first (None when the first held none).
+
+    >>> held_ratio(360, 200)
+    1.8
+    >>> held_ratio(100, 0) is None
+    True
+    """
+    return None if first == 0 else held / first
+
+
+def ramp_steps(step: int, top: int) -> list[int]:
+    """The party counts of a ramp: ``step``, ``2 × step``, ... up to ``top`` (always included).
+
+    >>> ramp_steps(25, 100)
+    [25, 50, 75, 100]
+    >>> ramp_steps(40, 100)
+    [40, 80, 100]
+    """
+    steps = list(range(step, top + 1, step))
+    if not steps or steps[-1] != top:
+        steps.append(top)
+    return steps
+
+
 # ---------------------------------------------------------------- the server
 
 
@@ -304,23 +420,92 @@ def rss_kib(pid: int) -> int:
     raise RuntimeError(f"process {pid} reports no VmRSS")
 
 
+def _stat_fields(text: str) -> tuple[str, list[str]]:
+    # /proc/PID/stat: the command is in parentheses and may hold spaces; the
+    # fields after it are counted from the state (field 3).
+    head, _, rest = text.rpartition(")")
+    return head.split("(", 1)[-1], rest.split()
+
+
 def cpu_seconds(pid: int) -> float:
     """CPU time (user + system, every thread) process ``pid`` has used, in seconds."""
-    # /proc/PID/stat: the command is in parentheses and may hold spaces; utime
-    # and stime are fields 14 and 15, counted from after it.
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    # utime and stime are fields 14 and 15, counted from after the command.
+    _, fields = _stat_fields(Path(f"/proc/{pid}/stat").read_text())
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def named_cpu_seconds(names: frozenset[str]) -> float:
+    """CPU seconds of every process of the machine named one of ``names`` (its ``comm``).
+
+    Each process counts with its children that ended (``cutime``, ``cstime``),
+    so a PostgreSQL backend that closed during the window still counts in the
+    postmaster that reaped it.  Processes that cannot be read are left out.
+    """
+    ticks = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            name, fields = _stat_fields((entry / "stat").read_text())
+        except OSError:  # ended meanwhile, or not ours to read
+            continue
+        if name in names:
+            ticks += sum(int(value) for value in fields[11:15])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds the whole machine spent busy (every core, not idle or waiting on I/O)."""
+    # /proc/stat's first line: cpu user nice system idle iowait irq softirq steal ...
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+POSTGRES_NAMES = frozenset({"postgres", "postmaster"})
+REDIS_NAMES = frozenset({"redis-server"})
+
+
+@dataclass(frozen=True, slots=True)
+class CpuSample:
+    """CPU seconds used so far: by each server, the bots, PostgreSQL, Redis, the machine."""
+
+    at: float
+    servers: tuple[float, ...]
+    bots: float
+    postgres: float
+    redis: float
+    machine: float
+
+    @classmethod
+    def now(cls, pids: Sequence[int]) -> CpuSample:
+        """Read the counters of the server processes ``pids`` and of the rest."""
+        return cls(
+            at=time.perf_counter(),
+            servers=tuple(cpu_seconds(pid) for pid in pids),
+            bots=time.process_time(),
+            postgres=named_cpu_seconds(POSTGRES_NAMES),
+            redis=named_cpu_seconds(REDIS_NAMES),
+            machine=machine_busy_seconds(),
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class ServerOptions:
-    """How to start the server: ``crokinole serve`` options the benchmark sets."""
+    """How to start the servers: ``crokinole serve`` options the benchmark sets.
+
+    ``processes`` above one (or ``redis``) start a cluster: every process on
+    the database ``db`` (a PostgreSQL URL) and on ``redis`` under ``redis_prefix``.
+    """
 
     games: int
     standin_grace: float
     db: str | None
     log: Path | None = None
     compress: bool = False
+    processes: int = 1
+    redis: str | None = None
+    redis_prefix: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,47 +517,106 @@ class Server:
     standin_grace: float
 
 
-@contextlib.contextmanager
-def running_server(options: ServerOptions) -> Iterator[Server]:
-    """Run ``crokinole serve`` on a free loopback port until the block ends.
-
-    The server's output goes to a log file whose end is shown if it fails to
-    start; it is copied to ``options.log`` at the end when that is set.
-    """
-    folder = Path(tempfile.mkdtemp(prefix="crokinole-bench-server-"))
-    port = free_port()
-    db = options.db or str(folder / "bench.db")
+def _serve_command(options: ServerOptions, port: int, db: str) -> list[str]:
     # Two sockets per party plus the warm-up's; every new game of a bot counts
     # against the per-device limit, so neither limit may refuse a bot.
     connections = 2 * options.games + 16
-    command = [
+    cluster = ["--redis", options.redis] if options.redis else []
+    if cluster and options.redis_prefix:
+        cluster += ["--redis-prefix", options.redis_prefix]
+    return [
         sys.executable, "-m", "crokinole", "serve",
         "--host", "127.0.0.1", "--port", str(port), "--db", db, "--log-level", "warning",
         "--connections-per-address", str(connections), "--rooms-per-minute", "1000",
         "--standin-grace", str(options.standin_grace),
         *(["--compress"] if options.compress else []),
+        *cluster,
     ]  # fmt: skip
-    log_path = folder / "server.log"
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def migrate(db: str, folder: Path) -> None:
+    """Bring the database to the newest schema once (``crokinole db upgrade``) before a cluster.
+
+    The servers of a cluster start at the same time: left to migrate on their
+    own they would race for the same empty schema.
+    """
+    log_path = folder / "upgrade.log"
     with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            command,
+        done = subprocess.run(
+            [sys.executable, "-m", "crokinole", "db", "upgrade", "--db", db],
             stdout=log,
             stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            check=False,
+            timeout=START_TIMEOUT,
         )
+    if done.returncode != 0:
+        raise RuntimeError(f"crokinole db upgrade failed:\n{_log_tail(log_path)}")
+
+
+@contextlib.contextmanager
+def running_cluster(options: ServerOptions) -> Iterator[tuple[Server, ...]]:
+    """Run ``options.processes`` ``crokinole serve`` processes on free loopback ports.
+
+    With one process and no ``options.db``, the server gets a new SQLite file
+    in a temporary folder.  Each server's output goes to a log file whose end
+    is shown if it fails to start; they are copied to ``options.log`` at the
+    end when that is set (``FILE-pK`` for process K of several).
+    """
+    folder = Path(tempfile.mkdtemp(prefix="crokinole-bench-server-"))
+    db = options.db or str(folder / "bench.db")
+    procs: list[subprocess.Popen[bytes]] = []
+    logs: list[Path] = []
     try:
-        _wait_healthy(f"http://127.0.0.1:{port}", proc, log_path)
-        yield Server(f"ws://127.0.0.1:{port}", proc, options.standin_grace)
+        if options.processes > 1 or options.redis:
+            migrate(db, folder)
+        ports = [free_port() for _ in range(options.processes)]
+        for number, port in enumerate(ports, 1):
+            log_path = folder / f"server-{number}.log"
+            logs.append(log_path)
+            with log_path.open("wb") as log:
+                procs.append(
+                    subprocess.Popen(
+                        _serve_command(options, port, db),
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                    )
+                )
+        for port, proc, log_path in zip(ports, procs, logs, strict=True):
+            _wait_healthy(f"http://127.0.0.1:{port}", proc, log_path)
+        yield tuple(
+            Server(f"ws://127.0.0.1:{port}", proc, options.standin_grace)
+            for port, proc in zip(ports, procs, strict=True)
+        )
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            _stop(proc)
         if options.log is not None:
-            shutil.copyfile(log_path, options.log)
+            for number, log_path in enumerate(logs, 1):
+                kept = options.log
+                if len(logs) > 1:
+                    kept = kept.with_name(f"{kept.stem}-p{number}{kept.suffix}")
+                shutil.copyfile(log_path, kept)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def running_server(options: ServerOptions) -> Iterator[Server]:
+    """Run one ``crokinole serve`` on a free loopback port until the block ends."""
+    with running_cluster(options) as servers:
+        yield servers[0]
 
 
 def _log_tail(path: Path, lines: int = 30) -> str:
@@ -394,6 +638,81 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log_path: Path) -> No
                     f"the server did not answer /healthz within {START_TIMEOUT:.0f} s"
                 ) from None
             time.sleep(0.2)
+
+
+# ------------------------------------------------------- PostgreSQL and Redis
+
+
+def backend_problem(pg: str, redis_url: str) -> str | None:
+    """Why the cluster cannot run on ``pg`` and ``redis_url`` (one line), or None if it can."""
+    try:
+        import redis  # noqa: PLC0415 - only the cluster's runs need the clients
+        import sqlalchemy as sa  # noqa: PLC0415
+        from sqlalchemy.engine import make_url  # noqa: PLC0415
+    except ImportError as error:  # pragma: no cover - both are dependencies
+        return f"a library is missing: {error.name}"
+    try:
+        url = make_url(pg)
+    except sa.exc.ArgumentError:
+        return f"--pg {pg!r} is not a database URL"
+    if url.drivername != "postgresql+psycopg":
+        return f"--pg must be a postgresql+psycopg:// URL, got {url.drivername}://"
+    shown = url.render_as_string(hide_password=True)
+    try:
+        engine = sa.create_engine(url, connect_args={"connect_timeout": BACKEND_TIMEOUT})
+    except ImportError:
+        return "the PostgreSQL driver is missing: pip install 'psycopg[binary]'"
+    try:
+        with engine.connect() as connection:
+            connection.execute(sa.text("SELECT 1"))
+    except sa.exc.SQLAlchemyError as error:
+        reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+        return f"PostgreSQL is not reachable at {shown}: {reason}"
+    finally:
+        engine.dispose()
+    try:
+        with redis.Redis.from_url(
+            redis_url, socket_connect_timeout=BACKEND_TIMEOUT, socket_timeout=BACKEND_TIMEOUT
+        ) as client:
+            client.ping()
+    except (redis.RedisError, ValueError) as error:
+        return f"Redis is not reachable at {redis_url}: {error}"
+    return None
+
+
+@contextlib.contextmanager
+def fresh_schema(pg: str) -> Iterator[str]:
+    """A new schema of the PostgreSQL database ``pg``; yields the URL whose tables live there.
+
+    The schema is dropped at the end (its servers must have stopped).
+    """
+    import sqlalchemy as sa  # noqa: PLC0415
+    from sqlalchemy.engine import make_url  # noqa: PLC0415
+
+    schema = f"crokinole_bench_{secrets.token_hex(6)}"
+    engine = sa.create_engine(pg)
+    try:
+        with engine.begin() as connection:
+            connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+        url = make_url(pg).update_query_dict(
+            {"options": f"-csearch_path={schema}", "application_name": schema}
+        )
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with contextlib.suppress(sa.exc.SQLAlchemyError), engine.begin() as connection:
+            connection.execute(sa.text("SET LOCAL lock_timeout = '10s'"))
+            connection.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        engine.dispose()
+
+
+def delete_redis_keys(redis_url: str, prefix: str) -> None:
+    """Delete the keys under ``prefix`` (the run's own) once its servers have stopped."""
+    import redis  # noqa: PLC0415
+
+    with contextlib.suppress(redis.RedisError), redis.Redis.from_url(redis_url) as client:
+        keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
+        for start in range(0, len(keys), 1000):
+            client.delete(*keys[start : start + 1000])
 
 
 # ------------------------------------------------------------------ the bots
@@ -431,13 +750,22 @@ class Tally:
 
 @dataclass(slots=True)
 class Pending:
-    """A person shot sent and not yet seen back on every socket that should get it."""
+    """A person shot sent and not yet seen back on every socket that should get it.
+
+    ``tally`` is the tally of the measuring window the shot was sent in, which
+    times it whenever it comes back (None: sent outside any window, not timed).
+    """
 
     seat: str
     sent: float
-    counted: bool
+    tally: Tally | None
     own_seen: bool = False
     other_seen: bool = False
+
+    @property
+    def counted(self) -> bool:
+        """Whether the shot was sent in a measuring window (its latency counts)."""
+        return self.tally is not None
 
 
 class Bot:
@@ -656,7 +984,7 @@ class Bot:
         position, direction, power = party.choose_shot(self.placement.get(self.seat) or stretches)
         sent = time.perf_counter()
         party.last_shot = sent
-        party.pending = Pending(self.seat, sent, counted=party.tally.measuring)
+        party.pending = Pending(self.seat, sent, party.tally if party.tally.measuring else None)
         self.shot_sent = True
         await self.send(
             {
@@ -729,19 +1057,22 @@ class Party:
             return
         if bot.seat == pending.seat:
             pending.own_seen = True
-            if not self.guest.connected and pending.counted:
-                self.tally.own_latencies.append(arrived - pending.sent)
+            if not self.guest.connected and pending.tally is not None:
+                pending.tally.own_latencies.append(arrived - pending.sent)
         else:
             pending.other_seen = True
-            if pending.counted:
-                self.tally.latencies.append(arrived - pending.sent)
+            if pending.tally is not None:
+                pending.tally.latencies.append(arrived - pending.sent)
         others = [b for b in self.bots if b.connected and b.seat != pending.seat]
         if pending.own_seen and (pending.other_seen or not others):
             self.pending = None
 
-    async def open(self, url: str) -> None:
-        """Create the party, join it by code, take the seats, start; the guest may leave."""
-        await asyncio.gather(self.host.open(url), self.guest.open(url))
+    async def open(self, url: str, guest_url: str | None = None) -> None:
+        """Create the party, join it by code, take the seats, start; the guest may leave.
+
+        The host connects to ``url``, the guest to ``guest_url`` (default: the same).
+        """
+        await asyncio.gather(self.host.open(url), self.guest.open(guest_url or url))
         created = await self.host.ask(
             {
                 "type": "create",
@@ -854,6 +1185,9 @@ class BenchOptions:
     server_log: Path | None = None
     compression: bool = True
     server_compress: bool = False
+    spread: str = "party"
+    pg: str = DEFAULT_PG
+    redis: str = DEFAULT_REDIS
 
 
 def standin_parties(games: int, share: float) -> list[bool]:
@@ -879,29 +1213,32 @@ async def _watch_loop(tally: Tally) -> None:
         tally.loop_lags.append(time.perf_counter() - asked - LAG_TICK)
 
 
-async def play_parties(
-    server: Server, games: int, options: BenchOptions, progress: Progress
-) -> LoadFigures:
-    """Warm the server up, open ``games`` parties, measure for ``options.seconds``."""
-    url, pid = await protocol_2_websocket(server.base), server.proc.pid
-    warm = progress.add_task("warm-up game against the CPU", total=None)
-    await warm_up(url)
-    progress.update(warm, total=1, completed=1)
-    rss_before = rss_kib(pid)
+async def _open_parties(
+    new: Sequence[Party],
+    urls: Sequence[str],
+    opened: list[Party],
+    *,
+    options: BenchOptions,
+    progress: Progress,
+    label: str,
+) -> float:
+    """Open the parties ``new`` (those opened join ``opened``); the seconds it took.
 
-    tally = Tally()
-    parties = [
-        Party(i, standin, tally, options.pace, options.seed, compression=options.compression)
-        for i, standin in enumerate(standin_parties(games, options.standin_share))
-    ]
-    opened: list[Party] = []
-    opening = progress.add_task(f"opening {games} parties", total=games)
+    Party ``i`` is hosted on server ``i mod N``; its guest connects there too,
+    or with ``--spread connection`` to the next server.
+    """
+    if not new:
+        return 0.0
+    tally = new[0].tally
+    opening = progress.add_task(f"{label}opening {len(new)} parties", total=len(new))
     gate = asyncio.Semaphore(OPEN_CONCURRENCY)
 
     async def open_party(party: Party) -> None:
         async with gate:
+            host = party.index % len(urls)
+            guest = (host + 1) % len(urls) if options.spread == "connection" else host
             try:
-                await party.open(url)
+                await party.open(urls[host], urls[guest])
                 opened.append(party)
             except (BenchError, OSError, ConnectionClosed, TimeoutError) as exc:
                 tally.error("party not opened", f"party {party.index}: {exc}")
@@ -909,7 +1246,7 @@ async def play_parties(
             progress.advance(opening)
 
     setup_start = time.perf_counter()
-    tasks = [asyncio.create_task(open_party(p)) for p in parties]
+    tasks = [asyncio.create_task(open_party(p)) for p in new]
     _done, late = await asyncio.wait(tasks, timeout=options.setup_timeout)
     for task in late:
         task.cancel()
@@ -919,76 +1256,179 @@ async def play_parties(
             f"party not opened: {len(late)} parties were not open after "
             f"{options.setup_timeout:.0f} s"
         )
-    setup_seconds = time.perf_counter() - setup_start
+    return time.perf_counter() - setup_start
 
-    tally.measuring = True
-    measuring = progress.add_task("measuring", total=options.seconds)
-    start = time.perf_counter()
-    server_cpu, bots_cpu = cpu_seconds(pid), time.process_time()
-    watch = asyncio.create_task(_watch_loop(tally))
-    while (elapsed := time.perf_counter() - start) < options.seconds:
-        progress.update(
-            measuring,
-            completed=elapsed,
-            description=f"measuring: {len(tally.latencies) + len(tally.own_latencies)} shots "
-            f"timed, {tally.events['standin_shot']} stand-in shots, "
-            f"{sum(tally.errors.values())} errors",
-        )
-        await asyncio.sleep(min(0.25, options.seconds - elapsed))
-    tally.measuring = False
-    window_end = time.perf_counter()
-    if server.proc.poll() is not None:
-        raise BenchError(
-            f"the server process ended during the run (exit status {server.proc.returncode}); "
-            "--server-log FILE keeps its output"
-        )
-    server_cpu = cpu_seconds(pid) - server_cpu
-    bots_cpu = time.process_time() - bots_cpu
-    watch.cancel()
-    rss_after = rss_kib(pid)
-    progress.update(measuring, completed=options.seconds)
 
-    tally.shooting = False
-    draining = progress.add_task("waiting for the last broadcasts", total=None)
-    drain_end = window_end + options.drain
-    while time.perf_counter() < drain_end and any(
-        p.pending is not None and p.pending.counted for p in opened
-    ):
-        await asyncio.sleep(0.05)
-    progress.update(draining, total=1, completed=1)
-    for party in opened:
-        pending = party.pending
-        if pending is not None and pending.counted:
-            tally.error(
-                "shot not broadcast",
-                f"party {party.index}: {pending.seat}'s shot not back within "
-                f"{options.drain:.0f} s of the window's end",
+def _check_alive(servers: Sequence[Server]) -> None:
+    for number, server in enumerate(servers, 1):
+        if server.proc.poll() is not None:
+            which = "the server process" if len(servers) == 1 else f"server process {number}"
+            raise BenchError(
+                f"{which} ended during the run (exit status {server.proc.returncode}); "
+                "--server-log FILE keeps its output"
             )
-        idle = window_end - party.last_progress
-        if idle > server.standin_grace + STALL_SLACK:
-            tally.error("game stalled", f"party {party.index}: no shot for {idle:.0f} s")
-    await asyncio.gather(*(p.close() for p in parties))
-    return LoadFigures(
-        games=games,
-        opened=len(opened),
-        standin_games=sum(p.standin for p in opened),
-        seconds=options.seconds,
-        latencies=tuple(tally.latencies),
-        own_latencies=tuple(tally.own_latencies),
-        standin_shots=tally.events["standin_shot"],
-        timeouts=tally.events["timeout"],
-        rounds=tally.events["round"],
-        errors=dict(tally.errors),
-        error_samples=tuple(tally.error_samples),
-        rss_before_kib=rss_before,
-        rss_after_kib=rss_after,
-        setup_seconds=setup_seconds,
-        standin_grace=server.standin_grace,
-        loop_lags=tuple(tally.loop_lags),
-        server_cpu=server_cpu / (window_end - start),
-        bots_cpu=bots_cpu / (window_end - start),
-        shot_bytes=float(np.mean(tally.shot_bytes)) if tally.shot_bytes else 0.0,
+
+
+@dataclass(slots=True)
+class Ramp:
+    """The state of one cluster's run: its servers and every party opened so far."""
+
+    servers: Sequence[Server]
+    urls: Sequence[str]
+    options: BenchOptions
+    progress: Progress
+    label: str
+    backends: bool
+    rss_before: int = 0
+    parties: list[Party] = field(default_factory=list)
+    opened: list[Party] = field(default_factory=list)
+
+    async def step(self, games: int, standins: Sequence[bool], *, final: bool) -> LoadFigures:
+        """Open parties up to ``games``, measure one window, wait for its broadcasts."""
+        options, progress, label = self.options, self.progress, self.label
+        tally = Tally()
+        for party in self.parties:
+            party.tally = tally
+        new = [
+            Party(
+                i, standins[i], tally, options.pace, options.seed, compression=options.compression
+            )
+            for i in range(len(self.parties), games)
+        ]
+        self.parties.extend(new)
+        setup_seconds = await _open_parties(
+            new, self.urls, self.opened, options=options, progress=progress, label=label
+        )
+
+        pids = [server.proc.pid for server in self.servers]
+        tally.measuring = True
+        measuring = progress.add_task(f"{label}measuring", total=options.seconds)
+        before = CpuSample.now(pids)
+        watch = asyncio.create_task(_watch_loop(tally))
+        while (elapsed := time.perf_counter() - before.at) < options.seconds:
+            progress.update(
+                measuring,
+                completed=elapsed,
+                description=f"{label}measuring: "
+                f"{len(tally.latencies) + len(tally.own_latencies)} shots timed, "
+                f"{tally.events['standin_shot']} stand-in shots, "
+                f"{sum(tally.errors.values())} errors",
+            )
+            await asyncio.sleep(min(0.25, options.seconds - elapsed))
+        tally.measuring = False
+        window_end = time.perf_counter()
+        _check_alive(self.servers)
+        after = CpuSample.now(pids)
+        watch.cancel()
+        rss_after = sum(rss_kib(pid) for pid in pids)
+        progress.update(measuring, completed=options.seconds)
+
+        # The last step stops the games; a step before it lets them play on
+        # while its own last shots come back.
+        tally.shooting = not final
+        draining = progress.add_task(f"{label}waiting for the last broadcasts", total=None)
+        drain_end = window_end + options.drain
+        while time.perf_counter() < drain_end and any(
+            p.pending is not None and p.pending.tally is tally for p in self.opened
+        ):
+            await asyncio.sleep(0.05)
+        progress.update(draining, total=1, completed=1)
+        grace = self.servers[0].standin_grace
+        for party in self.opened:
+            pending = party.pending
+            if pending is not None and pending.tally is tally:
+                tally.error(
+                    "shot not broadcast",
+                    f"party {party.index}: {pending.seat}'s shot not back within "
+                    f"{options.drain:.0f} s of the window's end",
+                )
+            idle = window_end - party.last_progress
+            if idle > grace + STALL_SLACK:
+                tally.error("game stalled", f"party {party.index}: no shot for {idle:.0f} s")
+        wall = after.at - before.at
+        servers_cpu = tuple(
+            (b - a) / wall for a, b in zip(before.servers, after.servers, strict=True)
+        )
+        return LoadFigures(
+            games=games,
+            opened=len(self.opened),
+            standin_games=sum(p.standin for p in self.opened),
+            seconds=options.seconds,
+            latencies=tuple(tally.latencies),
+            own_latencies=tuple(tally.own_latencies),
+            standin_shots=tally.events["standin_shot"],
+            timeouts=tally.events["timeout"],
+            rounds=tally.events["round"],
+            errors=dict(tally.errors),
+            error_samples=tuple(tally.error_samples),
+            rss_before_kib=self.rss_before,
+            rss_after_kib=rss_after,
+            setup_seconds=setup_seconds,
+            standin_grace=grace,
+            loop_lags=tuple(tally.loop_lags),
+            server_cpu=sum(servers_cpu),
+            bots_cpu=(after.bots - before.bots) / wall,
+            shot_bytes=float(np.mean(tally.shot_bytes)) if tally.shot_bytes else 0.0,
+            server_cpus=servers_cpu,
+            postgres_cpu=(after.postgres - before.postgres) / wall if self.backends else None,
+            redis_cpu=(after.redis - before.redis) / wall if self.backends else None,
+            machine_cpu=(after.machine - before.machine) / wall,
+        )
+
+
+async def play_ramp(
+    servers: Sequence[Server],
+    steps: Sequence[int],
+    options: BenchOptions,
+    progress: Progress,
+    *,
+    label: str = "",
+    stop_on_miss: bool = False,
+    backends: bool = False,
+) -> list[LoadFigures]:
+    """Warm each server up, then measure each step of ``steps`` (party counts, rising).
+
+    Each step opens parties up to its count (the earlier steps' parties keep
+    playing) and measures a window of ``options.seconds``.  With
+    ``stop_on_miss`` the ramp ends after the first step that misses the
+    target.  ``backends``: the servers run on PostgreSQL and Redis, whose CPU
+    is measured too.  ``label`` starts every progress line.
+    """
+    urls = [await protocol_2_websocket(server.base) for server in servers]
+    several = len(servers) > 1
+    warm = progress.add_task(
+        f"{label}warm-up game against the CPU" + (" on each server" if several else ""),
+        total=len(servers) if several else None,
     )
+
+    async def warm_one(url: str) -> None:
+        await warm_up(url)
+        if several:
+            progress.advance(warm)
+
+    await asyncio.gather(*(warm_one(url) for url in urls))
+    if not several:
+        progress.update(warm, total=1, completed=1)
+    ramp = Ramp(servers, urls, options, progress, label, backends)
+    ramp.rss_before = sum(rss_kib(server.proc.pid) for server in servers)
+    standins = standin_parties(max(steps), options.standin_share)
+    figures: list[LoadFigures] = []
+    try:
+        for number, games in enumerate(steps, 1):
+            final = number == len(steps)
+            if len(steps) > 1:
+                for task in list(progress.task_ids):
+                    progress.remove_task(task)
+                ramp.label = f"{label}step {number}/{len(steps)}, {games} parties: "
+            step = await ramp.step(games, standins, final=final)
+            figures.append(step)
+            if stop_on_miss and not step.meets_target:
+                break
+    finally:
+        for party in ramp.parties:
+            party.tally.shooting = False
+        await asyncio.gather(*(p.close() for p in ramp.parties))
+    return figures
 
 
 def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -1001,19 +1441,21 @@ def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return factory
 
 
+PROGRESS_COLUMNS = (
+    SpinnerColumn(),
+    TextColumn("{task.description}"),
+    BarColumn(),
+    MofNCompleteColumn(),
+    TimeElapsedColumn(),
+)
+
+
 def run_server_bench(
     games: Sequence[int], options: BenchOptions, console: Console
 ) -> list[LoadFigures]:
     """Measure each party count on a fresh server; the figures in the same order."""
-    columns = (
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
     figures: list[LoadFigures] = []
-    with Progress(*columns, console=console, transient=True) as progress:
+    with Progress(*PROGRESS_COLUMNS, console=console, transient=True) as progress:
         for count in games:
             starting: TaskID = progress.add_task(
                 f"{count} parties: starting the server", total=None
@@ -1027,10 +1469,59 @@ def run_server_bench(
             with running_server(server) as running:
                 progress.update(starting, total=1, completed=1)
                 with asyncio.Runner(loop_factory=_loop_factory()) as runner:
-                    figures.append(runner.run(play_parties(running, count, options, progress)))
+                    figures.extend(runner.run(play_ramp([running], [count], options, progress)))
             for task in list(progress.task_ids):
                 progress.remove_task(task)
     return figures
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}es"
+
+
+def run_cluster_bench(
+    processes: Sequence[int],
+    steps: Sequence[int],
+    options: BenchOptions,
+    console: Console,
+    *,
+    stop_on_miss: bool = True,
+) -> list[RampFigures]:
+    """Ramp each process count up on a fresh cluster (PostgreSQL schema, Redis prefix).
+
+    Every process count runs on ``options.pg`` and ``options.redis``; the
+    figures come in the order of ``processes``.  The ramp of each ends after
+    its first step that misses the target, unless ``stop_on_miss`` is false.
+    """
+    results: list[RampFigures] = []
+    with Progress(*PROGRESS_COLUMNS, console=console, transient=True) as progress:
+        for count in processes:
+            label = f"{_plural(count, 'process')}: "
+            starting = progress.add_task(f"{label}starting the cluster", total=None)
+            log = options.server_log
+            if log is not None and len(processes) > 1:
+                log = log.with_name(f"{log.stem}-{count}{log.suffix}")
+            prefix = f"crokinole-bench-{secrets.token_hex(6)}:"
+            try:
+                with fresh_schema(options.pg) as db:
+                    server = ServerOptions(
+                        max(steps), options.standin_grace, db, log, options.server_compress,
+                        processes=count, redis=options.redis, redis_prefix=prefix,
+                    )  # fmt: skip
+                    with running_cluster(server) as running:
+                        progress.update(starting, total=1, completed=1)
+                        ramp = play_ramp(
+                            running, steps, options, progress,
+                            label=label, stop_on_miss=stop_on_miss, backends=True,
+                        )  # fmt: skip
+                        with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+                            figures = runner.run(ramp)
+            finally:
+                delete_redis_keys(options.redis, prefix)
+            results.append(RampFigures(count, tuple(figures), max(steps)))
+            for task in list(progress.task_ids):
+                progress.remove_task(task)
+    return results
 
 
 # -------------------------------------------------------------------- report
@@ -1131,6 +1622,151 @@ def print_server_report(
         console.print("no errors: no error message, no dropped socket, every shot came back")
 
 
+SPREAD_WORDS = {
+    "party": "party: both players of a party on one process, parties in turn over the processes",
+    "connection": "connection: the joining player on the next process after the host's, so "
+    "one player's every command crosses Redis",
+}
+
+
+def _share_text(share: float | None) -> str:
+    return "n/a" if share is None else f"{share:.0%}"
+
+
+def _errors_text(count: int) -> str:
+    return str(count) if count == 0 else f"[red]{count}[/red]"
+
+
+def _step_verdict(step: LoadFigures) -> str:
+    if step.meets_target:
+        return "[green]held[/green]"
+    p99 = step.p99
+    reasons = []
+    if p99 is None:
+        reasons.append("no shot timed")
+    elif p99.ms > TARGET_P99_MS:
+        reasons.append(f"p99 > {TARGET_P99_MS:.0f} ms")
+    if step.error_count:
+        reasons.append("errors")
+    return f"[red]MISS: {', '.join(reasons)}[/red]"
+
+
+def _held_text(result: RampFigures) -> str:
+    return f"{result.held}+" if result.capped else str(result.held)
+
+
+def ratio_verdict(results: Sequence[RampFigures]) -> str | None:
+    """The issue's verdict in words, when 1 and 2 processes were measured: the ratio and target."""
+    by_count = {r.processes: r for r in results}
+    one, two = by_count.get(1), by_count.get(2)
+    if one is None or two is None:
+        return None
+    ratio = held_ratio(two.held, one.held)
+    if ratio is None:
+        return (
+            f"[red]MISS[/red]: one process held no step of the ramp (not even {one.steps[0].games} "
+            "parties), so there is no ratio; lower --step"
+        )
+    bound = ""
+    if two.capped and not one.capped:
+        bound = " (at least: 2 processes held the ramp's top; raise --max-games)"
+    elif one.capped:
+        bound = " (not measured: 1 process held the ramp's top; raise --max-games)"
+    passed = ratio >= TARGET_RATIO and not one.capped
+    verdict = "[green]PASS[/green]" if passed else "[red]MISS[/red]"
+    return (
+        f"{verdict}: 2 processes held {two.held} parties, 1 process {one.held}: "
+        f"{ratio:.2f}× (target ≥ {TARGET_RATIO:g}× at p99 ≤ {TARGET_P99_MS:.0f} ms, "
+        f"no errors){bound}"
+    )
+
+
+def print_cluster_report(
+    results: Sequence[RampFigures], options: BenchOptions, console: Console
+) -> None:
+    """Print each process count's ramp, then the games each held and the ratio to the first."""
+    if not results:
+        console.print("nothing was measured")
+        return
+    cores = os.cpu_count()
+    console.print(
+        f"set-up: PostgreSQL {shown_url(options.pg)} (a fresh schema for each process count), "
+        f"Redis {shown_url(options.redis)} (a key prefix of its own for each); spread: "
+        f"{SPREAD_WORDS[options.spread]}",
+        markup=False,
+    )
+    for result in results:
+        table = Table(
+            title=(
+                f"{_plural(result.processes, 'process')} on PostgreSQL + Redis: "
+                "shot to broadcast on the other player's socket, parties added step by step"
+            ),
+            caption=(
+                f"{options.seconds:g} s measured per step, the earlier steps' parties playing on; "
+                f"a shot every {options.pace:g} s per game; [95% interval]; CPU: share of one "
+                f"core in the window (servers: each process); machine: every process of its "
+                f"{cores} CPUs, busy"
+            ),
+        )
+        for name in ("parties", "shots timed", "p50 ms", "p99 ms", "errors",
+                     "bots' loop lag p99 ms", "CPU servers", "bots", "PostgreSQL",
+                     "Redis", "machine", "verdict"):  # fmt: skip
+            table.add_column(name, justify="right")
+        for step in result.steps:
+            table.add_row(
+                f"{step.opened}" if step.opened == step.games else f"{step.opened} of {step.games}",
+                f"{len(step.latencies):,}",
+                _quantile(step.p50),
+                _quantile(step.p99),
+                _errors_text(step.error_count),
+                _quantile(Quantile.of(step.loop_lags, 0.99)),
+                " + ".join(_share_text(share) for share in step.server_cpus),
+                _share_text(step.bots_cpu),
+                _share_text(step.postgres_cpu),
+                _share_text(step.redis_cpu),
+                _share_text(step.machine_cpu),
+                _step_verdict(step),
+            )
+        console.print(table)
+        for step in result.steps:
+            if step.errors:
+                console.print(
+                    f"[red]errors with {_plural(result.processes, 'process')} at "
+                    f"{step.games} parties:[/red]"
+                )
+                for kind, count in sorted(step.errors.items()):
+                    console.print(f"  {kind}: {count}", markup=False)
+                for sample in step.error_samples:
+                    console.print(f"  e.g. {sample}", markup=False)
+
+    first = results[0]
+    summary = Table(
+        title=(
+            f"Games held: the most parties with p99 ≤ {TARGET_P99_MS:.0f} ms and no errors "
+            f"(target: 2 processes hold ≥ {TARGET_RATIO:g}× the games of one)"
+        ),
+        caption="'+': the ramp's top was held, the processes may hold more (raise --max-games)",
+    )
+    for name in ("processes", "games held", "p50 ms", "p99 ms", "CPU servers",
+                 f"ratio to {_plural(first.processes, 'process')}"):  # fmt: skip
+        summary.add_column(name, justify="right")
+    for result in results:
+        held = result.held_step
+        ratio = held_ratio(result.held, first.held)
+        summary.add_row(
+            str(result.processes),
+            _held_text(result),
+            _quantile(None if held is None else held.p50),
+            _quantile(None if held is None else held.p99),
+            "n/a" if held is None else " + ".join(_share_text(s) for s in held.server_cpus),
+            "n/a" if ratio is None else f"{ratio:.2f}×",
+        )
+    console.print(summary)
+    verdict = ratio_verdict(results)
+    if verdict is not None:
+        console.print(verdict)
+
+
 # ------------------------------------------------------------- command line
 
 
@@ -1165,17 +1801,22 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
             "stand-in CPU playing for a player who left in some of them. Print the "
             "shot-to-broadcast latency (p50, p99, 95%% intervals), the errors and the "
             "server's memory per game, beside the target: p99 <= 100 ms and no errors at "
-            "200 parties. Needs the websockets library (the 'bench' extra)."
+            "200 parties. With --processes 1 2: clusters of 1 and of 2 server processes on "
+            "PostgreSQL and Redis, parties added step by step until a step misses p99 <= 100 "
+            "ms with no errors; print the games each held and the ratio, beside the target: "
+            "2 processes hold at least 1.6x the games of one. Needs the websockets library "
+            "(the 'bench' extra)."
         ),
     )
     parser.add_argument(
         "--games",
         type=count_argument(1),
         nargs="+",
-        default=[DEFAULT_GAMES],
+        default=None,
         metavar="N",
         help="concurrent parties (two bots each); several values measure each on a fresh "
-        "server, e.g. --games 50 100 200 (default: %(default)s)",
+        f"server, e.g. --games 50 100 200 (default: {DEFAULT_GAMES}); with --processes, the "
+        "steps of the ramp instead of --step and --max-games",
     )
     parser.add_argument(
         "--seconds",
@@ -1258,9 +1899,118 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         default=None,
         metavar="FILE",
         help="keep the server's output (warnings and errors) in FILE; with several --games "
-        "values, one file each, named FILE-N (default: not kept)",
+        "values, one file each, named FILE-N; with --processes, FILE-N for N processes and "
+        "FILE-N-pK for process K (default: not kept)",
+    )
+    cluster = parser.add_argument_group(
+        "several processes",
+        "Clusters of server processes on PostgreSQL and Redis (crokinole serve --redis), "
+        "each process count ramped up on its own fresh schema and Redis key prefix.",
+    )
+    cluster.add_argument(
+        "--processes",
+        type=count_argument(1),
+        nargs="+",
+        default=None,
+        metavar="N",
+        help="server processes of each cluster measured, e.g. --processes 1 2; for each, "
+        "parties are added step by step (--step) until a step misses p99 <= 100 ms with no "
+        "errors, and the report gives the games held and their ratio to the first count's "
+        f"(at most {MAX_PROCESSES}; default: one process on SQLite, no ramp)",
+    )
+    cluster.add_argument(
+        "--spread",
+        choices=SPREADS,
+        default=None,
+        help="which process each bot connects to: 'party' puts a party's two players on one "
+        "process, parties in turn over the processes (a load balancer hashing on the party); "
+        "'connection' puts the joining player on the next process after the host's, so one "
+        "player's every command crosses Redis (default: party)",
+    )
+    cluster.add_argument(
+        "--step",
+        type=count_argument(1),
+        default=None,
+        metavar="N",
+        help=f"parties added at each step of the ramp (default: {DEFAULT_STEP})",
+    )
+    cluster.add_argument(
+        "--max-games",
+        type=count_argument(1),
+        default=None,
+        metavar="N",
+        help="the ramp's last step: the most parties a cluster is given "
+        f"(default: {DEFAULT_MAX_GAMES})",
+    )
+    cluster.add_argument(
+        "--pg",
+        type=database_argument,
+        default=None,
+        metavar="URL",
+        help="the PostgreSQL database whose fresh schema each cluster uses, dropped "
+        f"afterwards (default: {DEFAULT_PG})",
+    )
+    cluster.add_argument(
+        "--redis",
+        type=redis_argument,
+        default=None,
+        metavar="URL",
+        help="the Redis the clusters share games through, under a key prefix of each "
+        f"cluster's own, deleted afterwards (default: {DEFAULT_REDIS})",
     )
     return parser
+
+
+def check_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse options that do not go together (argparse's error: status 2), fill defaults."""
+    cluster_only = {
+        "--spread": args.spread,
+        "--step": args.step,
+        "--max-games": args.max_games,
+        "--pg": args.pg,
+        "--redis": args.redis,
+    }
+    if args.processes is None:
+        given = [flag for flag, value in cluster_only.items() if value is not None]
+        if given:
+            parser.error(f"{', '.join(given)} go(es) with --processes (several server processes)")
+        if args.games is None:
+            args.games = [DEFAULT_GAMES]
+        return
+    if args.db is not None:
+        parser.error("--db is the one-process run's database; with --processes give --pg URL")
+    if max(args.processes) > MAX_PROCESSES:
+        parser.error(f"--processes: at most {MAX_PROCESSES} server processes")
+    if args.games is not None and (args.step is not None or args.max_games is not None):
+        parser.error("--games gives the ramp's steps itself: leave out --step and --max-games")
+    pg = args.pg or DEFAULT_PG
+    if not pg.startswith("postgresql+psycopg://"):
+        parser.error("--pg: must be a postgresql+psycopg:// URL (the clusters share PostgreSQL)")
+    args.pg = pg
+    args.redis = args.redis or DEFAULT_REDIS
+    args.spread = args.spread or "party"
+    args.processes = sorted(set(args.processes))
+    if args.games is not None:
+        args.games = sorted(set(args.games))
+    else:
+        step = args.step or DEFAULT_STEP
+        top = args.max_games or DEFAULT_MAX_GAMES
+        if step > top:
+            parser.error(f"--step {step} is above --max-games {top}")
+        args.games = ramp_steps(step, top)
+
+
+def command_line(argv: Sequence[str], prog: str | None) -> str:
+    """The command as it was typed (``prog``: how it was called; the script's path if None).
+
+    >>> command_line(["--processes", "1", "2"], "crokinole bench server")
+    'crokinole bench server --processes 1 2'
+    """
+    called = prog or f"python {os.path.relpath(SCRIPT_PATH)}"
+    return " ".join([called, *([shlex.join(argv)] if argv else [])])
+
+
+SCRIPT_PATH = Path(__file__).resolve()
 
 
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
@@ -1268,9 +2018,14 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
 
     Returns 0 once the figures are printed (a missed target is a figure, not a
     failure), 1 if the server could not be started or warmed up, and 2 without
-    the websockets library.  Bad options make argparse exit with status 2.
+    the websockets library or, with ``--processes``, when PostgreSQL or Redis
+    cannot be reached (one line on stderr).  Bad options make argparse exit
+    with status 2.
     """
-    args = build_parser(prog).parse_args(sys.argv[1:] if argv is None else list(argv))
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(prog)
+    args = parser.parse_args(words)
+    check_options(parser, args)
     console = Console()
     if not HAVE_WEBSOCKETS:
         console.print(
@@ -1290,14 +2045,29 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         server_log=args.server_log,
         compression=not args.no_compression,
         server_compress=args.server_compress,
+        spread=args.spread or "party",
+        pg=args.pg or DEFAULT_PG,
+        redis=args.redis or DEFAULT_REDIS,
     )
+    if args.processes is not None:
+        problem = backend_problem(options.pg, options.redis)
+        if problem is not None:
+            print(f"{parser.prog}: {problem}", file=sys.stderr)
+            return 2
+    console.print(f"command: {command_line(words, prog)}", markup=False, soft_wrap=True)
     start = time.perf_counter()
     try:
-        figures = run_server_bench(args.games, options, console)
+        if args.processes is None:
+            figures = run_server_bench(args.games, options, console)
+        else:
+            results = run_cluster_bench(args.processes, args.games, options, console)
     except (BenchError, RuntimeError) as exc:
         console.print(f"[red]the benchmark could not run:[/red] {exc}", markup=True)
         return 1
-    print_server_report(figures, options, console)
+    if args.processes is None:
+        print_server_report(figures, options, console)
+    else:
+        print_cluster_report(results, options, console)
     console.print(f"benchmark ran in {time.perf_counter() - start:.0f} s")
     return 0
 
