@@ -85,6 +85,9 @@ LEASE_MS = 10_000
 #: Prefix of every key and channel of the hub.
 PREFIX = "crokinole:"
 
+#: Seconds a call to Redis may take before it fails (a Redis that hangs, unreachable).
+SOCKET_TIMEOUT_S = 5.0
+
 #: Seconds the pub/sub reader waits for a message before looking again (and
 #: before trying again after Redis failed it).
 POLL_S = 1.0
@@ -192,12 +195,20 @@ class RedisHub:
         self._handler: Handler | None = None
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._inbox_joined = False
+        self._leads: set[str] = set()
         self._lead = redis.register_script(_LEAD)
 
     @classmethod
     def from_url(cls, url: str, store: Store, **options: Any) -> RedisHub:
-        """A hub on its own client for ``url`` (``redis://host:port/db``), closed with it."""
-        return cls(Redis.from_url(url), store, owns_client=True, **options)
+        """A hub on its own client for ``url`` (``redis://host:port/db``), closed with it.
+
+        A Redis that stops answering fails a call after :data:`SOCKET_TIMEOUT_S`
+        seconds rather than holding it for ever.
+        """
+        client = Redis.from_url(
+            url, socket_timeout=SOCKET_TIMEOUT_S, socket_connect_timeout=SOCKET_TIMEOUT_S
+        )
+        return cls(client, store, owns_client=True, **options)
 
     # ------------------------------------------------------------ keys
 
@@ -534,9 +545,14 @@ class RedisHub:
         """
         key = f"{self._prefix}lead:{name}"
         try:
-            return bool(await self._lead(keys=[key], args=[self.origin, self.lease_ms]))
+            led = bool(await self._lead(keys=[key], args=[self.origin, self.lease_ms]))
         except RedisError as exc:
             raise HubUnavailableError(f"Redis could not be reached: {exc}") from exc
+        if led:
+            self._leads.add(key)
+        else:
+            self._leads.discard(key)
+        return led
 
     async def _follow(self, table_id: str, follow: _Follow) -> None:
         """Join the table's channel, then read the follower copy (nothing falls between)."""
@@ -702,6 +718,12 @@ class RedisHub:
             except HubUnavailableError as exc:
                 log.warning("could not release table %s (it expires): %s", table_id, exc)
         self._leases.clear()
+        for key in self._leads:  # another process leads at once, not a lease later
+            try:
+                await self._release(keys=[key], args=[self.origin])
+            except RedisError as exc:
+                log.warning("could not give up the lead %s (it expires): %s", key, exc)
+        self._leads.clear()
         for future in self._pending.values():
             future.cancel()
         if self._pubsub is not None:

@@ -491,13 +491,16 @@ class Tables:
         self._after(held)
         return table
 
-    async def get(self, table_id: str, *, subscriber: Subscriber | None = None) -> Table | None:
+    async def get(
+        self, table_id: str, *, subscriber: Subscriber | None = None, at_least: int = 0
+    ) -> Table | None:
         """The table as it stands (loaded from the store if need be), or None if there is none.
 
         Loading re-arms its deadline and lets its CPU move.  ``subscriber``
         is subscribed before anything more can happen at the table.  A table
         another process holds is this process's copy of it, kept up to date
-        by the hub (read from the store without ``subscriber``).
+        by the hub (read from the store without ``subscriber``, or if the copy
+        is not yet at version ``at_least``).
 
         Raises:
             TableError: ``unavailable`` (the hub or the store cannot be reached).
@@ -505,7 +508,7 @@ class Tables:
         try:
             held = await self._load(table_id)
         except _ElsewhereError:
-            return await self._follow(table_id, subscriber)
+            return await self._follow(table_id, subscriber, at_least)
         except HubUnavailableError:
             raise TableError("unavailable", UNAVAILABLE) from None
         if held is None:
@@ -538,7 +541,8 @@ class Tables:
                 f"no party has the code {wanted}: check it, or ask for a new link",
             )
         events = await self.command(table_id, Join(device, name, spectator))
-        table = await self.get(table_id, subscriber=subscriber)
+        at_least = max((e.version for e in events), default=0)
+        table = await self.get(table_id, subscriber=subscriber, at_least=at_least)
         if table is None:  # pragma: no cover - a table is never deleted while it has a code
             raise TableError("unknown_code", f"no party has the code {wanted}")
         return table, events
@@ -643,14 +647,16 @@ class Tables:
             return {"error": "unavailable", "message": UNAVAILABLE}
         return {"events": [e.to_dict() for e in events]}
 
-    async def _follow(self, table_id: str, subscriber: Subscriber | None) -> Table | None:
+    async def _follow(
+        self, table_id: str, subscriber: Subscriber | None, at_least: int
+    ) -> Table | None:
         """A table another process holds: subscribe here and return this process's copy."""
         table = None
         if subscriber is not None:
             self._hub.subscribe(table_id, subscriber)
             if self._cluster is not None:
                 table = await self._cluster.copy(table_id)
-        if table is None:
+        if table is None or table.version < at_least:
             stored = await anyio.to_thread.run_sync(stored_table, self._store, table_id)
             table = None if stored is None else stored[0]
         return table
