@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 
 import {
-  LAYOUTS, allSeatsFilled, bottomSeat, canStart, clock, codeFromPath, initialState, isHotSeat, leaveTable,
+  LAYOUTS, allSeatsFilled, bottomSeat, canStart, clock, codeFromPath, eventGap, initialState, isHotSeat, leaveTable,
   nearestFree, normalizeCode, occupantName, placementFree, placementProblem, reactionLine, reduce, shooter,
   soloSeats, standInText, tableSettings, turnText, withDistinctNames,
 } from "../../../src/crokinole/web/static/state.js";
@@ -292,4 +292,16 @@ test("a player renamed mid-game is named so on the cards at once", () => {
   // Another member's rename (no seat of theirs in the game) leaves the game alone.
   const t = reduce(s, { type: "member", table: T, event: 7, change: "renamed", member: "m9", name: "Zed" });
   assert.deepEqual(t.game.seats, s.game.seats);
+});
+
+test("eventGap: an event message more than one past the last received is a gap; snapshots and other tables never", () => {
+  const s = { ...initialState(), table: "t1", event: 7 };
+  assert.equal(eventGap(s, 7, { type: "shot", table: "t1", event: 8 }), false);
+  assert.equal(eventGap(s, 7, { type: "shot", table: "t1", event: 7 }), false); // a copy: ignored later
+  assert.equal(eventGap(s, 7, { type: "presence", table: "t1", event: 9 }), true);
+  assert.equal(eventGap(s, 7, { type: "table", table: "t1", event: 12 }), false);
+  assert.equal(eventGap(s, 7, { type: "game_started", table: "t1", event: 12 }), false);
+  assert.equal(eventGap(s, 7, { type: "shot", table: "t2", event: 12 }), false);
+  assert.equal(eventGap({ ...s, table: null }, 7, { type: "shot", table: "t1", event: 12 }), false);
+  assert.equal(eventGap(s, null, { type: "shot", table: "t1", event: 12 }), false);
 });

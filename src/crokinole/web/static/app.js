@@ -22,7 +22,7 @@ import { play, setSoundEnabled } from "./sound.js";
 import { wireSettings } from "./settings.js";
 import { createFrom, fillStart, readStart, renderRecord, updateStartForm } from "./start.js";
 import {
-  bottomSeat, clock, codeFromPath, gameEnded, initialState, isHotSeat, isSpectator, leaveTable, levelName, memberOf,
+  bottomSeat, clock, codeFromPath, eventGap, gameEnded, initialState, isHotSeat, isSpectator, leaveTable, levelName, memberOf,
   nearestFree, normalizeCode, placementProblem, reactionLine, reduce, seatOf, shooter, standInText,
   turnText, withConnection,
 } from "./state.js";
@@ -231,6 +231,19 @@ function receive(msg) {
 
 function enqueue(msg) {
   const snapshot = msg.type === "table" || msg.type === "game_started";
+  if (snapshot) {
+    UI.resyncing = false;
+    UI.received = msg.event;
+  } else if (S.table && msg.table === S.table && Number.isInteger(msg.event)) {
+    if (UI.resyncing) return; // the whole table is on its way
+    if (eventGap(S, UI.received ?? S.event, msg)) {
+      // Events were lost on the way: ask for the table whole and drop its events until it comes.
+      UI.resyncing = true;
+      send({ type: "open", table: S.table, last_event: null });
+      return;
+    }
+    UI.received = Math.max(UI.received ?? msg.event, msg.event);
+  }
   if (snapshot && msg.view && msg.view.table !== S.table) {
     // Another table (created, joined, continued): what was queued belongs to the old one.
     UI.queue.length = 0;
@@ -260,6 +273,7 @@ async function pump() {
 function onError(msg) {
   const pending = UI.pending;
   UI.pending = null;
+  UI.resyncing = false; // an open refused: the table's events are taken as they come again
   S = reduce(S, msg, localNow());
   const text = msg.message || msg.code || "refused";
   if (msg.code === "hello_first") {
@@ -283,6 +297,8 @@ function onError(msg) {
 
 function onWelcome(msg) {
   UI.pending = null;
+  UI.resyncing = false; // a new connection: the server sends what this one missed since S.event
+  UI.received = null;
   S = reduce(S, msg, localNow());
   setLevels();
   renderRecord(S);

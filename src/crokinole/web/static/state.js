@@ -302,6 +302,18 @@ function pick(o, keys) {
 }
 
 /** Forget the table on screen (left it, or the server no longer knows it). */
+/**
+ * Whether ``msg`` shows that events of the table on screen were lost on the way: one event's
+ * message that is more than one past the last event received (``received``). Every event after a
+ * table's creation has exactly one message, so a jump means some never arrived; the client then
+ * asks for the table whole (the server reads it from its stored log). Snapshots (``table``,
+ * ``game_started``) and other tables' messages are never gaps.
+ */
+export function eventGap(s, received, msg) {
+  if (!s.table || msg.table !== s.table || msg.type === "table" || msg.type === "game_started") return false;
+  return Number.isInteger(msg.event) && Number.isInteger(received) && msg.event > received + 1;
+}
+
 export function leaveTable(s) {
   const fresh = initialState();
   return {
