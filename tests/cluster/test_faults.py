@@ -6,11 +6,17 @@ different processes, a one-round singles party (16 shots), and a fault in
 the middle of it:
 
 - ``kill -9`` of the game's owner: the others take the game over, the
-  players reconnect and finish it;
+  players reconnect and finish it; also with commands raced through three
+  processes as it dies, and with PostgreSQL out of reach as it dies;
 - commands for one game sent through two processes at once: exactly one
-  applies each;
+  applies each (and a command refused as ``busy`` is never applied later);
+- an owner paused past its lease (SIGSTOP) that wakes up: it cannot fork
+  the game; a lost owner's turn clock runs out once a turn on another
+  process (owner killed or paused);
 - Redis stopped and started again: play resumes, the processes untouched;
-- PostgreSQL connections dropped: clear errors, then the game goes on.
+- PostgreSQL connections dropped (``pg_terminate_backend``), or PostgreSQL
+  out of reach for a while: clear ``unavailable`` errors, nothing stored
+  meanwhile, then the game goes on.
 
 After each, the game's event log in PostgreSQL has versions exactly 1..N
 (none repeated, none skipped) and holds every shot a player saw
@@ -20,11 +26,15 @@ under ``CI``).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.cluster.harness import (
+    LEASE_SECONDS,
     Client,
     Cluster,
     RedisServer,
@@ -320,3 +330,230 @@ def test_a_paused_owner_that_comes_back_cannot_fork_the_game(servers: Cluster) -
     assert "server_error" not in report.errors, report.errors
     assert all(node.alive() for node in servers.nodes)
     print(f"paused owner: taken over and 4 shots played in {took:.1f} s; errors {report.errors}")
+
+
+@pytest.mark.parametrize("fault", ["kill", "pause"])
+def test_a_lost_owners_turn_clock_fires_once_on_another_process(tmp_path: Path, fault: str) -> None:
+    require_services()
+    with cluster(tmp_path, options=["--test-clocks"]) as servers:
+        a, b = servers.start(2)
+        ann, bob = quick_party(a.url, b.url, turn_time=2)
+        table = ann.table
+        assert table is not None
+        assert servers.owner(table) is a
+        by_seat = {"south": ann, "north": bob}
+        play(by_seat, shots=2, timeout=30)
+        # The owner is lost with a turn clock running, and nobody plays: the
+        # clock must still run out, on the other process, once a turn.
+        lost = time.monotonic()
+        if fault == "kill":
+            servers.kill(a)
+        else:
+            servers.pause(a)
+        try:
+
+            def timeouts() -> list[dict[str, Any]]:
+                bob.pump(0.1)
+                seen = [m for m in bob.messages if m["type"] == "timeout" and m["_at"] > lost]
+                return seen if len(seen) >= 3 else []
+
+            timed_out = wait_for(timeouts, 30, "three turns timed out after the owner was lost")
+            took = time.monotonic() - lost
+            assert servers.owner(table) is b
+        finally:
+            if fault == "pause":
+                servers.resume(a)
+        # The old owner (if it lives) wakes with its own timer of the first of those
+        # turns: nothing fires twice.  Ann comes back and the game is played out.
+        time.sleep(1.0)
+        ann = ann.rejoin(b.url) if fault == "kill" else ann
+        by_seat["south"] = ann
+        if fault == "pause":
+            ann.pump(0.5)
+        report = play(by_seat, timeout=45)
+        ann.wait_finished()
+        bob.wait_finished()
+        log = servers.log(table)
+        check_log(log, [ann, bob])
+        ended = [e for _, e in log if e["type"] in {"shot_played", "turn_timed_out"}]
+        assert len(ended) == 16  # each disc played or timed out once
+        seats = [e["seat"] for e in ended]
+        assert seats == ["south", "north"] * 8, seats  # turns alternate: none fired twice
+        check_shown_everything(servers, table, [ann, bob])
+        assert "server_error" not in report.errors, report.errors
+        logs = servers.outputs()
+        assert "Traceback" not in logs, logs
+        print(
+            f"{fault}: {len(timed_out)} turns timed out on the other process within {took:.1f} s; "
+            f"errors after {report.errors}"
+        )
+
+
+def test_the_owner_dies_while_postgresql_is_out_of_reach(tmp_path: Path) -> None:
+    require_services()
+    with cluster(tmp_path, proxy=True) as servers:
+        assert servers.proxy is not None
+        a, b, c = servers.start(3)
+        ann, bob = quick_party(a.url, b.url)
+        table = ann.table
+        assert table is not None
+        by_seat = {"south": ann, "north": bob}
+        play(by_seat, shots=3, timeout=30)  # Bob's turn next
+        acked_before = {**ann.acked, **bob.acked}.keys()
+        servers.proxy.cut()
+        servers.kill(a)
+        lost = time.monotonic()
+        # Bob shoots and Ann comes back on c while the game cannot be read:
+        # clear refusals, nothing else.
+        seen = len(bob.errors)
+        bob.shoot("north", position=0.0, direction=42.0, power=0.0)
+        ann.closed = True
+        ann_c = Client(c.url, ann.token, table)
+        ann_c.version, ann_c.game = ann.version, ann.game
+        ann_c.send({"type": "hello", "token": ann.token, "table": table, "last_event": ann.version})
+
+        def refused() -> list[str]:
+            bob.pump(0.1)
+            return [e["code"] for e in bob.errors[seen:]]
+
+        codes = wait_for(refused, 30, "Bob's shot to be refused")
+        ann_codes = [m.get("code", m["type"]) for m in ann_c.pump(0.5)]
+        time.sleep(1.0)
+        servers.proxy.restore()
+        restored = time.monotonic()
+        by_seat["south"] = ann_c
+        if ann_c.game is None or "welcome" not in ann_codes:
+            ann_c.hello_tolerant()
+        report = play(by_seat, timeout=45)
+        ann_c.wait_finished()
+        bob.wait_finished()
+        shots = check_log(servers.log(table), [ann, ann_c, bob])
+        assert len(shots) == 16
+        assert acked_before <= {v for v, _ in shots}
+        check_shown_everything(servers, table, [ann_c, bob])
+        assert set(codes) <= {"unavailable", "busy"}, codes
+        assert "server_error" not in report.errors, report.errors
+        logs = servers.outputs()
+        assert "Traceback" not in logs, logs
+        print(
+            f"owner died with PostgreSQL cut: Bob got {codes}, PostgreSQL back after "
+            f"{restored - lost:.1f} s "
+            f"(Ann's hello: {ann_codes}); finished {time.monotonic() - restored:.1f} s after "
+            f"the restore; errors after {report.errors}"
+        )
+
+
+def test_commands_raced_through_three_processes_while_the_owner_dies(servers: Cluster) -> None:
+    a, b, c = servers.start(3)
+    ann, bob = quick_party(a.url, b.url)
+    table = ann.table
+    assert table is not None
+    assert servers.owner(table) is a
+    tabs = {
+        "south": [ann, Client(b.url, ann.token, table), Client(c.url, ann.token, table)],
+        "north": [bob, Client(a.url, bob.token, table), Client(c.url, bob.token, table)],
+    }
+    for tab in (*tabs["south"][1:], *tabs["north"][1:]):
+        tab.version = ann.version
+        tab.hello_tolerant()
+    everyone = [*tabs["south"], *tabs["north"]]
+    # Every command is a shot of its own (its direction), so the log tells which applied.
+    sent: dict[float, Client] = {}
+    killed_at: float | None = None
+    acked_before: set[int] = set()
+    deadline = time.monotonic() + 50
+    while not any(t.finished for t in everyone if not t.closed):
+        assert time.monotonic() < deadline, "the game did not end"
+        live = [t for t in everyone if not t.closed]
+        for tab in live:
+            tab.pump()
+        best = freshest(live)
+        game = best.game or {}
+        if game.get("phase") != "playing":
+            time.sleep(0.05)
+            continue
+        seat = _seat_of(best)
+        before = best.version
+        # Every live tab of the seat sends two shots at once.
+        for tab in (t for t in tabs[seat] for _ in range(2)):
+            if not tab.closed:
+                direction = -90.0 + 0.25 * len(sent)
+                tab.shoot(seat, position=0.0, direction=direction, power=0.0)
+                sent[direction] = tab
+        if killed_at is None and len(best.acked) >= 5:
+            acked_before = {v for t in everyone for v in t.acked}
+            servers.kill(a)  # with the commands on their way
+            killed_at = time.monotonic()
+            for tab in everyone:
+                tab.pump(0.05)
+                if tab.closed:
+                    tab.abandon()
+
+        def moved(before: int = before) -> bool:
+            for tab in everyone:
+                tab.pump()
+            return freshest([t for t in everyone if not t.closed]).version > before
+
+        with contextlib.suppress(AssertionError):
+            wait_for(moved, 8, "the game to move on")
+    assert killed_at is not None
+    live = [t for t in everyone if not t.closed]
+    for tab in live:
+        tab.wait_finished()
+        tab.pump(1.0)  # the last refusals
+    assert len(live) == 4
+    shots = check_log(servers.log(table), everyone)
+    assert len(shots) == 16
+    assert acked_before <= {v for v, _ in shots}
+    check_shown_everything(servers, table, live)
+    # Each command applied at most once; each one sent on a live connection was
+    # either applied or refused, never both, never neither.
+    applied = [e["played"]["direction"] for _, e in shots]
+    assert len(applied) == len(set(applied)) and set(applied) <= set(sent)
+    codes: dict[str, int] = {}
+    for tab in everyone:
+        for error in tab.errors:
+            codes[error["code"]] = codes.get(error["code"], 0) + 1
+        mine = sum(1 for d in applied if sent[d] is tab)
+        commands = sum(1 for t in sent.values() if t is tab)
+        if tab.closed:
+            assert mine + len(tab.errors) <= commands
+        else:
+            assert mine + len(tab.errors) == commands, (mine, tab.errors, commands)
+    assert set(codes) <= OUT_OF_TURN | {"busy", "unavailable"}, codes
+    print(
+        f"race and kill: {len(sent)} commands, finished {time.monotonic() - killed_at:.1f} s "
+        f"after the kill; refused {codes}"
+    )
+
+
+def test_a_command_refused_as_busy_is_not_applied_later(servers: Cluster) -> None:
+    # An error means nothing changed (docs/protocol.md).  A command forwarded to
+    # an owner that is stuck (paused) is answered busy after the forward's
+    # timeout; when the owner wakes up later it must not apply it anyway.
+    a, b = servers.start(2)
+    ann, bob = quick_party(a.url, b.url)
+    table = ann.table
+    assert table is not None
+    assert servers.owner(table) is a
+    by_seat = {"south": ann, "north": bob}
+    play(by_seat, shots=1, timeout=30)  # Bob's turn
+    stored = servers.stored_version(table)
+    servers.pause(a)
+    try:
+        seen = len(bob.errors)
+        bob.shoot("north", position=0.0, direction=42.0, power=0.0)
+        refusal = wait_for(lambda: bob.pump(0.1) and bob.errors[seen:], 30, "Bob's answer")
+        assert [e["code"] for e in refusal] == ["busy"], refusal
+    finally:
+        servers.resume(a)
+    time.sleep(2 * LEASE_SECONDS)  # the owner wakes up and does whatever it does
+    bob.pump(0.2)
+    log = servers.log(table)
+    late = [v for v, e in log if v > (stored or 0) and e["type"] == "shot_played"]
+    assert late == [], f"the shot answered busy was played later, as event {late}"
+    report = play(by_seat, timeout=45)
+    bob.wait_finished()
+    shots = check_log(servers.log(table), [ann, bob])
+    assert len(shots) == 16
+    assert "server_error" not in report.errors, report.errors
