@@ -557,3 +557,34 @@ def test_a_command_refused_as_busy_is_not_applied_later(servers: Cluster) -> Non
     shots = check_log(servers.log(table), [ann, bob])
     assert len(shots) == 16
     assert "server_error" not in report.errors, report.errors
+
+
+def test_a_dead_owners_player_is_stood_in_for_by_the_cpu_on_another_process(
+    tmp_path: Path,
+) -> None:
+    require_services()
+    with cluster(tmp_path, options=["--standin-grace", "1"]) as servers:
+        a, b = servers.start(2)
+        ann, bob = quick_party(a.url, b.url, standin_level="easy")
+        table = ann.table
+        assert table is not None
+        assert servers.owner(table) is a
+        by_seat = {"south": ann, "north": bob}
+        play(by_seat, shots=3, timeout=30)  # Bob's turn; Ann's next
+        servers.kill(a)  # Ann's process: she never comes back
+        killed = time.monotonic()
+        report = play({"north": bob}, timeout=55)
+        bob.wait_finished()
+        took = time.monotonic() - killed
+        log = servers.log(table)
+        check_log(log, [ann, bob])
+        played = [e for _, e in log if e["type"] in {"shot_played", "turn_timed_out"}]
+        assert [e["seat"] for e in played] == ["south", "north"] * 8
+        after = played[3:]
+        assert {e.get("by") for e in after if e["seat"] == "south"} == {"standin"}, after
+        assert any(e["type"] == "stand_in_on" for _, e in log)
+        check_shown_everything(servers, table, [bob])
+        assert "server_error" not in report.errors, report.errors
+        logs = servers.outputs()
+        assert "Traceback" not in logs, logs
+        print(f"stand-in: the CPU played Ann's last 7 discs; finished {took:.1f} s after the kill")
