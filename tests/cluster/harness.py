@@ -18,8 +18,9 @@ What the fault tests (``tests/cluster``) are made of:
   a number of shots is acknowledged), retrying commands refused as
   ``unavailable`` or ``busy`` or left without an answer.
 
-Services are found at ``$CROKINOLE_TEST_POSTGRES_URL`` (default
-``postgresql+psycopg://postgres@127.0.0.1:5432/test``) and
+Services are found at ``$CROKINOLE_TEST_DATABASE_URL`` (what ``make
+test-cluster`` sets), else ``$CROKINOLE_TEST_POSTGRES_URL``, else
+``postgresql+psycopg://postgres@127.0.0.1:5432/test``; and at
 ``$CROKINOLE_TEST_REDIS_URL`` (default ``redis://127.0.0.1:6379/0``);
 the tests are skipped when they cannot be reached, and fail under ``CI``.
 """
@@ -52,8 +53,10 @@ from websockets.exceptions import ConnectionClosed
 from tests.server.helpers import Player
 from tests.server_process import free_port
 
-POSTGRES_URL = os.environ.get(
-    "CROKINOLE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+POSTGRES_URL = (
+    os.environ.get("CROKINOLE_TEST_DATABASE_URL", "").strip()
+    or os.environ.get("CROKINOLE_TEST_POSTGRES_URL", "").strip()
+    or "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
 REDIS_URL = os.environ.get("CROKINOLE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
