@@ -20,6 +20,7 @@ import pytest
 
 from crokinole.ai import Level
 from crokinole.server.limits import ServerSettings
+from crokinole.store import Store, StoreUnavailableError
 from crokinole.table import REACTIONS
 from tests.server.helpers import Player, serving
 from tests.server_database import on_postgres, on_redis
@@ -815,6 +816,34 @@ def test_error_stale_when_another_server_wrote_the_table_meanwhile(tmp_path: Pat
         assert answer["lobby"]["seats"][1]["occupant"]["level"] == "easy"
         back = ann.until("presence", lambda m: m["connected"])
         assert (back["member"], back["connected"]) == ("m1", True)
+
+
+def test_error_unavailable_when_the_database_cannot_be_reached_and_nothing_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "down.db"
+    with serving(db, ServerSettings(warm_up=False)) as url:
+        ann = _player(url)
+        created = ann.create("party", "Ann", **SINGLES)
+
+        # The database goes away: the server (in this process) fails to store
+        # as it does when PostgreSQL cannot be reached.
+        def down(*_: Any, **__: Any) -> None:
+            raise StoreUnavailableError("the database cannot be reached (test)")
+
+        monkeypatch.setattr(Store, "append_table_events", down)
+        ann.act("set_cpu", seat="north", level="easy")
+        error = ann.until("error")
+        assert error["code"] == "unavailable"
+        assert error["message"] == "the game service is reconnecting: try again in a moment"
+        assert error["event"] == created["event"]
+        # It is back: the refused change is not there, and sent again it is made.
+        monkeypatch.undo()
+        ann.act("open")
+        assert ann.until("table")["view"]["seats"][1]["occupant"] is None
+        ann.act("set_cpu", seat="north", level="easy")
+        seat = ann.until("seat")
+        assert seat["lobby"]["seats"][1]["occupant"]["level"] == "easy"
 
 
 # ---------------------------------------------------------------- races

@@ -216,7 +216,8 @@ def test_the_protocol_document_names_every_error_code_once() -> None:
     codes = _documented_codes()
     assert len(codes) == len(set(codes))
     wire_codes = {"bad_json", "too_large", "bad_message", "hello_first", "rate_limited",
-                  "server_error", "unknown_table", "unknown_code", "busy"}  # fmt: skip
+                  "server_error", "unknown_table", "unknown_code", "busy",
+                  "unavailable"}  # fmt: skip
     assert set(codes) == set(ERROR_CODES) | wire_codes | set(RANKED_TESTS) - {"ranked_table"}
 
 
