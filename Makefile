@@ -4,8 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_POSTGRES := postgresql+psycopg://postgres@127.0.0.1:5432/test
+TEST_REDIS := redis://127.0.0.1:6379/0
+# The PostgreSQL + Redis run: the server tests, and the cluster's own tests where they exist.
+CLUSTER_TESTS := tests/server $(wildcard tests/cluster)
+CLUSTER_ENV := CROKINOLE_TEST_DATABASE_URL="$${CROKINOLE_TEST_DATABASE_URL:-$(TEST_POSTGRES)}" \
+	CROKINOLE_TEST_REDIS_URL="$${CROKINOLE_TEST_REDIS_URL:-$(TEST_REDIS)}"
 
-.PHONY: run test test-postgres lint bench clean
+.PHONY: run test test-postgres test-cluster lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,14 +28,27 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy --strict src
 
-## test: set up, lint and run every test (slow suites included)
+## test: set up, lint and run every test (slow suites included) on SQLite and the in-memory hub,
+## then the server tests again on PostgreSQL + Redis (test-cluster); that second run is skipped,
+## with a message, where they are not running, except in CI
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest --ignore=tests/cluster
+	@if [ -n "$$CI" ] || $(CLUSTER_ENV) $(BIN)/python -m tests.server_database; then \
+		$(MAKE) --no-print-directory test-cluster; \
+	else \
+		echo "make test: skipped the server tests on PostgreSQL + Redis (make test-cluster runs them)" >&2; \
+	fi
 
 ## test-postgres: the server tests again, each server's data in PostgreSQL (a schema of its own)
 ## (127.0.0.1:5432, database "test"; another with CROKINOLE_TEST_DATABASE_URL=postgresql+psycopg://...)
 test-postgres: $(STAMP)
 	CROKINOLE_TEST_DATABASE_URL="$${CROKINOLE_TEST_DATABASE_URL:-$(TEST_POSTGRES)}" $(BIN)/pytest tests/server
+
+## test-cluster: the server tests with every server one process of a cluster: its data in PostgreSQL
+## (a schema of its own) and its games shared through Redis (a key prefix of its own), and the
+## cluster's fault tests (redis://127.0.0.1:6379/0; another with CROKINOLE_TEST_REDIS_URL=redis://...)
+test-cluster: $(STAMP)
+	$(CLUSTER_ENV) $(BIN)/pytest $(CLUSTER_TESTS)
 
 bench: $(STAMP)
 	$(BIN)/crokinole bench physics
