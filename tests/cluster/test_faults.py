@@ -588,3 +588,69 @@ def test_a_dead_owners_player_is_stood_in_for_by_the_cpu_on_another_process(
         logs = servers.outputs()
         assert "Traceback" not in logs, logs
         print(f"stand-in: the CPU played Ann's last 7 discs; finished {took:.1f} s after the kill")
+
+
+@pytest.mark.parametrize("outage", ["postgresql", "redis"])
+def test_a_turn_clock_that_runs_out_during_an_outage_fires_once_the_service_is_back(
+    tmp_path: Path, outage: str
+) -> None:
+    require_services(redis_server=outage == "redis")
+    own_redis = RedisServer(tmp_path) if outage == "redis" else None
+    if own_redis is not None:
+        own_redis.start()
+    try:
+        with cluster(
+            tmp_path,
+            proxy=outage == "postgresql",
+            options=["--test-clocks"],
+            **({"redis_url": own_redis.url} if own_redis is not None else {}),
+        ) as servers:
+            a, b = servers.start(2)
+            ann, bob = quick_party(a.url, b.url, turn_time=2)
+            table = ann.table
+            assert table is not None
+            by_seat = {"south": ann, "north": bob}
+            play(by_seat, shots=2, timeout=30)
+            stored = servers.stored_version(table)
+            # Nobody plays; the clock (2 s + grace) runs out during the outage.
+            if servers.proxy is not None:
+                servers.proxy.cut()
+            else:
+                assert own_redis is not None
+                own_redis.stop()
+            time.sleep(4.0)
+            if servers.proxy is not None:
+                assert servers.stored_version(table) == stored
+                servers.proxy.restore()
+            else:
+                assert own_redis is not None
+                own_redis.start()
+            back = time.monotonic()
+
+            def timed_out() -> bool:
+                bob.pump(0.1)
+                return any(m["type"] == "timeout" and m["_at"] > back for m in bob.messages)
+
+            # (With Redis down the owner may time the turn out on its own: then
+            # the next turn's clock runs out after Redis is back.)
+            wait_for(timed_out, 20, "a turn to time out after the outage")
+            took = time.monotonic() - back
+            report = play(by_seat, timeout=45)
+            ann.wait_finished()
+            bob.wait_finished()
+            log = servers.log(table)
+            check_log(log, [ann, bob])
+            played = [e for _, e in log if e["type"] in {"shot_played", "turn_timed_out"}]
+            assert [e["seat"] for e in played] == ["south", "north"] * 8
+            check_shown_everything(servers, table, [ann, bob])
+            assert "server_error" not in report.errors, report.errors
+            assert all(node.alive() for node in servers.nodes)
+            print(f"{outage} outage with a clock running: a turn timed out {took:.1f} s after")
+            logs = servers.outputs()
+            if "Traceback" in logs:
+                # The game recovers; what is left is the owner's log (findings F1:
+                # tables.Tables._tick logs each retry during an outage with a traceback).
+                pytest.xfail("a traceback in the servers' log during the outage (findings F1)")
+    finally:
+        if own_redis is not None:
+            own_redis.stop()
