@@ -333,6 +333,20 @@ class LoadFigures:
         return (self.rss_after_kib - self.rss_before_kib) / self.opened
 
     @property
+    def others_cpu(self) -> float | None:
+        """The machine's busy share beyond this run's own processes (others' work), or None.
+
+        PostgreSQL and Redis count as this run's: their share includes any other
+        client's work on them.
+        """
+        if self.machine_cpu is None:
+            return None
+        ours = (
+            self.server_cpu + self.bots_cpu + (self.postgres_cpu or 0.0) + (self.redis_cpu or 0.0)
+        )
+        return max(0.0, self.machine_cpu - ours)
+
+    @property
     def meets_target(self) -> bool:
         """p99 at most the target and no errors (the target is stated at 200 parties)."""
         p99 = self.p99
@@ -1633,6 +1647,15 @@ def _share_text(share: float | None) -> str:
     return "n/a" if share is None else f"{share:.0%}"
 
 
+#: Other work on the machine above this share of a core makes a step's figures suspect.
+DISTURBED = 0.2
+
+
+def _others_text(share: float | None) -> str:
+    text = _share_text(share)
+    return f"[yellow]{text}[/yellow]" if share is not None and share > DISTURBED else text
+
+
 def _errors_text(count: int) -> str:
     return str(count) if count == 0 else f"[red]{count}[/red]"
 
@@ -1704,13 +1727,14 @@ def print_cluster_report(
             caption=(
                 f"{options.seconds:g} s measured per step, the earlier steps' parties playing on; "
                 f"a shot every {options.pace:g} s per game; [95% interval]; CPU: share of one "
-                f"core in the window (servers: each process); machine: every process of its "
-                f"{cores} CPUs, busy"
+                f"core in the window (servers: each process); others: the rest of the machine's "
+                f"{cores} CPUs' busy time, other work than this run's (above {DISTURBED:.0%}: "
+                "in yellow, the figures are not the servers' alone)"
             ),
         )
         for name in ("parties", "shots timed", "p50 ms", "p99 ms", "errors",
                      "bots' loop lag p99 ms", "CPU servers", "bots", "PostgreSQL",
-                     "Redis", "machine", "verdict"):  # fmt: skip
+                     "Redis", "others", "verdict"):  # fmt: skip
             table.add_column(name, justify="right")
         for step in result.steps:
             table.add_row(
@@ -1724,7 +1748,7 @@ def print_cluster_report(
                 _share_text(step.bots_cpu),
                 _share_text(step.postgres_cpu),
                 _share_text(step.redis_cpu),
-                _share_text(step.machine_cpu),
+                _others_text(step.others_cpu),
                 _step_verdict(step),
             )
         console.print(table)
