@@ -491,6 +491,9 @@ class Client(Player):
         errors: the ``error`` messages received.
         finished: the ``finished`` message, once received.
         closed: the connection was closed under it (its process died).
+        skips: (version shown, event received) for each event message that did not
+            follow the version shown (an event number skipped or repeated; a whole
+            ``table`` view sets the version without counting).
     """
 
     def __init__(self, url: str, token: str | None = None, table: str | None = None) -> None:
@@ -504,6 +507,7 @@ class Client(Player):
         self.errors: list[dict[str, Any]] = []
         self.finished: dict[str, Any] | None = None
         self.closed = False
+        self.skips: list[tuple[int, int]] = []
 
     def recv(self, timeout: float = 30.0) -> dict[str, Any]:
         msg = super().recv(timeout)
@@ -517,10 +521,14 @@ class Client(Player):
         if kind == "error":
             self.errors.append(msg)
             return
+        if self.table is None and kind == "table":
+            self.table = msg["table"]  # the answer to create or join
         if self.table is None or msg.get("table") != self.table:
             return
         if kind == "table" or kind in DOMAIN:
             event = msg.get("event")
+            if kind in DOMAIN and isinstance(event, int) and event != self.version + 1:
+                self.skips.append((self.version, event))
             if isinstance(event, int) and event >= self.version:
                 self.version = event
                 view = msg.get("view") or {}
@@ -700,7 +708,8 @@ def check_log(
 
 
 def check_shown_everything(servers: Cluster, table_id: str, clients: Iterable[Client]) -> None:
-    """Assert each (live) client was shown the table up to its last stored event."""
+    """Assert each (live) client was shown the table up to its last stored event, every
+    event once and in order (no event number skipped or repeated on its connection)."""
     for client in clients:
 
         def caught_up(client: Client = client) -> bool:
@@ -708,6 +717,7 @@ def check_shown_everything(servers: Cluster, table_id: str, clients: Iterable[Cl
             return client.version == len(servers.log(table_id))
 
         wait_for(caught_up, 10, f"client {client.token[:6]} to be shown the last event")
+        assert client.skips == [], f"events skipped or repeated (shown, got): {client.skips}"
 
 
 @contextlib.contextmanager
