@@ -247,6 +247,8 @@ class Node:
     port: int
     proc: subprocess.Popen[bytes]
     log_path: Path
+    #: With ``Cluster(redis_proxy=True)``: the cable between this process and Redis.
+    redis_cable: TcpProxy | None = None
 
     @property
     def url(self) -> str:
@@ -271,6 +273,10 @@ class Cluster:
         directory: where the processes' logs go.
         redis_url: the Redis they share (the test Redis, or a :class:`RedisServer`).
         options: more ``crokinole serve`` options for every process.
+        proxy: the processes reach PostgreSQL through a :class:`TcpProxy`
+            (``cluster.proxy``), to cut it for all of them.
+        redis_proxy: each process reaches Redis through a :class:`TcpProxy` of its
+            own (``node.redis_cable``), to cut one process off Redis.
     """
 
     def __init__(
@@ -280,12 +286,14 @@ class Cluster:
         redis_url: str = REDIS_URL,
         options: Iterable[str] = (),
         proxy: bool = False,
+        redis_proxy: bool = False,
     ) -> None:
         self.directory = directory
         self.redis_url = redis_url
         self.prefix = f"crokinole-test-{uuid.uuid4().hex[:16]}:"
         self.schema = f"cluster_{uuid.uuid4().hex}"
         self.options = list(options)
+        self.redis_proxy = redis_proxy
         self.nodes: list[Node] = []
         self._admin = sa.create_engine(POSTGRES_URL)
         with self._admin.begin() as connection:
@@ -337,10 +345,15 @@ class Cluster:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         for variable in ("CROKINOLE_DATABASE_URL", "CROKINOLE_DB", "CROKINOLE_REDIS_URL"):
             env.pop(variable, None)
+        redis_url, cable = self.redis_url, None
+        if self.redis_proxy:
+            target = make_url(self.redis_url.replace("redis://", "postgresql://", 1))
+            cable = TcpProxy(target.host or "127.0.0.1", target.port or 6379)
+            redis_url = f"redis://127.0.0.1:{cable.port}/{target.database or 0}"
         with log_path.open("wb") as log:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "crokinole", "serve", "--port", str(port),
-                 "--db", self.db_url, "--redis", self.redis_url, "--redis-prefix", self.prefix,
+                 "--db", self.db_url, "--redis", redis_url, "--redis-prefix", self.prefix,
                  "--lease-seconds", f"{LEASE_SECONDS:g}", "--no-warm-up",
                  "--log-level", "warning", "--standin-grace", "120", "--round-countdown", "1",
                  "--turn-grace", "0.2", *self.options],
@@ -348,7 +361,7 @@ class Cluster:
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )  # fmt: skip
-        node = Node(name, port, proc, log_path)
+        node = Node(name, port, proc, log_path, cable)
         self.nodes.append(node)
         return node
 
@@ -459,6 +472,9 @@ class Cluster:
         self._reader.dispose()
         if self.proxy is not None:
             self.proxy.close()
+        for node in self.nodes:
+            if node.redis_cable is not None:
+                node.redis_cable.close()
         try:
             with self._admin.begin() as connection:
                 connection.execute(sa.text("SET LOCAL lock_timeout = '5s'"))
@@ -722,10 +738,17 @@ def check_shown_everything(servers: Cluster, table_id: str, clients: Iterable[Cl
 
 @contextlib.contextmanager
 def cluster(
-    directory: Path, *, redis_url: str = REDIS_URL, options: Iterable[str] = (), proxy: bool = False
+    directory: Path,
+    *,
+    redis_url: str = REDIS_URL,
+    options: Iterable[str] = (),
+    proxy: bool = False,
+    redis_proxy: bool = False,
 ) -> Iterator[Cluster]:
     """A :class:`Cluster` (no processes yet), closed afterwards; its logs printed on failure."""
-    made = Cluster(directory, redis_url=redis_url, options=options, proxy=proxy)
+    made = Cluster(
+        directory, redis_url=redis_url, options=options, proxy=proxy, redis_proxy=redis_proxy
+    )
     try:
         yield made
     except BaseException:

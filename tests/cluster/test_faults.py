@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -656,3 +657,54 @@ def test_a_turn_clock_that_runs_out_during_an_outage_fires_once_the_service_is_b
     finally:
         if own_redis is not None:
             own_redis.stop()
+
+
+def test_the_owner_cut_off_from_redis_gives_the_game_up_and_nothing_forks(
+    tmp_path: Path,
+) -> None:
+    # A network partition: the owner keeps its players and PostgreSQL but loses
+    # Redis, so it cannot renew its lease; the other process takes the game over
+    # for Bob's shot.  Ann, on the cut-off process, is told unavailable until its
+    # Redis is back, then plays on through the new owner.
+    require_services()
+    with cluster(tmp_path, redis_proxy=True) as servers:
+        a, b = servers.start(2)
+        assert a.redis_cable is not None
+        ann, bob = quick_party(a.url, b.url)
+        table = ann.table
+        assert table is not None
+        assert servers.owner(table) is a
+        by_seat = {"south": ann, "north": bob}
+        play(by_seat, shots=3, timeout=30)  # Bob's turn next
+        acked_before = {**ann.acked, **bob.acked}.keys()
+        a.redis_cable.cut()
+        cut = time.monotonic()
+        report = play(by_seat, shots=1, timeout=30)  # Bob's shot, on b
+        assert servers.owner(table) is b
+        taken = time.monotonic() - cut
+        # Ann's turn: her process cannot reach Redis.
+        seen = len(ann.errors)
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:
+            ann.shoot("south", position=0.0, direction=42.0, power=0.0)
+            ann.pump(0.4)
+        during = [e["code"] for e in ann.errors[seen:]]
+        with urllib.request.urlopen(f"{a.url}/healthz", timeout=5) as answer:
+            health = answer.status
+        a.redis_cable.restore()
+        report = play(by_seat, timeout=45, report=report)
+        ann.wait_finished()
+        bob.wait_finished()
+        took = time.monotonic() - cut
+        shots = check_log(servers.log(table), [ann, bob])
+        assert len(shots) == 16
+        assert acked_before <= {v for v, _ in shots}
+        check_shown_everything(servers, table, [ann, bob])
+        assert during and set(during) == {"unavailable"}, during
+        assert set(report.errors) <= {"unavailable", "busy", *OUT_OF_TURN}, report.errors
+        assert all(node.alive() for node in servers.nodes)
+        print(
+            f"owner cut off Redis: taken over in {taken:.1f} s; Ann told {set(during)} "
+            f"({len(during)}x, /healthz {health}); finished {took:.1f} s after the cut; "
+            f"errors {report.errors}"
+        )
