@@ -168,3 +168,12 @@ def test_serve_on_an_unreachable_database_is_a_plain_error(
         "postgresql+psycopg://crokinole:***@127.0.0.1:1/crokinole: "
     )
     assert "secret" not in err and "refused" in err.lower() and err.count("\n") == 1
+
+
+def test_an_unreachable_redis_is_one_plain_line(capsys: pytest.CaptureFixture[str]) -> None:
+    # Port 1 on loopback refuses connections; the database URL is never opened first.
+    argv = ["serve", "--db", "postgresql+psycopg://u:pw@127.0.0.1:1/none", "--port", "1"]
+    assert main([*argv, "--redis", "redis://:secret@127.0.0.1:1/0"]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.startswith("crokinole: cannot reach Redis at redis://:***@127.0.0.1:1/0: ")
+    assert captured.err.count("\n") == 1 and "secret" not in captured.err

@@ -10,6 +10,7 @@ errors are unchanged.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -173,3 +174,34 @@ def test_sqlite_errors_pass_as_they_are(tmp_path: Path) -> None:
         store.close()
     assert not isinstance(failed.value, StoreUnavailableError)
     assert "no such table" in str(failed.value)
+
+
+def test_servers_started_at_once_on_a_new_database_migrate_one_after_another(
+    postgres_database: str,
+) -> None:
+    """Four processes' stores opened together on an empty schema: each opens (none trips over
+    another's tables), and the schema ends at the newest migration."""
+    opened: list[Store] = []
+    failures: list[BaseException] = []
+    start = threading.Barrier(4)
+
+    def open_one() -> None:
+        start.wait()
+        try:
+            opened.append(Store.open(postgres_database))
+        except BaseException as error:
+            failures.append(error)
+
+    threads = [threading.Thread(target=open_one, daemon=True) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)  # without the lock they wait on each other's DDL for ever
+    try:
+        assert not any(thread.is_alive() for thread in threads), "the migrations are stuck"
+        assert failures == []
+        assert len(opened) == 4
+        assert {store.revision() for store in opened} == {Store.newest_revision()}
+    finally:
+        for store in opened:
+            store.close()

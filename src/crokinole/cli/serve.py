@@ -172,6 +172,18 @@ def lease_argument(text: str) -> float:
     return value
 
 
+def redis_unreachable(url: str) -> str | None:
+    """Why Redis at ``url`` cannot be used (the first line of the reason), or None if it answers."""
+    import redis  # noqa: PLC0415 - only for several processes
+
+    try:
+        with redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3) as client:
+            client.ping()
+    except redis.RedisError as error:
+        return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return None
+
+
 def run_serve(args: argparse.Namespace) -> int:
     """Start uvicorn on the app (blocks until interrupted)."""
     import uvicorn  # noqa: PLC0415 - the server stack loads only for this command
@@ -203,6 +215,12 @@ def run_serve(args: argparse.Namespace) -> int:
         lease_ms=round(args.lease_seconds * 1000),
         own_process=True,
     )
+    if args.redis is not None:
+        reason = redis_unreachable(args.redis)
+        if reason is not None:
+            where = shown_url(args.redis)
+            print(f"crokinole: cannot reach Redis at {where}: {reason}", file=sys.stderr)
+            return 1
     try:
         app = create_app(
             db,

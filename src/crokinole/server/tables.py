@@ -140,6 +140,8 @@ class _Held:
     timer: asyncio.TimerHandle | None = None
     cpu_task: asyncio.Task[None] | None = None
     cpu_retry: asyncio.TimerHandle | None = None
+    #: A deadline waits for the store or the hub to come back (warned once).
+    waiting: bool = False
 
 
 class Tables:
@@ -305,14 +307,22 @@ class Tables:
 
     async def _watch_forever(self) -> None:
         assert self._cluster is not None
+        out: str | None = None  # the outage being waited out, warned once
         while True:
             await asyncio.sleep(self._cluster.lease_ms / 2000)
             try:
                 await self.take_over()
             except (HubUnavailableError, StoreUnavailableError) as exc:
-                log.warning("looking for tables nobody holds failed: %s", exc)
+                if out is None:
+                    log.warning("looking for tables nobody holds waits for the service: %s", exc)
+                out = str(exc)
+                continue
             except Exception:
                 log.exception("looking for tables nobody holds failed")
+                continue
+            if out is not None:
+                log.warning("looking for tables nobody holds works again")
+                out = None
 
     async def lost(self, table_id: str) -> None:
         """The hub found this process's claim on the table lost: give it up (stop its
@@ -609,7 +619,15 @@ class Tables:
         cluster = self._cluster
         if cluster is None:
             raise TableError("busy", "another server holds this table: try again")
-        body = {"op": "command", "table": table_id, "command": command.to_dict()}
+        # The owner drops a request it gets after this sender gave up on it (answered
+        # ``busy``), so what a player was told was refused is never played later.
+        expires = time.time() + FORWARD_TIMEOUT_S
+        body = {
+            "op": "command",
+            "table": table_id,
+            "command": command.to_dict(),
+            "expires": expires,
+        }
         try:
             answer = await cluster.request(owner, body, timeout=FORWARD_TIMEOUT_S)
         except NoReceiverError:
@@ -635,11 +653,16 @@ class Tables:
         held = self._held.get(table_id)
         if held is None:
             return {"error": "elsewhere", "message": "this process does not hold the table"}
+        expires = body.get("expires")
+        if isinstance(expires, int | float) and time.time() > expires:
+            return {"error": "busy", "message": "the command came too late: try again"}
         try:
             command = command_from_dict(body.get("command"))
             async with held.lock:
                 if self._held.get(table_id) is not held:
                     return {"error": "elsewhere", "message": "the table was given up"}
+                if isinstance(expires, int | float) and time.time() > expires:
+                    return {"error": "busy", "message": "the command came too late: try again"}
                 events = await self._apply(held, command)
         except TableError as exc:
             return {"error": exc.code, "message": exc.message}
@@ -873,7 +896,13 @@ class Tables:
         fired_at = self._clock()
         try:
             events = await self.command(table_id, Tick())
+        except (StoreUnavailableError, HubUnavailableError) as exc:
+            self._deadline_waits(held, str(exc))
+            return
         except TableError as exc:
+            if exc.code == "unavailable":
+                self._deadline_waits(held, exc.message)
+                return
             log.info("the deadline of table %s did nothing: %s", table_id, exc.message)
             events = []
         except Exception:
@@ -881,6 +910,9 @@ class Tables:
             if self._holds(held):
                 self._arm(held, delay=RETRY_S)
             return
+        if held.waiting:
+            held.waiting = False
+            log.warning("the deadline of table %s fired: the service is back", table_id)
         if events or not self._holds(held) or held.table.next_deadline() != deadline:
             return
         if fired_at < deadline.at:
@@ -893,6 +925,19 @@ class Tables:
         # later rather than at once in a loop.
         log.warning("table %s: deadline %s is due but fired nothing", table_id, deadline)
         self._arm(held, delay=RETRY_S)
+
+    def _deadline_waits(self, held: _Held, reason: str) -> None:
+        """A deadline that could not fire for an outage: tried again every :data:`RETRY_S`
+        (one warning per table and outage, not a line per try)."""
+        if not held.waiting:
+            held.waiting = True
+            log.warning(
+                "the deadline of table %s waits for the service to come back: %s",
+                held.table.id,
+                reason,
+            )
+        if self._holds(held):
+            self._arm(held, delay=RETRY_S)
 
     # ------------------------------------------------------------ the CPU
 

@@ -22,7 +22,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Table as SqlTable
-from sqlalchemy import bindparam, create_engine, delete, event, func, insert, select, update
+from sqlalchemy import bindparam, create_engine, delete, event, func, insert, select, text, update
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -57,6 +57,9 @@ CONNECT_TIMEOUT = 10
 #: A device's results against the CPU: level → format → wins/draws/losses.
 DeviceRecord = dict[str, dict[str, dict[str, int]]]
 
+
+#: The PostgreSQL advisory lock key that migrations hold (any fixed number; "croki" in ASCII).
+MIGRATION_LOCK = 0x63726F6B69
 
 #: Seconds :meth:`Store.close` waits for calls still running in other threads.
 CLOSE_WAIT_S = 5.0
@@ -362,10 +365,19 @@ class Store:
         return head
 
     def migrate(self, revision: str = "head") -> None:
-        """Bring the schema to ``revision`` (the newest migration by default)."""
+        """Bring the schema to ``revision`` (the newest migration by default).
+
+        On PostgreSQL the migration holds an advisory lock for its
+        transaction: several server processes started at once migrate one
+        after another (the later ones find the schema already there).
+        """
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS))
         with self._engine.begin() as connection:
+            if connection.dialect.name == "postgresql":
+                connection.execute(
+                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
+                )
             config.attributes["connection"] = connection
             command.upgrade(config, revision)
 
