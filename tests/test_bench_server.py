@@ -79,6 +79,7 @@ def test_help_explains_every_option() -> None:
         "--spread",
         "--step",
         "--max-games",
+        "--retries",
         "--pg",
         "--redis",
     ):
@@ -101,7 +102,10 @@ def test_help_explains_every_option() -> None:
                                             (["--processes", "1", "--games", "5", "--step", "5"],
                                              "--step"),
                                             (["--processes", "1", "--step", "50",
-                                              "--max-games", "10"], "--max-games")])  # fmt: skip
+                                              "--max-games", "10"], "--max-games"),
+                                            (["--processes", "1", "--retries", "-1"],
+                                             "--retries"),
+                                            (["--retries", "2"], "--retries")])  # fmt: skip
 def test_bad_options_exit_2_naming_the_option(args: list[str], flag: str) -> None:
     answer = subprocess.run(
         [sys.executable, str(SCRIPT), *args],
@@ -160,11 +164,18 @@ def test_the_ramp_holds_up_to_its_first_miss() -> None:
     top = bench.RampFigures(2, (step(25, 0.01), step(50, 0.01)), top=50)
     assert top.held == 50
     assert top.capped
+    # A step measured again after a miss is held by its good window.
+    again = bench.RampFigures(
+        1, (step(25, 0.01), step(50, 0.3), step(50, 0.02), step(75, 0.3), step(75, 0.4)), top=100
+    )
+    assert again.held == 50
+    assert again.held_step is again.steps[2]
 
     console = Console(record=True, width=200, force_terminal=False)
     options = bench.BenchOptions()
-    bench.print_cluster_report([ramp, top], options, console)
+    bench.print_cluster_report([again, top], options, console)
     out = console.export_text()
+    assert "50 again" in out
     assert "50+" in out  # the top was held: the cluster may hold more
     assert "1.00×" in out
     assert "2 processes held 50 parties, 1 process 50" in out
@@ -223,7 +234,7 @@ def test_one_and_two_processes_ramp_on_postgres_and_redis(backends: tuple[str, s
     schemas_before = _schemas(pg)
     options = bench.BenchOptions(
         seconds=3.0, standin_share=0.5, standin_grace=1.0, drain=5.0,
-        spread="connection", pg=pg, redis=redis_url,
+        spread="connection", retries=0, pg=pg, redis=redis_url,
     )  # fmt: skip
     console = Console(record=True, width=220, force_terminal=False)
     results = bench.run_cluster_bench([1, 2], [2, 3], options, console, stop_on_miss=False)
