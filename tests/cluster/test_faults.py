@@ -648,12 +648,7 @@ def test_a_turn_clock_that_runs_out_during_an_outage_fires_once_the_service_is_b
             assert all(node.alive() for node in servers.nodes)
             print(f"{outage} outage with a clock running: a turn timed out {took:.1f} s after")
             logs = servers.outputs()
-            if "Traceback" in logs:
-                # The game recovers; what is left is the owner's log: Tables._tick logs
-                # each retry of the deadline during a database outage with a traceback
-                # (log.exception) rather than one plain line.  Once it does not, this
-                # becomes `assert "Traceback" not in logs`.
-                pytest.xfail("Tables._tick logs each retry during the outage with a traceback")
+            assert "Traceback" not in logs, logs
     finally:
         if own_redis is not None:
             own_redis.stop()
