@@ -88,6 +88,9 @@ PREFIX = "crokinole:"
 #: Seconds a call to Redis may take before it fails (a Redis that hangs, unreachable).
 SOCKET_TIMEOUT_S = 5.0
 
+#: Seconds of quiet after which a connection checks Redis still answers.
+HEALTH_CHECK_S = 5
+
 #: Seconds the pub/sub reader waits for a message before looking again (and
 #: before trying again after Redis failed it).
 POLL_S = 1.0
@@ -196,6 +199,8 @@ class RedisHub:
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._inbox_joined = False
         self._leads: set[str] = set()
+        #: False from a failure of the pub/sub connection until it reads again.
+        self._listening = True
         self._lead = redis.register_script(_LEAD)
 
     @classmethod
@@ -206,7 +211,12 @@ class RedisHub:
         seconds rather than holding it for ever.
         """
         client = Redis.from_url(
-            url, socket_timeout=SOCKET_TIMEOUT_S, socket_connect_timeout=SOCKET_TIMEOUT_S
+            url,
+            socket_timeout=SOCKET_TIMEOUT_S,
+            socket_connect_timeout=SOCKET_TIMEOUT_S,
+            # The pub/sub connection pings when it has been quiet this long: a
+            # connection cut without a word (a partition) fails, and is made again.
+            health_check_interval=HEALTH_CHECK_S,
         )
         return cls(client, store, owns_client=True, **options)
 
@@ -461,6 +471,10 @@ class RedisHub:
             HubUnavailableError: Redis could not be reached.
         """
         await self._join_inbox()
+        if not self._listening:
+            # The answer would come on a connection being made again: it could be lost
+            # after the owner played the command.  Refused before anything is sent.
+            raise HubUnavailableError("the hub's pub/sub connection is reconnecting")
         rid = secrets.token_hex(8)
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[rid] = future
@@ -607,10 +621,12 @@ class RedisHub:
                 if not failed:
                     log.warning("the hub's pub/sub connection failed: %s", exc)
                 failed = True
+                self._listening = False
                 await asyncio.sleep(POLL_S)
                 continue
             if failed:
                 failed = False
+                self._listening = True
                 log.warning("the hub's pub/sub connection is back: reading its tables again")
                 for table_id, follow in list(self._follows.items()):
                     self._spawn(self._reload(table_id, follow))
