@@ -1228,6 +1228,26 @@ def standin_parties(games: int, share: float) -> list[bool]:
     return [math.floor((i + 1) * share) > math.floor(i * share) for i in range(games)]
 
 
+def party_servers(standins: Sequence[bool], servers: int) -> list[int]:
+    """The server hosting each party: in turn, stand-in parties and the others each on their own.
+
+    Turns taken over all parties together would put every stand-in party
+    (one in four, the odd ones) on the same server of two, with all the
+    stand-in CPU's work.
+
+    >>> party_servers([False, False, False, True, False, False, False, True], 2)
+    [0, 1, 0, 0, 1, 0, 1, 1]
+    >>> party_servers([False, True, False], 1)
+    [0, 0, 0]
+    """
+    turns = {False: 0, True: 0}
+    placed = []
+    for standin in standins:
+        placed.append(turns[standin] % servers)
+        turns[standin] += 1
+    return placed
+
+
 async def _watch_loop(tally: Tally) -> None:
     """Sample how late this process's event loop wakes up: the bots' own delay.
 
@@ -1244,6 +1264,7 @@ async def _open_parties(
     new: Sequence[Party],
     urls: Sequence[str],
     opened: list[Party],
+    hosts: Sequence[int],
     *,
     options: BenchOptions,
     progress: Progress,
@@ -1251,8 +1272,8 @@ async def _open_parties(
 ) -> float:
     """Open the parties ``new`` (those opened join ``opened``); the seconds it took.
 
-    Party ``i`` is hosted on server ``i mod N``; its guest connects there too,
-    or with ``--spread connection`` to the next server.
+    Party ``i`` is hosted on server ``hosts[i]``; its guest connects there
+    too, or with ``--spread connection`` to the next server.
     """
     if not new:
         return 0.0
@@ -1262,7 +1283,7 @@ async def _open_parties(
 
     async def open_party(party: Party) -> None:
         async with gate:
-            host = party.index % len(urls)
+            host = hosts[party.index]
             guest = (host + 1) % len(urls) if options.spread == "connection" else host
             try:
                 await party.open(urls[host], urls[guest])
@@ -1327,7 +1348,13 @@ class Ramp:
         ]
         self.parties.extend(new)
         setup_seconds = await _open_parties(
-            new, self.urls, self.opened, options=options, progress=progress, label=label
+            new,
+            self.urls,
+            self.opened,
+            party_servers(standins, len(self.urls)),
+            options=options,
+            progress=progress,
+            label=label,
         )
 
         pids = [server.proc.pid for server in self.servers]
