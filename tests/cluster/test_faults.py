@@ -705,16 +705,12 @@ def test_the_owner_cut_off_from_redis_gives_the_game_up_and_nothing_forks(
         )
 
 
-@pytest.mark.xfail(
-    reason="a process whose Redis just came back forwards a command before its inbox is "
-    "subscribed again: the owner applies it, the answer is lost, and the player is told "
-    "busy 5 s later for a shot that was played",
-    strict=False,
-)
 def test_a_command_forwarded_as_a_partition_heals_is_not_refused_once_played(
     tmp_path: Path,
 ) -> None:
-    # An error means nothing changed (docs/protocol.md).
+    # An error means nothing changed (docs/protocol.md).  A process whose Redis
+    # just came back must not forward a command before its inbox listens again:
+    # the owner would play it and its answer be lost (then "busy" for a shot played).
     require_services()
     with cluster(tmp_path, redis_proxy=True) as servers:
         a, b = servers.start(2)
