@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -276,8 +277,16 @@ def test_postgresql_out_of_reach_for_a_while_unavailable_then_the_game_goes_on(
         tab_answer = [m["type"] if m["type"] != "error" else m["code"] for m in tab.pump(1.0)]
         tab.close()
         time.sleep(1.0)
+        try:
+            with urllib.request.urlopen(f"{a.url}/healthz", timeout=15) as answer:
+                health = answer.status
+        except urllib.error.HTTPError as refused:
+            health = refused.code
         assert servers.stored_version(table) == stored  # nothing was written
         servers.proxy.restore()
+        with urllib.request.urlopen(f"{a.url}/healthz", timeout=15) as answer:
+            assert answer.status == 200  # back in the balancer
+        assert health == 503  # out of the balancer while its database is out of reach
         report = play(by_seat, timeout=45)
         ann.wait_finished()
         bob.wait_finished()
@@ -684,8 +693,11 @@ def test_the_owner_cut_off_from_redis_gives_the_game_up_and_nothing_forks(
             ann.shoot("south", position=0.0, direction=42.0, power=0.0)
             ann.pump(0.4)
         during = [e["code"] for e in ann.errors[seen:]]
-        with urllib.request.urlopen(f"{a.url}/healthz", timeout=5) as answer:
-            health = answer.status
+        try:
+            with urllib.request.urlopen(f"{a.url}/healthz", timeout=5) as answer:
+                health = answer.status
+        except urllib.error.HTTPError as refused:  # what a load balancer is told
+            health = refused.code
         a.redis_cable.restore()
         report = play(by_seat, timeout=45, report=report)
         ann.wait_finished()
@@ -696,6 +708,7 @@ def test_the_owner_cut_off_from_redis_gives_the_game_up_and_nothing_forks(
         assert acked_before <= {v for v, _ in shots}
         check_shown_everything(servers, table, [ann, bob])
         assert during and set(during) == {"unavailable"}, during
+        assert health == 503  # the process cut off from Redis is out of the balancer
         assert set(report.errors) <= {"unavailable", "busy", *OUT_OF_TURN}, report.errors
         assert all(node.alive() for node in servers.nodes)
         print(

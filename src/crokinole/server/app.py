@@ -40,7 +40,7 @@ from crokinole.server.security import SecurityHeaders
 from crokinole.server.session import CLOSE_POLICY, RECORD_OPPONENTS, Attendance, Session
 from crokinole.server.tables import Tables, stored_table
 from crokinole.server.wire import TABLE_PATTERN, TOKEN_PATTERN
-from crokinole.store import Store
+from crokinole.store import Store, StoreUnavailableError
 
 if TYPE_CHECKING:
     from crokinole.server.redis_hub import RedisHub
@@ -131,6 +131,17 @@ def create_app(
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
     async def health(_: Request) -> Response:
+        # What a load balancer asks: 503 while this process cannot play games (its
+        # database, or on a site of several processes its Redis, cannot be reached).
+        problems: dict[str, str] = {}
+        try:
+            await anyio.to_thread.run_sync(store.ping)
+        except StoreUnavailableError as exc:
+            problems["database"] = str(exc)
+        if redis_hub is not None and not redis_hub.listening:
+            problems["redis"] = "the connection to Redis is down; it is being made again"
+        if problems:
+            return JSONResponse({"ok": False, **problems}, status_code=503)
         return JSONResponse({"ok": True})
 
     async def device_record(request: Request) -> Response:

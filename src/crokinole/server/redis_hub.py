@@ -391,6 +391,12 @@ class RedisHub:
         follow = self._follows.get(table_id)
         return follow.table if follow is not None else None
 
+    @property
+    def listening(self) -> bool:
+        """Whether the hub's pub/sub connection works (False from a failure until it reads
+        again): without it this process can neither follow tables nor send commands."""
+        return self._listening
+
     def followed(self) -> list[str]:
         """The tables this process has subscribers for."""
         return list(self._follows)

@@ -396,6 +396,15 @@ class Store:
                 time.sleep(0.01)
         self._engine.dispose()
 
+    def ping(self) -> None:
+        """Check that the database answers.
+
+        Raises:
+            StoreUnavailableError: it does not.
+        """
+        with self._session() as session:
+            session.execute(text("SELECT 1"))
+
     @contextlib.contextmanager
     def _session(self) -> Iterator[Session]:
         """A session for one call: closed (rolled back unless committed) at the end.
