@@ -26,8 +26,9 @@ Handler = Callable[[argparse.Namespace], int]
 BENCHMARKS = {
     "physics": "simulator throughput against pymunk, and pymunk's accuracy",
     "cpu_fouls": "how often each CPU level means (and plays) a foul where a valid hit exists",
-    "server": "bot clients play N concurrent online parties on one server process: "
-    "shot-to-broadcast latency, errors, memory per game",
+    "server": "bot clients play N concurrent online parties on one server process "
+    "(or, with --processes 1 2, on clusters on PostgreSQL and Redis): "
+    "shot-to-broadcast latency, errors, memory per game, games held",
 }
 
 
