@@ -787,6 +787,10 @@ class Tables:
                 await self._give_up(held)
             try:
                 await self._hub.publish(after.id, after, events)
+            except HubUnavailableError as exc:
+                # An outage (or an owner that was paused past its socket
+                # timeouts): one line; subscribers catch up from the store.
+                log.warning("table %s: events not published: %s", after.id, exc)
             except Exception:
                 # Subscribers that miss events catch up from the store by version.
                 log.exception("publishing the events of table %s failed", after.id)
