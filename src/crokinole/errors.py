@@ -75,3 +75,11 @@ class RankingError(CrokinoleError, ValueError):
     >>> str(RankingError("a side has 1 or 2 players, not 3"))
     'a side has 1 or 2 players, not 3'
     """
+
+
+class AnalysisError(CrokinoleError, ValueError):
+    """A hint, heat map, review or drill that cannot be worked out for the input given.
+
+    >>> str(AnalysisError("nobody is to shoot: the round or the game is over"))
+    'nobody is to shoot: the round or the game is over'
+    """

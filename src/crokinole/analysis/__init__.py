@@ -1,0 +1,17 @@
+"""Analysis: hints, aim heat maps, game review and drills (pure functions over a ``Game``).
+
+Everything here values shots with :mod:`crokinole.analysis.value`: a shot
+played many times under an :class:`Accuracy` through the batch simulator
+and the referee.  Nothing here does I/O or keeps state between calls.
+"""
+
+from crokinole.analysis.value import Accuracy, ShotValue, round_win_chance, value_shots
+from crokinole.errors import AnalysisError
+
+__all__ = [
+    "Accuracy",
+    "AnalysisError",
+    "ShotValue",
+    "round_win_chance",
+    "value_shots",
+]
