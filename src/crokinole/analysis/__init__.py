@@ -5,6 +5,7 @@ played many times under an :class:`Accuracy` through the batch simulator
 and the referee.  Nothing here does I/O or keeps state between calls.
 """
 
+from crokinole.analysis.accuracy import fit_accuracy, open_twenty_rate
 from crokinole.analysis.value import Accuracy, ShotValue, round_win_chance, value_shots
 from crokinole.errors import AnalysisError
 
@@ -12,6 +13,8 @@ __all__ = [
     "Accuracy",
     "AnalysisError",
     "ShotValue",
+    "fit_accuracy",
+    "open_twenty_rate",
     "round_win_chance",
     "value_shots",
 ]
