@@ -10,11 +10,12 @@ Error codes (:class:`~crokinole.errors.TableError` ``.code``): ``not_a_member``,
 ``in_game``, ``not_your_seat``, ``not_your_turn``, ``illegal_placement``,
 ``illegal_shot``, ``illegal_action``, ``game_over``, ``bad_settings``,
 ``bad_name``, ``stale``, ``unknown_reaction``, ``too_many_reactions``,
-``spectator``, ``closed``, ``solo_table``, ``ranked_table``.
+``spectator``, ``closed``, ``solo_table``, ``ranked_table``, ``no_hints``.
 """
 
 from crokinole.errors import TableError
 from crokinole.table.commands import (
+    HINT_KINDS,
     REACTIONS,
     ChangeSettings,
     Command,
@@ -32,6 +33,7 @@ from crokinole.table.commands import (
     SetCpu,
     Shoot,
     Start,
+    TakeHint,
     TakeSeat,
     Tick,
 )
@@ -41,6 +43,7 @@ from crokinole.table.events import (
     Event,
     GameFinished,
     GameStarted,
+    HintTaken,
     HostChanged,
     MemberJoined,
     MemberLeft,
@@ -108,12 +111,14 @@ ERROR_CODES = (
     "closed",
     "solo_table",
     "ranked_table",
+    "no_hints",
 )
 
 __all__ = [
     "ERROR_CODES",
     "EVENT_TYPES",
     "HAND_NOISE",
+    "HINT_KINDS",
     "ME",
     "RANKED_TURN_TIME",
     "REACTIONS",
@@ -129,6 +134,7 @@ __all__ = [
     "GameFinished",
     "GameStarted",
     "Hand",
+    "HintTaken",
     "HostChanged",
     "Join",
     "Kind",
@@ -168,6 +174,7 @@ __all__ = [
     "TableCreated",
     "TableError",
     "TableSettings",
+    "TakeHint",
     "TakeSeat",
     "Tick",
     "Timings",

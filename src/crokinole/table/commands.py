@@ -49,6 +49,7 @@ __all__ = [
     "SetCpu",
     "Shoot",
     "Start",
+    "TakeHint",
     "TakeSeat",
     "Tick",
     "command_from_dict",
@@ -56,6 +57,10 @@ __all__ = [
 
 #: The quick reactions (no free text: nothing to moderate).
 REACTIONS = ("nice_shot", "good_game", "well_played", "oops", "thanks", "good_luck")
+
+#: What a player may ask for on their turn (:class:`TakeHint`): the best
+#: shots, or a heat map of one placement's directions and powers.
+HINT_KINDS = ("hint", "heatmap")
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +251,21 @@ class React(CommandBase):
 
 
 @dataclass(frozen=True, slots=True)
+class TakeHint(CommandBase):
+    """A player asks for help on their turn: ``kind`` is one of :data:`HINT_KINDS`.
+
+    The table only counts it (``HintTaken``) where hints are allowed; the
+    hint itself is computed by the server from the table after that event.
+    """
+
+    TYPE: ClassVar[str] = "take_hint"
+
+    device: str
+    seat: Seat
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
 class Tick(CommandBase):
     """The server's timer: fire every deadline due at ``now``."""
 
@@ -269,6 +289,7 @@ Command = (
     | Connect
     | Disconnect
     | React
+    | TakeHint
     | Tick
 )
 

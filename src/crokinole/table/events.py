@@ -32,6 +32,7 @@ __all__ = [
     "Event",
     "GameFinished",
     "GameStarted",
+    "HintTaken",
     "HostChanged",
     "MemberJoined",
     "MemberLeft",
@@ -278,6 +279,16 @@ class Reacted(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class HintTaken(Event):
+    """``member`` asked for help (``kind``: ``hint`` or ``heatmap``) on ``seat``'s turn."""
+
+    TYPE: ClassVar[str] = "hint_taken"
+    member: str
+    seat: Seat
+    kind: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Closed(Event):
     """The table takes no more commands."""
 
@@ -309,6 +320,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Reacted,
         Closed,
         RankedSeated,
+        HintTaken,
     )
 }
 
@@ -334,6 +346,11 @@ def _settings(data: object) -> TableSettings:
     return TableSettings.from_dict(data, allow_short_clock=True)
 
 
+def _settings_of(kind: Kind) -> Callable[[Any], TableSettings]:
+    """A reader of stored settings whose missing keys take ``kind``'s defaults."""
+    return lambda data: TableSettings.from_dict(data, kind=kind, allow_short_clock=True)
+
+
 _DECODE: dict[str, Callable[[Any], Any]] = {
     "seat": seat_from_name,
     "first_seat": seat_from_name,
@@ -342,7 +359,6 @@ _DECODE: dict[str, Callable[[Any], Any]] = {
     "settings": _settings,
     "timings": Timings.from_dict,
     "occupant": occupant_from_dict,
-    "kind": Kind,
     "drawn": tuple,
 }
 
@@ -370,7 +386,12 @@ def event_from_dict(data: object) -> Event:
     if isinstance(at, bool) or not isinstance(at, int | float) or not math.isfinite(at):
         raise InvalidRecordError(f"an event's time is a number of seconds, not {at!r}")
     try:
-        values = {k: _DECODE[k](v) if k in _DECODE else v for k, v in data.items() if k != "type"}
+        decode = _DECODE
+        if cls is TableCreated:
+            # Settings stored before a setting existed take its default for the table's kind.
+            kind = Kind(data["kind"])
+            decode = {**_DECODE, "kind": lambda _: kind, "settings": _settings_of(kind)}
+        values = {k: decode[k](v) if k in decode else v for k, v in data.items() if k != "type"}
         return cls(**values)
     except (CrokinoleError, TypeError, ValueError) as exc:
         raise InvalidRecordError(f"a bad {cls.TYPE} event: {exc}") from None

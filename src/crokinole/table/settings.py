@@ -5,6 +5,8 @@
 (12, 'human', 'extra_rounds')
 >>> TableSettings.from_dict(settings.to_dict(), kind=Kind.PARTY) == settings
 True
+>>> settings.hints, TableSettings.for_kind(Kind.SOLO).hints
+(False, True)
 >>> TableSettings.from_dict({"turn_time": 5}, kind=Kind.PARTY)
 Traceback (most recent call last):
 ...
@@ -118,6 +120,9 @@ class TableSettings:
         hand: steady or human (see :class:`Hand`).
         standin_level: the CPU level (a :class:`~crokinole.ai.Level` value)
             that plays for a missing player.
+        hints: whether a player may ask for hints and heat maps on their
+            turn (each one counted).  On by default on one device, off in a
+            party until the host allows them, never in a ranked game.
     """
 
     layout: Layout = Layout.SINGLES
@@ -129,6 +134,7 @@ class TableSettings:
     turn_time: float | None = None
     hand: Hand = Hand.STEADY
     standin_level: str = Level.NORMAL.value
+    hints: bool = True
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -153,6 +159,8 @@ class TableSettings:
             raise _bad(f"a game to 100 has no round count (rounds={self.rounds!r})")
         if not isinstance(self.required_contact, bool):
             raise _bad(f"required_contact is true or false, not {self.required_contact!r}")
+        if not isinstance(self.hints, bool):
+            raise _bad(f"hints is true or false, not {self.hints!r}")
         if self.turn_time is not None:
             t = self.turn_time
             if not is_real_number(t) or not math.isfinite(float(t)) or not 1 <= t <= MAX_TURN_TIME:
@@ -165,20 +173,28 @@ class TableSettings:
 
         A party plays with the human hand and extra rounds on a tie (R2
         "online"); a solo table with the steady hand and a draw (R2 "against
-        the CPU").
+        the CPU").  Hints are on at a solo table, off in a party (the host
+        may allow them) and never allowed in a ranked game.
 
         >>> TableSettings.for_kind("solo").hand.value
         'steady'
+        >>> TableSettings.for_kind("ranked", hints=True)
+        Traceback (most recent call last):
+        ...
+        crokinole.errors.TableError: hints are never allowed in ranked games
         """
         kind = _enum("kind", Kind, kind)
         unknown = sorted(set(options) - {f.name for f in fields(cls)})
         if unknown:
             raise _bad(f"unknown setting(s): {', '.join(unknown)}")
         if kind is Kind.RANKED:
+            if options.get("hints", False) is not False:
+                raise _bad("hints are never allowed in ranked games")
             options.setdefault("turn_time", RANKED_TURN_TIME)
         if kind is not Kind.SOLO:
             options.setdefault("hand", Hand.HUMAN)
             options.setdefault("tie", TieSetting.EXTRA_ROUNDS)
+            options.setdefault("hints", False)
         return cls(**options)
 
     @classmethod
@@ -187,7 +203,7 @@ class TableSettings:
 
         Singles or doubles, 8 discs each in singles (12 a team in doubles),
         required contact, four rounds scored 2/1/0 with extra rounds on a
-        tie, a 30 s turn clock, the human hand, a Normal stand-in.
+        tie, a 30 s turn clock, the human hand, a Normal stand-in, no hints.
         ``rounds`` (1-4) shortens the game for the server's test option only.
 
         >>> rules = TableSettings.ranked("singles")
@@ -211,6 +227,7 @@ class TableSettings:
             turn_time=RANKED_TURN_TIME,
             hand=Hand.HUMAN,
             standin_level=Level.NORMAL.value,
+            hints=False,
         )
 
     @property
@@ -255,6 +272,7 @@ class TableSettings:
             "turn_time": self.turn_time,
             "hand": self.hand.value,
             "standin_level": self.standin_level,
+            "hints": self.hints,
         }
 
     @classmethod

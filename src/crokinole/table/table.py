@@ -36,6 +36,9 @@ Decisions taken where the issue and the contract are silent:
 * **The hand** perturbs a person's aimed shot only: a CPU's (or a
   stand-in's) shot already carries its level's execution noise.
 * Connect and Disconnect on a closed table do nothing (no error).
+* **Hints.**  A player may take a hint (or a heat map) on their own
+  turn where the settings allow them (never at a ranked table: ``no_hints``);
+  each is counted for the seat in ``hints_used``, from zero each game.
 * **Ranked.**  A ranked table is made with its players seated and its game
   started; they count as away until they connect (a stand-in takes the turn
   of one who does not come within ``standin_grace``).  Anyone else's command
@@ -68,6 +71,7 @@ from crokinole.errors import (
 from crokinole.rules import Game, Phase, ShotReport
 from crokinole.rules.game import seat_name
 from crokinole.table.commands import (
+    HINT_KINDS,
     REACTIONS,
     ChangeSettings,
     Command,
@@ -85,6 +89,7 @@ from crokinole.table.commands import (
     SetCpu,
     Shoot,
     Start,
+    TakeHint,
     TakeSeat,
     Tick,
 )
@@ -93,6 +98,7 @@ from crokinole.table.events import (
     Event,
     GameFinished,
     GameStarted,
+    HintTaken,
     HostChanged,
     MemberJoined,
     MemberLeft,
@@ -212,6 +218,8 @@ class Table:
         turns: each seat's turns (shots and timeouts) in the current game.
         standin_turns: the shots a CPU played for each seat's person in the
             current game (a stand-in, or a CPU given the seat).
+        hints_used: the hints and heat maps each seat took in the current
+            (or last) game.
         last_report: the last shot or timeout (not stored, not compared).
         shot_reports: the shots and timeouts of the last ``apply`` by event
             version (not stored, not compared).
@@ -285,6 +293,7 @@ class Table:
     ratings: dict[Seat, SeatRating] = field(default_factory=dict)
     turns: dict[Seat, int] = field(default_factory=dict)
     standin_turns: dict[Seat, int] = field(default_factory=dict)
+    hints_used: dict[Seat, int] = field(default_factory=dict)
     last_report: Played | None = field(default=None, compare=False, repr=False)
     shot_reports: dict[int, Played] = field(default_factory=dict, compare=False, repr=False)
 
@@ -684,6 +693,7 @@ class Table:
             },
             "turns": {_seat_word(s): n for s, n in self.turns.items()},
             "standin_turns": {_seat_word(s): n for s, n in self.standin_turns.items()},
+            "hints_used": {_seat_word(s): n for s, n in self.hints_used.items()},
         }
 
     @classmethod
@@ -695,14 +705,17 @@ class Table:
         """
         try:
             game = data["game"]
+            kind = Kind(data["kind"])
             return cls(
                 id=data["id"],
-                kind=Kind(data["kind"]),
+                kind=kind,
                 code=data["code"],
                 version=int(data["version"]),
                 created_at=float(data["created_at"]),
                 host=data["host"],
-                settings=TableSettings.from_dict(data["settings"], allow_short_clock=True),
+                settings=TableSettings.from_dict(
+                    data["settings"], kind=kind, allow_short_clock=True
+                ),
                 timings=Timings.from_dict(data["timings"]),
                 seed=int(data["seed"]),
                 members=tuple(Member.from_dict(m) for m in data["members"]),
@@ -724,6 +737,9 @@ class Table:
                 turns={seat_from_name(s): int(n) for s, n in data.get("turns", {}).items()},
                 standin_turns={
                     seat_from_name(s): int(n) for s, n in data.get("standin_turns", {}).items()
+                },
+                hints_used={
+                    seat_from_name(s): int(n) for s, n in data.get("hints_used", {}).items()
                 },
             )
         except InvalidRecordError:
@@ -788,6 +804,7 @@ def _fold_changes(t: Table, event: Event, played: Played | None) -> dict[str, An
         return {
             "turns": {},
             "standin_turns": {},
+            "hints_used": {},
             "game": Game(t.settings.rules(), first_seat=event.first_seat),
             "game_number": event.game_number,
             "people_seats": frozenset(s for s, o in t.seats.items() if isinstance(o, Person)),
@@ -854,6 +871,10 @@ def _fold_changes(t: Table, event: Event, played: Played | None) -> dict[str, An
         }
     if isinstance(event, RematchVoted):
         return {"rematch_votes": t.rematch_votes | {event.mid}}
+    if isinstance(event, HintTaken):
+        if event.seat not in t.seats:
+            raise InvalidRecordError(f"{_seat_word(event.seat)} is not a seat of this table")
+        return {"hints_used": {**t.hints_used, event.seat: t.hints_used.get(event.seat, 0) + 1}}
     if isinstance(event, Reacted):
         return {"members": _update(t, event.mid, reacted_at=event.at)}
     if isinstance(event, Closed):
@@ -886,8 +907,8 @@ class _Draft:
         self.now = now
         self.events = events
 
-    def emit(self, kind: type[E], outcome: Played | None = None, **fields: Any) -> E:
-        event = kind(version=self.table.version + 1, at=self.now, **fields)
+    def emit(self, event_type: type[E], /, outcome: Played | None = None, **fields: Any) -> E:
+        event = event_type(version=self.table.version + 1, at=self.now, **fields)
         self.table = self.table._fold(event, outcome)
         self.events.append(event)
         return event
@@ -1372,6 +1393,42 @@ def _react(d: _Draft, c: React) -> None:
     d.emit(Reacted, mid=member.mid, reaction=c.reaction)
 
 
+def _no_hints(t: Table) -> TableError:
+    if t.kind is Kind.RANKED:
+        return _refuse("no_hints", "hints are off: ranked games never allow them")
+    if t.kind is Kind.PARTY:
+        return _refuse("no_hints", "the host has not allowed hints at this table")
+    return _refuse("no_hints", "hints were turned off for this game")
+
+
+def _take_hint(d: _Draft, c: TakeHint) -> None:
+    t = d.table
+    _open(t)
+    if c.kind not in HINT_KINDS:
+        raise _refuse("illegal_action", f"one asks for a hint or a heatmap, not {c.kind!r}")
+    if not t.settings.hints:
+        raise _no_hints(t)
+    if t.stage is Stage.LOBBY:
+        raise _refuse("illegal_action", "the game has not started yet")
+    if t.stage is Stage.FINISHED:
+        raise _refuse("game_over", "the game is over: no more hints")
+    member = _player(t, c.device)
+    seat = _check_seat(t, c.seat)
+    if t.seats[seat] != Person(member.mid):
+        raise _refuse("not_your_seat", f"{_seat_word(seat)} is not your seat")
+    if seat in t.standing_in:
+        raise _refuse("not_your_turn", "a CPU plays this turn for you; your next one is yours")
+    game = _game(t)
+    current = game.current_seat
+    if current is None:
+        raise _refuse(
+            "illegal_action", f"round {game.round_number} is over: press Next for the next one"
+        )
+    if current is not seat:
+        raise _refuse("not_your_turn", f"it is {seat_name(current)}'s turn")
+    d.emit(HintTaken, member=member.mid, seat=seat, kind=c.kind)
+
+
 def _tick(d: _Draft, c: Tick) -> None:
     for _ in range(200):
         t = d.table
@@ -1407,5 +1464,6 @@ _HANDLERS: dict[type, Callable[[_Draft, Any], None]] = {
     Connect: _presence,
     Disconnect: _presence,
     React: _react,
+    TakeHint: _take_hint,
     Tick: _tick,
 }
