@@ -6,14 +6,17 @@ and the referee.  Nothing here does I/O or keeps state between calls.
 """
 
 from crokinole.analysis.accuracy import fit_accuracy, open_twenty_rate
+from crokinole.analysis.hints import Hint, hints
 from crokinole.analysis.value import Accuracy, ShotValue, round_win_chance, value_shots
 from crokinole.errors import AnalysisError
 
 __all__ = [
     "Accuracy",
     "AnalysisError",
+    "Hint",
     "ShotValue",
     "fit_accuracy",
+    "hints",
     "open_twenty_rate",
     "round_win_chance",
     "value_shots",
