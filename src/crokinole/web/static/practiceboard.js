@@ -1,0 +1,653 @@
+// The board of the practice room and the drills: board.js draws it, input.js and controls.js
+// aim and shoot as in play (south shoots), anim.js animates a shot's trajectory. On top of that:
+// the disc editor (tap an empty spot to place a disc, drag one to move it, tap one to remove
+// it), the hint lines and the heat map fan over the board.
+//
+// The page holds the same elements as the game screen: canvas#board, #message and the
+// fieldset#controls of index.html (controls.js and input.js find them by id).
+
+import { ShotAnimation } from "./anim.js";
+import * as boardjs from "./board.js";
+import { DEFAULT_POWER, renderControls, wireControls } from "./controls.js";
+import { $ } from "./dom.js";
+import { SEAT_ANGLE, aimVector, clamp, compass, placement, round, zoneOf } from "./geometry.js";
+import { cancelDrag, currentDrag, placementFeedback, wireInput } from "./input.js";
+import {
+  BOARD, DISCS_PER_SIDE, MINE, MOST_ON_BOARD, THEIRS, countOf, placementLimit, signed, snapshotOf, spotProblem,
+} from "./position.js";
+import { play as playSound, setSoundEnabled } from "./sound.js";
+import { loadPrefs } from "./store.js";
+
+const SEAT = "south";
+const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+/** Colours of the hint lines, best first (each also numbered: never colour alone); board.js's win. */
+const HINT_COLOURS = ["#0b5cad", "#1b6e35", "#8a3ab9"];
+
+const T = {
+  board: BOARD,
+  pos: { seat: SEAT, discs: [] },
+  snapshot: null,
+  aim: { position: 0, direction: 0, power: DEFAULT_POWER },
+  mode: "shoot", // "shoot" | "edit" | "off"
+  busy: false,
+  placing: MINE, // what a tap places in the editor
+  edit: null, // the editor's pointer in progress: {id, index, start, at, moved}
+  hints: null, // [{rank, shot, margin, round_win, ...}] drawn as lines
+  heat: null, // the heat map drawn as a fan
+  heatFan: null, // {map, fan}: board.js's fan of `heat`, worked out once
+  opts: null,
+};
+
+const { BoardView, setScheme } = boardjs;
+const view = new BoardView($("board"));
+const anim = new ShotAnimation({
+  speed: 1, paused: () => false, onFrame: () => draw(), onSound: (name) => playSound(name),
+});
+
+export function currentPosition() {
+  return { seat: SEAT, discs: T.pos.discs.map((d) => [...d]) };
+}
+
+export function aim() {
+  return { ...T.aim };
+}
+
+export function board() {
+  return T.board;
+}
+
+export function isAnimating() {
+  return anim.running;
+}
+
+export function mode() {
+  return T.mode;
+}
+
+export function setMessage(text, bad = false) {
+  const m = $("message");
+  m.textContent = text || "";
+  m.classList.toggle("bad", Boolean(bad && text));
+}
+
+/** Show a position (new discs, the aim kept); drops hints and the heat map, which were of the old one. */
+export function setPosition(pos, { keepAnalysis = false } = {}) {
+  T.pos = { seat: SEAT, discs: pos.discs.map((d) => [...d]) };
+  T.snapshot = snapshotOf(T.pos, T.board);
+  if (!keepAnalysis) {
+    T.hints = null;
+    T.heat = null;
+  }
+  refresh();
+}
+
+export function setAim(a) {
+  const lim = T.snapshot.placement_limit;
+  if (a.position !== undefined) T.aim.position = clamp(Number(a.position), -lim, lim);
+  if (a.direction !== undefined) T.aim.direction = clamp(Number(a.direction), -90, 90);
+  if (a.power !== undefined) T.aim.power = clamp(Number(a.power), 0, 100);
+  refresh();
+}
+
+export function setMode(m) {
+  if (m === T.mode) return;
+  cancelDrag();
+  T.edit = null;
+  T.mode = m;
+  refresh();
+}
+
+export function setPlacing(who) {
+  T.placing = who === THEIRS ? THEIRS : MINE;
+}
+
+export function setBusy(on) {
+  T.busy = Boolean(on);
+  refresh();
+}
+
+export function setHints(hints) {
+  T.hints = hints && hints.length ? hints : null;
+  requestDraw();
+}
+
+export function setHeatMap(map) {
+  T.heat = map || null;
+  requestDraw();
+}
+
+export function hints() {
+  return T.hints;
+}
+
+export function heatMap() {
+  return T.heat;
+}
+
+// ------------------------------------------------------------------ the shot on the line
+
+/** What blocks the shot disc at `position` on south's quarter (R3), in words, or null. */
+function problemAt(seat, position) {
+  const lim = T.snapshot.placement_limit;
+  if (!Number.isFinite(position) || Math.abs(position) > lim + 1e-6) {
+    return `the disc would cross the quadrant line (allowed −${lim.toFixed(1)}° to ${lim.toFixed(1)}°)`;
+  }
+  const c = placement(T.board, seat, position);
+  for (const [who, x, y] of T.pos.discs) {
+    if (Math.hypot(x - c.x, y - c.y) < 2 * T.board.disc_radius) {
+      return `the disc would overlap ${who === MINE ? "one of your discs" : "one of their discs"}`;
+    }
+  }
+  return null;
+}
+
+function canShoot() {
+  return T.mode === "shoot" && !T.busy && !anim.running;
+}
+
+function shoot() {
+  if (!canShoot()) return;
+  const a = T.aim;
+  const problem = problemAt(SEAT, a.position);
+  if (problem) {
+    setMessage(`Can't place there: ${problem}.`, true);
+    return;
+  }
+  if (a.power < 0.5) {
+    setMessage("Power is 0%: pull back further or raise the power.", true);
+    return;
+  }
+  for (const who of [MINE, THEIRS]) {
+    if (countOf(T.pos, who) > MOST_ON_BOARD) {
+      setMessage(`${who === MINE ? "You have" : "They have"} ${countOf(T.pos, who)} discs on the board: a practice round has ${DISCS_PER_SIDE} a side, so take one off to shoot again.`, true);
+      return;
+    }
+  }
+  setMessage("");
+  playSound("shoot");
+  T.opts.onShoot({ position: round(a.position, 2), direction: round(a.direction, 2), power: round(a.power, 2) });
+}
+
+/**
+ * Animate a shot from the position shown to the server's answer ({trajectory, position}), then
+ * show the position after it. Resolves when it is shown.
+ */
+export async function animateShot(after, trajectory) {
+  const before = T.snapshot;
+  const next = snapshotOf(after, T.board);
+  T.hints = null;
+  T.heat = null;
+  if (trajectory && Array.isArray(trajectory.discs) && !reducedMotion.matches && !document.hidden) {
+    const shown = anim.play(before, { trajectory, game: next }, (owner) => (owner === SEAT ? 0 : 1));
+    refresh();
+    await shown;
+  }
+  setPosition(after);
+}
+
+// ------------------------------------------------------------------ the disc editor
+
+function pointerBoard(ev) {
+  const r = view.canvas.getBoundingClientRect();
+  return view.toBoard(ev.clientX - r.left, ev.clientY - r.top);
+}
+
+/** The index of the disc under board point p, or -1. */
+function discAt(p) {
+  const grab = Math.max(T.board.disc_radius * 1.05, 12 / view.scale);
+  let best = -1;
+  let dist = Infinity;
+  T.pos.discs.forEach(([, x, y], i) => {
+    const k = Math.hypot(p.x - x, p.y - y);
+    if (k <= grab && k < dist) {
+      best = i;
+      dist = k;
+    }
+  });
+  return best;
+}
+
+function editDown(ev) {
+  if (T.mode !== "edit" || T.busy || anim.running) return;
+  if (ev.button !== 0 && ev.pointerType === "mouse") return;
+  ev.preventDefault();
+  $("board").focus({ preventScroll: true });
+  const p = pointerBoard(ev);
+  T.edit = { id: ev.pointerId, index: discAt(p), start: p, at: p, moved: false };
+  view.canvas.setPointerCapture(ev.pointerId);
+  requestDraw();
+}
+
+function editMove(ev) {
+  const e = T.edit;
+  if (!e || ev.pointerId !== e.id) return;
+  ev.preventDefault();
+  e.at = pointerBoard(ev);
+  if (Math.hypot(e.at.x - e.start.x, e.at.y - e.start.y) * view.scale > 6) e.moved = true;
+  requestDraw();
+}
+
+function editUp(ev) {
+  const e = T.edit;
+  if (!e || ev.pointerId !== e.id) return;
+  ev.preventDefault();
+  T.edit = null;
+  if (view.canvas.hasPointerCapture(ev.pointerId)) view.canvas.releasePointerCapture(ev.pointerId);
+  const p = pointerBoard(ev);
+  if (e.index >= 0 && !e.moved) removeDisc(e.index);
+  else if (e.index >= 0) moveDisc(e.index, p.x, p.y);
+  else placeDisc(T.placing, p.x, p.y);
+  refresh();
+}
+
+function changed(text) {
+  setMessage(text);
+  T.opts.onEdit();
+}
+
+/** Place a disc of `who` at (x, y); says why not when it may not lie there. Returns success. */
+export function placeDisc(who, x, y) {
+  const problem = spotProblem(T.board, T.pos.discs, x, y);
+  if (problem) {
+    setMessage(`Can't put a disc there: ${problem}.`, true);
+    return false;
+  }
+  if (countOf(T.pos, who) >= MOST_ON_BOARD) {
+    setMessage(`${who === MINE ? "You have" : "They have"} ${MOST_ON_BOARD} discs on the board, the most a side may have: a practice round has ${DISCS_PER_SIDE} a side and you shoot the next of yours.`, true);
+    return false;
+  }
+  T.opts.beforeEdit();
+  T.pos.discs.push([who, round(x, 2), round(y, 2)]);
+  T.snapshot = snapshotOf(T.pos, T.board);
+  T.hints = null;
+  T.heat = null;
+  changed(`${who === MINE ? "Your" : "Their"} disc placed ${whereWords(x, y)}.`);
+  return true;
+}
+
+export function moveDisc(index, x, y) {
+  const problem = spotProblem(T.board, T.pos.discs, x, y, index);
+  if (problem) {
+    setMessage(`Can't move the disc there: ${problem}.`, true);
+    return false;
+  }
+  T.opts.beforeEdit();
+  T.pos.discs[index] = [T.pos.discs[index][0], round(x, 2), round(y, 2)];
+  T.snapshot = snapshotOf(T.pos, T.board);
+  T.hints = null;
+  T.heat = null;
+  changed(`Disc moved ${whereWords(x, y)}.`);
+  return true;
+}
+
+export function removeDisc(index) {
+  const [who] = T.pos.discs[index];
+  T.opts.beforeEdit();
+  T.pos.discs.splice(index, 1);
+  T.snapshot = snapshotOf(T.pos, T.board);
+  T.hints = null;
+  T.heat = null;
+  changed(`${who === MINE ? "Your" : "Their"} disc removed.`);
+}
+
+export function whereWords(x, y) {
+  const z = zoneOf(T.board, x, y);
+  const zone = z === 20 ? "over the hole" : z === 0 ? "on the shooting line" : `in the ${z} zone`;
+  return `${zone}, ${compass(x, y)} of the centre`;
+}
+
+// ------------------------------------------------------------------ drawing
+
+let drawQueued = false;
+export function requestDraw() {
+  if (drawQueued) return;
+  drawQueued = true;
+  requestAnimationFrame(() => {
+    drawQueued = false;
+    if (!anim.running) draw();
+  });
+}
+
+function draw() {
+  if (!T.snapshot) return;
+  const game = anim.running ? anim.game : T.snapshot;
+  view.setBoard(T.board);
+  const scene = { game };
+  if (anim.running) Object.assign(scene, anim.scene());
+  else scene.discs = T.snapshot.discs;
+  if (!anim.running && T.mode === "edit" && T.edit) {
+    const e = T.edit;
+    if (e.index >= 0 && e.moved) {
+      scene.discs = T.snapshot.discs.filter((d) => d.id !== e.index);
+      const who = T.pos.discs[e.index][0];
+      scene.ghost = { x: e.at.x, y: e.at.y, side: who === MINE ? 0 : 1, bad: spotProblem(T.board, T.pos.discs, e.at.x, e.at.y, e.index) !== null };
+    }
+  }
+  if (!anim.running && T.mode === "shoot") {
+    const live = canShoot();
+    const a = T.aim;
+    scene.quarter = { angle: SEAT_ANGLE[SEAT], limit: T.snapshot.placement_limit, active: live };
+    const c = placement(T.board, SEAT, a.position);
+    const bad = problemAt(SEAT, a.position) !== null;
+    scene.ghost = { x: c.x, y: c.y, side: 0, bad };
+    if (live && !bad) {
+      const drag = currentDrag();
+      const d = drag && drag.aiming ? drag : a;
+      const u = aimVector(T.board, SEAT, a.position, d.direction);
+      scene.aim = {
+        x: c.x, y: c.y, ux: u.x, uy: u.y, power: d.power,
+        invalid: Boolean(drag && drag.aiming && drag.invalid),
+        pull: drag && drag.aiming ? drag.pointer : null,
+      };
+      if (drag && drag.dragging && !drag.aiming) scene.aim = null;
+    }
+  }
+  // The heat map lies on the wood under the discs and the aim; the hint lines go over all.
+  // board.js draws both where it can (scene.heat, scene.hints, as in play); else they are drawn here.
+  const shared = typeof boardjs.heatFan === "function";
+  if (!anim.running && shared) {
+    if (T.heat) {
+      if (!T.heatFan || T.heatFan.map !== T.heat) T.heatFan = { map: T.heat, fan: boardjs.heatFan(T.board, SEAT, T.heat) };
+      scene.heat = T.heatFan.fan;
+    }
+    if (T.hints) scene.hints = hintLines(T.hints);
+    view.draw(scene);
+  } else if (!anim.running && T.heat && typeof view._disc === "function") {
+    view.draw({ game, discs: [], quarter: scene.quarter });
+    drawHeat(view.ctx, T.heat);
+    for (const d of scene.discs || []) view._disc(view.ctx, game, d, 1);
+    if (scene.ghost) view._disc(view.ctx, game, scene.ghost, scene.ghost.bad ? 0.55 : 0.92);
+    if (scene.aim) view._aim(view.ctx, scene.aim);
+  } else {
+    view.draw(scene);
+  }
+  if (!anim.running && !shared && T.hints) drawHints(view.ctx, T.hints);
+}
+
+/** The hints as board.js draws them: [{rank, x, y, ux, uy, label, colour}]. */
+function hintLines(list) {
+  return list.map((h, n) => {
+    const c = placement(T.board, SEAT, h.shot.position);
+    const u = aimVector(T.board, SEAT, h.shot.position, h.shot.direction);
+    return { rank: h.rank ?? n + 1, x: c.x, y: c.y, ux: u.x, uy: u.y, label: hintLabel(h, n), colour: hintColour(n) };
+  });
+}
+
+/** The colour of the n-th hint (board.js's, as in play). */
+export function hintColour(n) {
+  const list = boardjs.HINT_COLOURS || HINT_COLOURS;
+  return list[n % list.length];
+}
+
+/** A heat map's colour scale: {min, max, colour(v) -> "rgb(...)", ticks}. */
+export function heatLegendScale(map) {
+  if (typeof boardjs.heatScale === "function") {
+    const s = boardjs.heatScale(map);
+    return { min: s.min, max: s.max, ticks: s.ticks, colour: (v) => `rgb(${s.colour(v).join(", ")})` };
+  }
+  const [lo, hi] = heatRange(map);
+  return { min: lo, max: hi, ticks: [lo, (lo + hi) / 2, hi], colour: (v) => heatColour((v - lo) / (hi - lo)) };
+}
+
+/** What the last frame drew over the board (board.js's overlay, or ours), for tests. */
+export function overlay() {
+  if (view.overlay) return view.overlay;
+  return { hints: T.hints || [], heat: T.heat ? { rows: T.heat.values.length } : null };
+}
+
+/** A colour for t in [0, 1]: dark blue (low) through teal and yellow to red (high). */
+export function heatColour(t, alpha = 1) {
+  const stops = [[49, 54, 149], [69, 117, 180], [116, 173, 209], [254, 224, 144], [244, 109, 67], [165, 0, 38]];
+  const x = clamp(Number.isFinite(t) ? t : 0, 0, 1) * (stops.length - 1);
+  const i = Math.min(stops.length - 2, Math.floor(x));
+  const f = x - i;
+  const c = stops[i].map((v, k) => Math.round(v + (stops[i + 1][k] - v) * f));
+  return alpha >= 1 ? `rgb(${c.join(", ")})` : `rgba(${c.join(", ")}, ${alpha})`;
+}
+
+/** Lowest and highest value of a heat map (for its colours and legend). */
+export function heatRange(map) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const row of map.values) {
+    for (const v of row) {
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+  }
+  if (!Number.isFinite(lo)) return [0, 1];
+  if (hi - lo < 1e-9) hi = lo + 1;
+  return [lo, hi];
+}
+
+function edges(values) {
+  const n = values.length;
+  if (n === 1) return [values[0] - 0.5, values[0] + 0.5];
+  const out = [values[0] - (values[1] - values[0]) / 2];
+  for (let i = 0; i + 1 < n; i += 1) out.push((values[i] + values[i + 1]) / 2);
+  out.push(values[n - 1] + (values[n - 1] - values[n - 2]) / 2);
+  return out;
+}
+
+/**
+ * The heat map as a fan from the placed disc: the cell at direction d and power p is drawn
+ * around the point travel[p] inches along the aim line d (the contract's HeatMap).
+ */
+function drawHeat(g, map) {
+  const b = T.board;
+  const [lo, hi] = heatRange(map);
+  const c = placement(b, SEAT, map.position);
+  const dirEdges = edges(map.directions);
+  const travel = map.travel.map((t) => Math.max(0, t));
+  const radEdges = edges(travel).map((t) => Math.max(0, t));
+  const [cx, cy] = view.toScreen(0, 0);
+  g.save();
+  g.beginPath();
+  g.arc(cx, cy, b.surface_radius * view.scale, 0, Math.PI * 2);
+  g.clip();
+  const point = (d, r) => {
+    const u = aimVector(b, SEAT, map.position, d);
+    return view.toScreen(c.x + u.x * r, c.y + u.y * r);
+  };
+  for (let i = 0; i < map.values.length; i += 1) {
+    const r0 = radEdges[i];
+    const r1 = radEdges[i + 1];
+    if (r1 <= r0) continue;
+    for (let j = 0; j < map.directions.length; j += 1) {
+      const t = (map.values[i][j] - lo) / (hi - lo);
+      const d0 = dirEdges[j];
+      const d1 = dirEdges[j + 1];
+      g.beginPath();
+      g.moveTo(...point(d0, r0));
+      g.lineTo(...point(d1, r0));
+      g.lineTo(...point(d1, r1));
+      g.lineTo(...point(d0, r1));
+      g.closePath();
+      g.fillStyle = heatColour(t, 0.62);
+      g.fill();
+    }
+  }
+  // The best cell: a ring where its shot stops on an empty board.
+  if (map.best) {
+    const k = nearestIndex(map.powers, map.best.power);
+    const [bx, by] = point(map.best.direction, travel[k]);
+    g.beginPath();
+    g.arc(bx, by, Math.max(7, b.disc_radius * view.scale), 0, Math.PI * 2);
+    g.lineWidth = 3;
+    g.strokeStyle = "#fff";
+    g.stroke();
+    g.lineWidth = 1.5;
+    g.strokeStyle = "#111";
+    g.stroke();
+  }
+  g.restore();
+}
+
+function nearestIndex(values, v) {
+  let best = 0;
+  for (let i = 1; i < values.length; i += 1) if (Math.abs(values[i] - v) < Math.abs(values[best] - v)) best = i;
+  return best;
+}
+
+/** One line per hint from its placement along its aim, numbered, with its value beside it. */
+function drawHints(g, list) {
+  const b = T.board;
+  const s = view.scale;
+  list.forEach((h, n) => {
+    const shot = h.shot;
+    const colour = hintColour(n);
+    const c = placement(b, SEAT, shot.position);
+    const u = aimVector(b, SEAT, shot.position, shot.direction);
+    // Where the line ends: the far edge of the surface along the aim.
+    const dot = c.x * u.x + c.y * u.y;
+    const disc = dot * dot - (c.x * c.x + c.y * c.y - b.surface_radius ** 2);
+    const reach = disc > 0 ? -dot + Math.sqrt(disc) : 0;
+    const [x0, y0] = view.toScreen(c.x, c.y);
+    const [x1, y1] = view.toScreen(c.x + u.x * reach, c.y + u.y * reach);
+    const len = Math.min(reach, b.disc_radius + 0.6 + (shot.power / 100) * 7) / (reach || 1);
+    g.save();
+    g.lineCap = "round";
+    g.beginPath();
+    g.moveTo(x0, y0);
+    g.lineTo(x1, y1);
+    g.setLineDash([6, 5]);
+    g.lineWidth = 2;
+    g.strokeStyle = colour;
+    g.stroke();
+    g.setLineDash([]);
+    g.beginPath();
+    g.moveTo(x0, y0);
+    g.lineTo(x0 + (x1 - x0) * len, y0 + (y1 - y0) * len);
+    g.lineWidth = Math.max(3.5, 0.22 * s);
+    g.stroke();
+    // The placed disc's outline, and its number.
+    g.beginPath();
+    g.arc(x0, y0, b.disc_radius * s, 0, Math.PI * 2);
+    g.lineWidth = 2.5;
+    g.stroke();
+    g.fillStyle = colour;
+    g.beginPath();
+    g.arc(x0, y0, Math.max(9, 0.55 * s), 0, Math.PI * 2);
+    g.fill();
+    g.fillStyle = "#fff";
+    g.font = `800 ${Math.max(11, 0.7 * s)}px system-ui, sans-serif`;
+    g.textAlign = "center";
+    g.textBaseline = "middle";
+    g.fillText(String(h.rank ?? n + 1), x0, y0 + 0.5);
+    g.restore();
+  });
+}
+
+/** "1 · +12.0 pts · 64% round": a hint's words, as its line's label. */
+export function hintLabel(h, n) {
+  return `${h.rank ?? n + 1} · ${signed(h.margin, 0)} pts · ${Math.round(Number(h.round_win) * 100)}% round`;
+}
+
+// ------------------------------------------------------------------ layout and controls
+
+function renderAim() {
+  if (!T.snapshot) return;
+  const drag = currentDrag();
+  renderControls({
+    live: canShoot(),
+    limit: T.snapshot.placement_limit,
+    aim: T.aim,
+    shown: drag && drag.aiming && !drag.invalid ? drag : T.aim,
+    legend: T.opts.legend(),
+    hint: "Position 0° is the middle of your quarter; direction 0° points at the centre, positive to your right.",
+  });
+}
+
+export function refresh() {
+  if (!T.snapshot) return;
+  renderAim();
+  $("board").setAttribute("aria-label", boardLabel());
+  T.opts.onRefresh();
+  requestDraw();
+}
+
+function boardLabel() {
+  const mine = countOf(T.pos, MINE);
+  const theirs = countOf(T.pos, THEIRS);
+  const what = T.mode === "edit"
+    ? "Setting up: tap an empty spot to place a disc, drag a disc to move it, tap a disc to remove it."
+    : `Your shot: disc placed at ${T.aim.position.toFixed(1)} degrees, aim ${T.aim.direction.toFixed(1)} degrees, power ${T.aim.power.toFixed(1)} percent.`;
+  return `Practice board, your shooting line at the bottom: ${mine} of your discs and ${theirs} of theirs on the board. ${what}`;
+}
+
+/**
+ * Size the board to the visible area (as the game screen does): beside the side column on
+ * wide screens, the full width on phones, never taller than what is left under its top.
+ */
+export function layout() {
+  const main = $("board-wrap").parentElement;
+  const wrap = $("board-wrap");
+  const cs = getComputedStyle(main);
+  const padX = Number.parseFloat(cs.paddingLeft) + Number.parseFloat(cs.paddingRight);
+  const vw = document.documentElement.clientWidth;
+  const vh = window.innerHeight;
+  const top = wrap.getBoundingClientRect().top + window.scrollY;
+  let size;
+  if (window.matchMedia("(min-aspect-ratio: 5/4)").matches) {
+    const side = $("side").getBoundingClientRect().width;
+    const gap = Number.parseFloat(cs.columnGap) || 0;
+    size = Math.min(vw - padX - side - gap, vh - top - Number.parseFloat(cs.paddingBottom) - 2);
+  } else {
+    size = Math.min(vw - padX, vh - top - 6);
+  }
+  size = Math.max(160, Math.min(size, 1100));
+  if (view.resize(size)) draw();
+}
+
+/** The CSS pixel position in the page of board point (x, y) (for tests and tools). */
+export function toPage(x, y) {
+  const r = view.canvas.getBoundingClientRect();
+  const [sx, sy] = view.toScreen(x, y);
+  return { x: r.left + sx, y: r.top + sy };
+}
+
+/**
+ * Start the board. `opts`: {onShoot(shot), legend() -> text, onEdit(), beforeEdit(), onRefresh()}.
+ */
+export function startBoard(opts) {
+  T.opts = { legend: () => "Your shot", onEdit: () => {}, beforeEdit: () => {}, onRefresh: () => {}, ...opts };
+  const prefs = loadPrefs();
+  setScheme(prefs.scheme || "classic");
+  setSoundEnabled(Boolean(prefs.sound));
+  T.snapshot = snapshotOf(T.pos, T.board);
+  view.setBottom(SEAT);
+  wireControls((name, v) => {
+    const lim = T.snapshot.placement_limit;
+    if (name === "position") T.aim.position = clamp(v, -lim, lim);
+    if (name === "direction") T.aim.direction = clamp(v, -90, 90);
+    if (name === "power") T.aim.power = clamp(v, 0, 100);
+    if (name === "position" && T.mode === "shoot") placementFeedback(SEAT);
+    refresh();
+  }, shoot);
+  wireInput(view, {
+    game: () => T.snapshot,
+    shooter: () => (T.mode === "shoot" ? SEAT : null),
+    canInput: canShoot,
+    inGame: () => T.mode !== "off",
+    aimOf: () => T.aim,
+    problemAt,
+    setMessage,
+    refresh,
+    requestDraw,
+    renderAim,
+    shoot,
+  });
+  const c = view.canvas;
+  c.addEventListener("pointerdown", editDown);
+  c.addEventListener("pointermove", editMove);
+  c.addEventListener("pointerup", editUp);
+  c.addEventListener("pointercancel", () => {
+    T.edit = null;
+    requestDraw();
+  });
+  window.addEventListener("resize", layout);
+  layout();
+  refresh();
+}
+
+export { placementLimit };
