@@ -1,0 +1,390 @@
+"""Game review: every shot of a game valued against the Expert's best, and graded.
+
+A review replays a game's actions from the start.  Before each shot it asks
+the Expert's search for the best shots there (:func:`~crokinole.analysis.hints.hints`,
+its ``"fast"`` budget, three distinct shots), then values the shot **as
+played** and those shots under the same accuracy and the same random draws
+(:func:`~crokinole.analysis.value.value_shots`, common random numbers, so a
+difference is the shots' and not the draws'):
+
+* ``margin``: the expected round margin after the shot (the shooter's side
+  minus the best other side, counted now as R6 counts, 20s set aside
+  included);
+* ``round_win``: the estimated chance that the shooter's side wins the
+  round (:func:`~crokinole.analysis.value.round_win_chance`; on the last
+  shot of a round it is 1, ½ or 0).
+
+The best shot is the one worth most, round-win chance first, then margin;
+when that is the shot played, it loses nothing.  The shot in the record is
+what the player's hand really did; it is valued as if it had been aimed
+exactly there and played again with the review's accuracy (by default the
+human hand, the Expert's noise), so a lucky shot earns no more than its aim
+deserves and an unlucky one no less.
+
+**Grades** go by the loss of round-win chance against the best shot
+(``best.round_win - played.round_win``, from 0 to 1):
+
+==============  ======================
+grade           loss of round-win chance
+==============  ======================
+good            below 0.05
+inaccuracy      0.05 to below 0.12
+mistake         0.12 to below 0.25
+blunder         0.25 or more
+==============  ======================
+
+Timeouts (R3) are replayed but not reviewed: nobody chose a shot.  The
+numbers are the same every time: each shot's draws are seeded from the
+review's ``seed`` plus the action's index in the record.
+
+>>> from crokinole import Game, Rules, Seat, Shot
+>>> game = Game(Rules(rounds=1))
+>>> _ = game.shoot(Seat.SOUTH, Shot(position=0.0, direction=0.0, power=28.0))  # an open 20
+>>> report = review(game)
+>>> [(s.seat.name, s.grade.value) for s in report.shots]
+[('SOUTH', 'good')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from crokinole.analysis.hints import hints
+from crokinole.analysis.practice import PracticePosition, position_code
+from crokinole.analysis.value import Accuracy, ShotValue, value_shots
+from crokinole.board import Seat, Shot
+from crokinole.errors import AnalysisError, CrokinoleError
+from crokinole.rules import Game, Layout
+
+__all__ = [
+    "GRADE_THRESHOLDS",
+    "GameReview",
+    "Grade",
+    "SeatSummary",
+    "ShotReview",
+    "grade_of",
+    "review",
+]
+
+
+class Grade(StrEnum):
+    """How good a shot was, by the round-win chance it gave away (see the module doc)."""
+
+    GOOD = "good"
+    INACCURACY = "inaccuracy"
+    MISTAKE = "mistake"
+    BLUNDER = "blunder"
+
+
+#: Upper bounds (exclusive) of the loss of round-win chance for each grade but
+#: the last: a loss below 0.05 is good, below 0.12 an inaccuracy, below 0.25 a
+#: mistake, anything more a blunder.
+GRADE_THRESHOLDS: tuple[tuple[Grade, float], ...] = (
+    (Grade.GOOD, 0.05),
+    (Grade.INACCURACY, 0.12),
+    (Grade.MISTAKE, 0.25),
+)
+
+
+def grade_of(loss_win: float) -> Grade:
+    """The grade of a shot that lost ``loss_win`` of round-win chance against the best.
+
+    >>> [grade_of(x).value for x in (0.0, 0.049, 0.05, 0.2, 0.25, 1.0)]
+    ['good', 'good', 'inaccuracy', 'mistake', 'blunder', 'blunder']
+    """
+    for grade, bound in GRADE_THRESHOLDS:
+        if loss_win < bound:
+            return grade
+    return Grade.BLUNDER
+
+
+def _shot_dict(shot: Shot) -> dict[str, float]:
+    return {
+        "position": round(shot.position, 4),
+        "direction": round(shot.direction, 4),
+        "power": round(shot.power, 4),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class ShotReview:
+    """One shot of the game, valued and graded.
+
+    Attributes:
+        index: the action's index in the record (``actions[index]``).
+        round: the round it was played in, from 1.
+        turn: its turn within the round, from 1.
+        seat: who shot.
+        shot: the shot as played (as the record holds it).
+        played: the shot played, valued under the review's accuracy.
+        best: the best shot found (the one played, when nothing better was found),
+            valued with the same draws.
+        loss_margin: ``best.margin - played.margin``: expected points given away
+            (negative when the best shot trades points for a safer round).
+        loss_win: ``best.round_win - played.round_win`` (0 to 1), what the grade goes by.
+        grade: see :data:`GRADE_THRESHOLDS`.
+        margin_after: the shooter's side's round margin really reached after the
+            shot (R6, counted now): the round's swing, from the shooter's side.
+        totals_after: every side's round total really reached after the shot.
+        position_code: the practice-room code of the position before the shot,
+            turned so that the shooter sits south (singles only; None otherwise).
+    """
+
+    index: int
+    round: int
+    turn: int
+    seat: Seat
+    shot: Shot
+    played: ShotValue
+    best: ShotValue
+    loss_margin: float
+    loss_win: float
+    grade: Grade
+    margin_after: float
+    totals_after: tuple[int, ...]
+    position_code: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready data; floats rounded to 4 places."""
+        return {
+            "index": self.index,
+            "round": self.round,
+            "turn": self.turn,
+            "seat": self.seat.name.lower(),
+            "shot": _shot_dict(self.shot),
+            "played": self.played.to_dict(),
+            "best": self.best.to_dict(),
+            "loss_margin": round(self.loss_margin, 4),
+            "loss_win": round(self.loss_win, 4),
+            "grade": self.grade.value,
+            "margin_after": round(self.margin_after, 4),
+            "totals_after": list(self.totals_after),
+            "position_code": self.position_code,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSummary:
+    """One seat's shots in a review: how many of each grade, and the mean losses."""
+
+    seat: Seat
+    shots: int
+    grades: dict[Grade, int]
+    mean_loss_win: float
+    mean_loss_margin: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready data."""
+        return {
+            "seat": self.seat.name.lower(),
+            "shots": self.shots,
+            "grades": {g.value: self.grades[g] for g in Grade},
+            "mean_loss_win": round(self.mean_loss_win, 4),
+            "mean_loss_margin": round(self.mean_loss_margin, 4),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GameReview:
+    """A whole game's review.
+
+    Attributes:
+        accuracy: the name of the accuracy the shots were valued under.
+        seed: the seed of the review's draws.
+        seats: the seats of the game, clockwise from south.
+        sides: the seats of each side (side numbers index ``totals_after``).
+        shots: every shot reviewed, in the order played (timeouts left out).
+    """
+
+    accuracy: str
+    seed: int
+    seats: tuple[Seat, ...]
+    sides: tuple[tuple[Seat, ...], ...]
+    shots: tuple[ShotReview, ...]
+
+    def summary(self) -> tuple[SeatSummary, ...]:
+        """Per seat (every seat of the game): counts of each grade and the mean losses."""
+        out = []
+        for seat in self.seats:
+            mine = [s for s in self.shots if s.seat is seat]
+            n = len(mine)
+            out.append(
+                SeatSummary(
+                    seat=seat,
+                    shots=n,
+                    grades={g: sum(1 for s in mine if s.grade is g) for g in Grade},
+                    mean_loss_win=sum(s.loss_win for s in mine) / n if n else 0.0,
+                    mean_loss_margin=sum(s.loss_margin for s in mine) / n if n else 0.0,
+                )
+            )
+        return tuple(out)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready data: the thresholds, the shots and the per-seat summary."""
+        return {
+            "accuracy": self.accuracy,
+            "seed": self.seed,
+            "thresholds": {grade.value: bound for grade, bound in GRADE_THRESHOLDS},
+            "seats": [s.name.lower() for s in self.seats],
+            "sides": [[s.name.lower() for s in side] for side in self.sides],
+            "shots": [s.to_dict() for s in self.shots],
+            "summary": {s.seat.name.lower(): s.to_dict() for s in self.summary()},
+        }
+
+
+def _seat(name: object, index: int) -> Seat:
+    if isinstance(name, str) and name.upper() in Seat.__members__ and name == name.lower():
+        return Seat[name.upper()]
+    raise AnalysisError(f"action {index} of the game names no seat (got {name!r})")
+
+
+def _replay(game: Game) -> Iterator[tuple[int, Game, Seat, Shot, Game]]:
+    """Play ``game``'s actions again from the start; yield each shot with the games around it.
+
+    Yields ``(index, before, seat, shot, after)``; ``after`` is the replay
+    itself, changed by the next step, so read it before going on.
+    """
+    replay = Game(game.rules, game.board, game.first_seat)
+    for index, action in enumerate(game.actions):
+        kind = action.get("type")
+        try:
+            if kind == "shoot":
+                seat = _seat(action.get("seat"), index)
+                shot = Shot(action["position"], action["direction"], action["power"])
+                before = replay.copy()
+                replay.shoot(seat, shot)
+            elif kind == "timeout":
+                replay.timeout(_seat(action.get("seat"), index))
+            elif kind == "next_round":
+                replay.next_round()
+            else:
+                raise AnalysisError(f"action {index} of the game is of unknown type {kind!r}")
+        except AnalysisError:
+            raise
+        except (CrokinoleError, KeyError, TypeError) as exc:
+            raise AnalysisError(f"action {index} of the game cannot be replayed: {exc}") from None
+        if replay.actions[-1] != action:
+            raise AnalysisError(
+                f"action {index} of the game does not replay to the result it records"
+            )
+        if kind == "shoot":
+            yield index, before, seat, shot, replay
+
+
+def _standing(game: Game, seat: Seat) -> tuple[float, tuple[int, ...]]:
+    """The shooter's side's margin and every side's total, counted now (R6)."""
+    totals = tuple(c.total for c in game.round_counts())
+    side = game.side_of(seat)
+    others = [t for k, t in enumerate(totals) if k != side]
+    return float(totals[side] - max(others)), totals
+
+
+def _position_code(game: Game, seat: Seat) -> str | None:
+    """The practice-room code of the position before the shot, ``seat`` to shoot (singles)."""
+    if game.rules.layout is not Layout.SINGLES:
+        return None
+    discs = tuple(("s" if d.owner is Seat.SOUTH else "n", d.x, d.y) for d in game.discs)
+    try:
+        return position_code(PracticePosition(discs, seat.name.lower()))
+    except CrokinoleError:  # pragma: no cover - a position reached in play is always legal
+        return None
+
+
+def _better(a: ShotValue, b: ShotValue) -> bool:
+    """Whether ``a`` is worth more than ``b``: round-win chance first, then margin."""
+    return (a.round_win, a.margin) > (b.round_win, b.margin)
+
+
+#: Distinct shots asked of the hint search (its "fast" budget) in each position.
+HINTS = 3
+#: Noise draws with which the shot played and the hints are valued together
+#: (one when the accuracy is steady).
+DRAWS = 128
+
+
+def review_shot(
+    before: Game, shot: Shot, accuracy: Accuracy, *, seed: int
+) -> tuple[ShotValue, ShotValue]:
+    """The shot as played and the best shot found, valued with the same draws.
+
+    The hint search (:func:`~crokinole.analysis.hints.hints`, ``"fast"``
+    budget, :data:`HINTS` distinct shots) proposes the best shots; they and
+    the shot played are then valued together by
+    :func:`~crokinole.analysis.value.value_shots` (:data:`DRAWS` draws seeded
+    with ``seed``), so every figure of one shot's review comes from the same
+    draws.  Returns ``(played, best)``; ``best`` is ``played`` when nothing
+    better was found.
+    """
+    found = hints(before, accuracy, count=HINTS, seed=seed, budget="fast")
+    shots = [shot, *(h.value.shot for h in found)]
+    values = value_shots(before, shots, accuracy, draws=DRAWS, seed=seed)
+    played, best = values[0], values[0]
+    for value in values[1:]:
+        if _better(value, best):
+            best = value
+    return played, best
+
+
+def review(
+    game: Game,
+    *,
+    accuracy: Accuracy | None = None,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> GameReview:
+    """Review every shot of ``game`` (finished or not), replayed from the start.
+
+    Args:
+        game: the game; its actions are played again from its first seat.
+        accuracy: how exactly the shots are played when valued; the default
+            is :meth:`Accuracy.human` (a strong human's hand, the Expert's noise).
+        seed: the draws of action ``k`` are seeded with ``seed + k``.
+        progress: called with (shots reviewed, shots to review) after each shot.
+
+    Raises:
+        AnalysisError: an action does not replay to the result it records.
+
+    >>> from crokinole import Game, Rules, Seat, Shot
+    >>> game = Game(Rules(rounds=1))
+    >>> _ = game.shoot(Seat.SOUTH, Shot(position=0.0, direction=0.0, power=100.0))  # off the board
+    >>> shot = review(game, accuracy=Accuracy.steady()).shots[0]
+    >>> shot.played.margin, shot.best.margin > 0, shot.grade.value
+    (0.0, True, 'mistake')
+    """
+    accuracy = Accuracy.human() if accuracy is None else accuracy
+    total = sum(1 for a in game.actions if a.get("type") == "shoot")
+    shots: list[ShotReview] = []
+    for index, before, seat, shot, after in _replay(game):
+        played, best = review_shot(before, shot, accuracy, seed=seed + index)
+        loss_win = max(best.round_win - played.round_win, 0.0)
+        margin_after, totals_after = _standing(after, seat)
+        shots.append(
+            ShotReview(
+                index=index,
+                round=before.round_number,
+                turn=before.turn_index + 1,
+                seat=seat,
+                shot=shot,
+                played=played,
+                best=best,
+                loss_margin=best.margin - played.margin,
+                loss_win=loss_win,
+                grade=grade_of(loss_win),
+                margin_after=margin_after,
+                totals_after=totals_after,
+                position_code=_position_code(before, seat),
+            )
+        )
+        if progress is not None:
+            progress(len(shots), total)
+    rules = game.rules
+    return GameReview(
+        accuracy=accuracy.name,
+        seed=seed,
+        seats=rules.seats,
+        sides=rules.sides,
+        shots=tuple(shots),
+    )
