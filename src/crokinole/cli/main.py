@@ -1,4 +1,4 @@
-"""The ``crokinole`` command: ``serve``, ``db``, ``match``, ``calibrate`` and ``bench``.
+"""The ``crokinole`` command: ``serve``, ``db``, ``match``, ``calibrate``, ``review`` and ``bench``.
 
 Run ``crokinole --help`` (or ``python -m crokinole --help``) for the commands.
 Bad options are reported by argparse with exit status 2; a finished run
@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from crokinole.cli import ai_commands, db, serve
+from crokinole.cli import ai_commands, analysis_commands, db, serve
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -108,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
         # which owns its options.
         benchmarks.add_parser(name, help=about, add_help=False)
     ai_commands.add_commands(commands, count_argument)
+    analysis_commands.add_commands(commands, count_argument)
     serve.add_command(commands, count_argument)
     db.add_command(commands)
     parser.set_defaults(help_parser=parser)
