@@ -83,6 +83,17 @@ export function positionFromJson(body, error = null) {
   return { seat: typeof body.seat === "string" ? body.seat : "south", discs };
 }
 
+/**
+ * The position seen from the shooter's chair: a position where north shoots (a review's
+ * position before one of north's shots) turned half a turn, so that the shooter sits south and
+ * its discs are "mine". The board is the same after half a turn (its pegs and lines are), and a
+ * shot's numbers are the shooter's own, so every shot does the same from either.
+ */
+export function southView(pos) {
+  if ((pos.seat || "south") === "south") return { seat: "south", discs: pos.discs.map((d) => [...d]) };
+  return { seat: "south", discs: pos.discs.map(([who, x, y]) => [who === MINE ? THEIRS : MINE, -x + 0, -y + 0]) };
+}
+
 /** The JSON the server takes for a position. */
 export function positionJson(pos) {
   return { seat: pos.seat || "south", discs: pos.discs.map(([who, x, y]) => [who, r2(x), r2(y)]) };

@@ -9,7 +9,7 @@ import { $, escapeHtml } from "./dom.js";
 import { describeShot, viewerOf } from "./words.js";
 import {
   MINE, MOST_ON_BOARD, THEIRS, countOf, fetchJson, percent, positionCode, positionFromCode, positionFromJson, positionJson, signed,
-  snapshotOf,
+  snapshotOf, southView,
 } from "./position.js";
 import * as B from "./practiceboard.js";
 
@@ -371,8 +371,11 @@ function loadFromLink() {
   const code = params.get("p");
   if (!code) return false;
   try {
-    B.setPosition(positionFromCode(code));
-    B.setMessage("Position loaded from the link. Set up discs to change it, or shoot.");
+    const pos = positionFromCode(code);
+    B.setPosition(southView(pos));
+    B.setMessage(pos.seat === "north"
+      ? "Position loaded from the link, turned so that the shooter (north in the game) sits at the bottom: your discs are the shooter's. Set up discs to change it, or shoot."
+      : "Position loaded from the link. Set up discs to change it, or shoot.");
     return true;
   } catch (e) {
     B.setMessage(e.message, true);
