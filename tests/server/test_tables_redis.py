@@ -35,7 +35,6 @@ from crokinole.table import (
 from tests.server import test_redis_hub as rh
 from tests.server.conftest import REDIS_URL
 from tests.server.test_redis_hub import run
-from tests.server_database import on_postgres
 
 #: Short enough for takeovers within a test, long enough for a busy 2-core machine.
 SHORT_LEASE_MS = 1000
@@ -217,11 +216,6 @@ def test_a_dead_owners_game_is_taken_over_after_its_lease_and_its_clock_keeps_ru
     assert stored == list(range(1, after.version + 1))
 
 
-@pytest.mark.skipif(
-    on_postgres(),
-    reason="known defect: on the PostgreSQL + Redis run this test never ends (its clean-up "
-    "waits for ever after the takeover); it passes on the default run; see the closing note",
-)
 def test_a_table_with_a_deadline_is_taken_over_without_any_command(
     open_store: Callable[[], Store], prefix: str
 ) -> None:

@@ -17,6 +17,7 @@ from the store by version).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
@@ -28,6 +29,26 @@ if TYPE_CHECKING:
     from crokinole.table import Event, Table
 
 log = logging.getLogger("crokinole.server")
+
+
+async def stop_tasks(tasks: Sequence[asyncio.Task[Any]]) -> None:
+    """Cancel ``tasks`` and wait until each is over, whatever it does with the cancellation.
+
+    A cancellation can be absorbed on its way: redis-py may turn it into a
+    timeout error that a loop then handles, and a shielded write ends its
+    shield rather than its task.  Cancelling once and awaiting could then
+    wait for ever (a server that never shuts down); so the cancellation is
+    repeated until the task is over.  Their results and errors are dropped.
+    """
+    for task in tasks:
+        task.cancel()
+    for task in tasks:
+        while not task.done():
+            await asyncio.wait({task}, timeout=0.5)
+            if not task.done():
+                task.cancel()
+        if not task.cancelled():
+            task.exception()  # retrieved, so that asyncio does not report it
 
 
 class HubUnavailableError(CrokinoleError):

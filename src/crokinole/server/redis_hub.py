@@ -68,7 +68,13 @@ import anyio.to_thread
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from crokinole.server.hub import HubUnavailableError, Listener, NoReceiverError, Subscriber
+from crokinole.server.hub import (
+    HubUnavailableError,
+    Listener,
+    NoReceiverError,
+    Subscriber,
+    stop_tasks,
+)
 from crokinole.server.tables import stored_table
 from crokinole.table import Event, Table, event_from_dict
 
@@ -315,6 +321,8 @@ class RedisHub:
     async def _renew_forever(self) -> None:
         while True:
             await asyncio.sleep(self.lease_ms / 3000)
+            if self._closed:  # a cancellation absorbed on its way (see stop_tasks)
+                return
             await self.renew()
 
     async def renew(self) -> None:
@@ -618,7 +626,7 @@ class RedisHub:
         """
         assert self._pubsub is not None
         failed = False
-        while True:
+        while not self._closed:  # (closed: a cancellation absorbed on its way, see stop_tasks)
             try:
                 message = await self._pubsub.get_message(
                     ignore_subscribe_messages=True, timeout=POLL_S
@@ -731,9 +739,7 @@ class RedisHub:
         """Stop renewing and reading, release the leases held, leave the channels."""
         self._closed = True
         tasks = [t for t in (self._renewer, self._reader, *self._tasks) if t is not None]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await stop_tasks(tasks)
         for table_id, lease in list(self._leases.items()):
             try:
                 await self.release(table_id, lease.owner)

@@ -49,6 +49,7 @@ from crokinole.server.hub import (
     MemoryHub,
     NoReceiverError,
     Subscriber,
+    stop_tasks,
 )
 from crokinole.server.limits import ServerSettings
 from crokinole.store import (
@@ -310,6 +311,8 @@ class Tables:
         out: str | None = None  # the outage being waited out, warned once
         while True:
             await asyncio.sleep(self._cluster.lease_ms / 2000)
+            if self._closed:  # a cancellation absorbed on its way (see stop_tasks)
+                return
             try:
                 await self.take_over()
             except (HubUnavailableError, StoreUnavailableError) as exc:
@@ -374,11 +377,7 @@ class Tables:
         for one in held:
             self._stop(one)
         tasks = [t for t in self._tasks if t is not asyncio.current_task()]
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(BaseException):
-                await task
+        await stop_tasks(tasks)
         for table_id in list(self._held):
             del self._held[table_id]
             with contextlib.suppress(Exception):
