@@ -1,0 +1,443 @@
+// The drills (/drills): the list from GET /api/drills with this device's personal bests
+// (GET /api/drills/results), the open-20 trend chart, and the daily challenge with its
+// leaderboard (GET /api/daily, /api/daily/leaderboard). A drill is played attempt by attempt
+// with the board and controls of play, each attempt from the drill's setup
+// (POST /api/practice/shoot shows what the shot did); at the end the shots go to
+// POST /api/drills/{id}/results (or POST /api/daily), where the server plays them again and
+// answers the score: that verified score is the one shown and kept, never a count made here.
+
+import { drawCharts, lineChart } from "./charts.js";
+import { $, escapeHtml } from "./dom.js";
+import { zoneOf } from "./geometry.js";
+import { MINE, THEIRS, fetchJson, positionFromJson, positionJson, signed } from "./position.js";
+import * as B from "./practiceboard.js";
+import { loadPrefs, savePrefs } from "./store.js";
+
+/** Seconds the result of an attempt stays on the board before the setup is laid out again. */
+const SHOW_RESULT_MS = 1100;
+const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+
+const D = {
+  drills: [], // GET /api/drills
+  bests: {}, // drill id -> {score, percent, at, ...}
+  results: null, // GET /api/drills/results
+  daily: null, // GET /api/daily
+  run: null, // the set being played: {kind, id, name, setup, attempts, maxPer, shots, points, done}
+  submitting: false,
+};
+
+// ------------------------------------------------------------------ progress while playing
+
+function inFifteen(board, x, y) {
+  return zoneOf(board, x, y) === 15;
+}
+
+/**
+ * What one attempt scores by the drill's rule (analysis/drills.py), from the shot's report and
+ * the position after it: only the progress shown while playing. The setups hold none of your
+ * discs but hanger20's, so the one disc of yours left on the board is the shooter.
+ */
+export function attemptPoints(drillId, report, after, board) {
+  if (!report) return 0;
+  const valid = report.valid !== false;
+  const mine = (report.twenties && report.twenties.mine) || 0;
+  const theirsIn = (report.twenties && report.twenties.theirs) || 0;
+  const removedTheirs = (report.removed && report.removed.theirs) || 0;
+  const removedMine = (report.removed && report.removed.mine) || 0;
+  const shooterStays = !report.twenty && removedMine === 0;
+  switch (drillId) {
+    case "open20":
+      return valid && report.twenty ? 1 : 0;
+    case "hanger20":
+      return mine;
+    case "star8":
+    case "far_side":
+    case "near_side": {
+      if (!valid) return 0;
+      const taken = Math.min(removedTheirs, drillId === "star8" ? 2 : 1);
+      return taken + (taken > 0 && shooterStays ? 1 : 0);
+    }
+    case "inside_out": {
+      if (!valid || theirsIn) return 0;
+      const left = after.discs.filter((d) => d[0] === THEIRS);
+      if (left.some(([, x, y]) => inFifteen(board, x, y))) return 0;
+      const shooter = after.discs.find((d) => d[0] === MINE);
+      return 1 + (report.twenty || (shooter && inFifteen(board, shooter[1], shooter[2])) ? 1 : 0);
+    }
+    case "follow20":
+    case "ricochet20":
+      return valid && report.twenty && theirsIn === 0 ? 1 : 0;
+    default:
+      return Number.isFinite(report.points) ? report.points : 0;
+  }
+}
+
+// ------------------------------------------------------------------ the list
+
+function bestText(d) {
+  const b = D.bests[d.id];
+  if (!b) return "No full set yet.";
+  const when = b.at ? ` on ${dayText(b.at)}` : "";
+  const most = (b.attempts || d.attempts) * (d.max_per_attempt || 1);
+  return `Your best: <b data-testid="best-${escapeHtml(d.id)}">${b.score} of ${most}</b> (${Math.round(Number(b.percent))}%)${escapeHtml(when)}.`;
+}
+
+function dayText(at) {
+  const t = typeof at === "number" ? new Date(at * (at < 1e12 ? 1000 : 1)) : new Date(at);
+  if (Number.isNaN(t.getTime())) return String(at).slice(0, 10);
+  return t.toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" });
+}
+
+function renderList() {
+  const list = $("drill-list");
+  list.innerHTML = "";
+  for (const d of D.drills) {
+    const li = document.createElement("li");
+    li.className = "card drill-card";
+    li.setAttribute("data-testid", `drill-${d.id}`);
+    li.innerHTML = `<h3>${escapeHtml(d.name)}</h3>
+      <p class="summary">${escapeHtml(d.summary)}</p>
+      <p class="best">${d.attempts} attempts · ${bestText(d)}</p>`;
+    const play = document.createElement("button");
+    play.type = "button";
+    play.className = "play primary";
+    play.textContent = "Play";
+    play.setAttribute("aria-label", `Play ${d.name}`);
+    play.setAttribute("data-testid", `play-${d.id}`);
+    play.addEventListener("click", () => startDrill(d));
+    li.append(play);
+    list.append(li);
+  }
+}
+
+function renderTrend() {
+  const r = D.results;
+  const o = r && r.open20;
+  $("open20-rate").textContent = o && o.attempts
+    ? `Your open 20s: ${o.made} made of your last ${o.attempts} attempts (${Math.round(Number(o.rate) * 100)}%). The heat map's "Mine" accuracy is fitted to this.`
+    : "No open-20 attempts yet: play the open-20 drill to measure your accuracy.";
+  const trend = (r && Array.isArray(r.trend) ? r.trend : []).filter((t) => Number.isFinite(Number(t.percent)));
+  const fig = $("trend-figure");
+  fig.hidden = trend.length === 0;
+  const box = $("trend-box");
+  if (!trend.length) {
+    box.chart = null;
+    box.innerHTML = "";
+    return;
+  }
+  const points = trend.map((t, i) => ({ y: Number(t.percent), label: `Set ${i + 1}${t.at ? ` (${dayText(t.at)})` : ""}: ${Math.round(Number(t.percent))}%` }));
+  const ys = points.map((p) => p.y);
+  const summary = `Open-20 trend: ${points.length} set${points.length === 1 ? "" : "s"}, from ${Math.round(ys[0])}% to ${Math.round(ys[ys.length - 1])}% (lowest ${Math.round(Math.min(...ys))}%, highest ${Math.round(Math.max(...ys))}%).`;
+  box.chart = (width) => lineChart(points, {
+    width, height: Math.round(Math.min(220, Math.max(140, width * 0.34))), yMin: 0, yMax: 100,
+    ticks: [{ v: 100, text: "100%" }, { v: 50, text: "50%" }, { v: 0, text: "0%" }],
+    xFirst: "set 1", xLast: `set ${points.length}`, cls: "trend-chart", testid: "trend-chart", summary,
+  });
+  delete box.dataset.width;
+  drawCharts([box]);
+}
+
+async function loadResults() {
+  const r = await fetchJson("/api/drills/results", { token: true });
+  if (!r.ok) {
+    $("list-status").textContent = `Your bests could not be read: ${r.error}`;
+    $("list-status").classList.add("bad");
+    return;
+  }
+  D.results = r.body;
+  D.bests = r.body.bests && typeof r.body.bests === "object" ? r.body.bests : {};
+  renderList();
+  renderTrend();
+}
+
+async function loadDrills() {
+  $("list-status").textContent = "Loading the drills…";
+  const r = await fetchJson("/api/drills");
+  if (!r.ok || !Array.isArray(r.body.drills)) {
+    $("list-status").textContent = `The drills could not be loaded: ${r.error || "the server's answer held none."}`;
+    $("list-status").classList.add("bad");
+    return;
+  }
+  D.drills = r.body.drills;
+  $("list-status").textContent = "";
+  renderList();
+  await loadResults();
+}
+
+// ------------------------------------------------------------------ the daily challenge
+
+async function loadDaily() {
+  const r = await fetchJson("/api/daily");
+  if (!r.ok || !r.body.position) {
+    $("daily-summary").textContent = `Today's challenge could not be loaded: ${r.error || "the server's answer held none."}`;
+    return;
+  }
+  D.daily = r.body;
+  $("daily-title").textContent = `Daily challenge · ${r.body.day}`;
+  $("daily-summary").textContent = `${r.body.summary || "The same position for everyone today: make the best shot you can."} ${r.body.attempts} attempts.`;
+  $("daily-play").disabled = false;
+  $("leaderboard-title").textContent = `Leaderboard of ${r.body.day}`;
+  await loadLeaderboard(r.body.day);
+}
+
+async function loadLeaderboard(day, mine = null) {
+  const r = await fetchJson(`/api/daily/leaderboard?day=${encodeURIComponent(day)}`);
+  const box = $("leaderboard");
+  if (!r.ok) {
+    box.innerHTML = `<p class="status-line bad">${escapeHtml(`The leaderboard could not be read: ${r.error}`)}</p>`;
+    return;
+  }
+  const scores = Array.isArray(r.body.scores) ? r.body.scores : [];
+  if (!scores.length) {
+    box.innerHTML = '<p class="note">No scores yet today: be the first.</p>';
+    return;
+  }
+  box.innerHTML = `<table class="leaderboard"><caption class="sr-only">Scores of ${escapeHtml(day)}, best first</caption>
+    <thead><tr><th scope="col" class="num">#</th><th scope="col">Name</th><th scope="col" class="num">Points</th></tr></thead>
+    <tbody>${scores.map((s) => `<tr${mine && s.rank === mine ? ' class="me"' : ""}><td class="num">${s.rank}</td><td class="who">${escapeHtml(s.name)}</td><td class="num">${escapeHtml(signed(s.score, 0))}</td></tr>`).join("")}</tbody></table>`;
+}
+
+function startDaily() {
+  const d = D.daily;
+  if (!d) return;
+  let setup;
+  try {
+    setup = positionFromJson(d.position);
+  } catch {
+    return;
+  }
+  startRun({
+    kind: "daily", id: d.id, day: d.day, name: `Daily challenge · ${d.day}`, setup, attempts: d.attempts,
+    summary: d.summary || "",
+  });
+}
+
+// ------------------------------------------------------------------ playing a set
+
+function startDrill(d) {
+  let setup;
+  try {
+    setup = positionFromJson(d.setup);
+  } catch {
+    return;
+  }
+  startRun({ kind: "drill", id: d.id, name: d.name, setup, attempts: d.attempts, maxPer: d.max_per_attempt || 1, summary: d.summary });
+}
+
+function startRun(run) {
+  D.run = { ...run, shots: [], points: [], done: false };
+  $("list-view").hidden = true;
+  $("play-view").hidden = false;
+  $("back-button").hidden = false;
+  document.body.classList.add("board-page");
+  $("result").hidden = true;
+  $("result").innerHTML = "";
+  $("controls").hidden = false;
+  $("run-title").textContent = run.name;
+  $("run-summary").textContent = run.summary;
+  $("quit-button").textContent = "Stop this set";
+  B.setPosition(run.setup);
+  B.setAim({ position: 0, direction: 0, power: 20 });
+  B.setMode("shoot");
+  B.setBusy(false);
+  B.setMessage("Tap your part of the shooting line to place the disc, press on it and pull back to shoot; or use the controls.");
+  window.scrollTo(0, 0);
+  B.layout();
+  renderRun();
+  $("board").focus({ preventScroll: true });
+}
+
+function made(run) {
+  return run.points.filter((p) => p > 0).length;
+}
+
+function progressText(run) {
+  const n = run.shots.length;
+  const k = Math.min(n + 1, run.attempts);
+  const head = run.done ? `${run.attempts} attempts played` : `Attempt ${k} of ${run.attempts}`;
+  if (run.kind === "daily") {
+    const best = n ? Math.max(...run.points) : null;
+    return `${head} · ${best === null ? "no shot yet" : `best so far ${signed(best, 0)} point${Math.abs(best) === 1 ? "" : "s"}`}`;
+  }
+  if ((run.maxPer || 1) === 1) return `${head} · ${made(run)} made`;
+  const total = run.points.reduce((a, b) => a + b, 0);
+  return `${head} · ${total} point${total === 1 ? "" : "s"}`;
+}
+
+function renderRun() {
+  const run = D.run;
+  if (!run) return;
+  $("attempt-line").textContent = progressText(run);
+  const dots = $("attempt-dots");
+  dots.innerHTML = "";
+  for (let i = 0; i < run.attempts; i += 1) {
+    const li = document.createElement("li");
+    if (i < run.points.length) {
+      const p = run.points[i];
+      li.className = p > 0 ? "made" : "missed";
+      li.textContent = run.kind === "daily" ? signed(p, 0) : String(p);
+      li.setAttribute("aria-label", `Attempt ${i + 1}: ${run.kind === "daily" ? `${signed(p, 0)} points` : p > 0 ? `${p} point${p === 1 ? "" : "s"}` : "missed"}`);
+    } else {
+      li.className = i === run.points.length && !run.done ? "now" : "";
+      li.textContent = String(i + 1);
+      li.setAttribute("aria-label", `Attempt ${i + 1}: to play`);
+    }
+    dots.append(li);
+  }
+}
+
+function attemptWords(run, p, report) {
+  const explain = report && typeof report.explain === "string" ? report.explain : "";
+  if (run.kind === "daily") return `${explain} This attempt: ${signed(p, 0)} point${Math.abs(p) === 1 ? "" : "s"}.`.trim();
+  if ((run.maxPer || 1) === 1) return `${p > 0 ? "Made!" : "Missed."} ${explain}`.trim();
+  return `${p} point${p === 1 ? "" : "s"}. ${explain}`.trim();
+}
+
+async function onShoot(shot) {
+  const run = D.run;
+  if (!run || run.done || D.submitting) return;
+  B.setBusy(true);
+  const r = await fetchJson("/api/practice/shoot", { method: "POST", body: { position: positionJson(run.setup), shot } });
+  if (!r.ok) {
+    B.setBusy(false);
+    B.setMessage(`The shot was not played: ${r.error}`, true);
+    return;
+  }
+  let after;
+  try {
+    after = positionFromJson(r.body.position);
+  } catch {
+    B.setBusy(false);
+    B.setMessage("The server's answer held no position: try the shot again.", true);
+    return;
+  }
+  await B.animateShot(after, r.body.trajectory);
+  const report = r.body.report || {};
+  const p = run.kind === "daily"
+    ? (Number.isFinite(report.points) ? report.points : 0)
+    : attemptPoints(run.id, report, after, B.board());
+  run.shots.push(shot);
+  run.points.push(p);
+  B.setMessage(attemptWords(run, p, report), p <= 0 && run.kind !== "daily");
+  if (run.shots.length >= run.attempts) {
+    run.done = true;
+    $("controls").hidden = true;
+    renderRun();
+    await submit(run);
+    return;
+  }
+  renderRun();
+  await new Promise((resolve) => { setTimeout(resolve, reducedMotion.matches ? 300 : SHOW_RESULT_MS); });
+  if (D.run !== run) return;
+  B.setPosition(run.setup);
+  B.setBusy(false);
+}
+
+async function submit(run) {
+  D.submitting = true;
+  $("quit-button").disabled = true;
+  const box = $("result");
+  box.hidden = false;
+  box.innerHTML = "<p>Sending your shots: the server plays them again to score them…</p>";
+  let r;
+  if (run.kind === "daily") {
+    const name = ($("daily-name").value || "").trim().slice(0, 24) || "Player";
+    r = await fetchJson("/api/daily", { method: "POST", body: { day: run.day, shots: run.shots, name }, token: true });
+  } else {
+    r = await fetchJson(`/api/drills/${encodeURIComponent(run.id)}/results`, { method: "POST", body: { shots: run.shots }, token: true });
+  }
+  D.submitting = false;
+  $("quit-button").disabled = false;
+  $("quit-button").textContent = "Back to the drills";
+  if (!r.ok) {
+    box.innerHTML = `<p class="status-line bad" data-testid="result-error">${escapeHtml(`Your score was not recorded: ${r.error}`)}</p>${againButtons(run)}`;
+    wireAgain(run);
+    return;
+  }
+  const a = r.body;
+  if (run.kind === "daily") {
+    box.innerHTML = `<h3>Daily challenge scored</h3>
+      <p class="big" data-testid="verified-score">${escapeHtml(signed(a.score, 0))} point${Math.abs(a.score) === 1 ? "" : "s"}</p>
+      <p data-testid="daily-rank">Your best attempt, checked by the server. You are ${ordinal(a.rank)} on today's leaderboard.</p>
+      ${againButtons(run)}`;
+    if (D.daily) loadLeaderboard(run.day, a.rank);
+  } else {
+    const drill = D.drills.find((d) => d.id === run.id);
+    const most = (a.attempts || run.attempts) * (run.maxPer || 1);
+    const best = D.bests[run.id];
+    const pb = a.personal_best === true;
+    box.innerHTML = `<h3>${escapeHtml(run.name)}: your score</h3>
+      <p class="big" data-testid="verified-score">${a.score} of ${most} · ${Math.round(Number(a.percent))}%</p>
+      <p class="${pb ? "pb" : ""}" data-testid="personal-best">${pb ? "A new personal best!" : best ? `Your best is ${best.score} of ${most} (${Math.round(Number(best.percent))}%).` : "Not a personal best."}</p>
+      <p class="note">Checked by the server, which played your ${a.attempts} shots again.</p>
+      ${againButtons(run)}`;
+    if (drill) await loadResults();
+  }
+  wireAgain(run);
+  box.scrollIntoView({ block: "nearest" });
+}
+
+function ordinal(n) {
+  const k = Number(n);
+  if (!Number.isFinite(k)) return String(n);
+  const s = k % 100 >= 11 && k % 100 <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" })[k % 10] || "th";
+  return `${k}${s}`;
+}
+
+function againButtons(run) {
+  return `<div class="result-buttons"><button type="button" class="primary" id="again-button" data-testid="again-button">${run.kind === "daily" ? "Try again" : "Play again"}</button><button type="button" id="list-button" data-testid="list-button">All drills</button></div>`;
+}
+
+function wireAgain(run) {
+  const again = $("again-button");
+  if (again) again.addEventListener("click", () => startRun({ ...run }));
+  const list = $("list-button");
+  if (list) list.addEventListener("click", showList);
+}
+
+function showList() {
+  D.run = null;
+  B.setMode("off");
+  $("play-view").hidden = true;
+  $("list-view").hidden = false;
+  $("back-button").hidden = true;
+  document.body.classList.remove("board-page");
+  renderList();
+  renderTrend();
+}
+
+// ------------------------------------------------------------------ start
+
+function start() {
+  B.startBoard({
+    onShoot,
+    legend: () => (D.run ? `Your shot · ${D.run.name}` : "Your shot"),
+    onRefresh: () => {},
+  });
+  B.setMode("off");
+  const prefs = loadPrefs();
+  $("daily-name").value = (prefs.names && prefs.names.me) || "";
+  $("daily-name").addEventListener("change", () => {
+    const p = loadPrefs();
+    const name = $("daily-name").value.trim().slice(0, 24);
+    savePrefs({ ...p, names: { ...(p.names || {}), me: name } });
+  });
+  $("daily-play").addEventListener("click", startDaily);
+  $("back-button").addEventListener("click", showList);
+  $("quit-button").addEventListener("click", showList);
+  window.addEventListener("resize", () => {
+    if (!$("list-view").hidden) drawCharts([$("trend-box")]);
+  });
+  loadDrills();
+  loadDaily();
+}
+
+start();
+
+// For the browser tests: where the drills page stands.
+window.crokinoleDrills = {
+  run: () => (D.run ? { id: D.run.id, kind: D.run.kind, shots: D.run.shots.length, points: [...D.run.points], done: D.run.done } : null),
+  drills: () => D.drills,
+  get busy() { return B.isAnimating() || D.submitting || $("controls").disabled; },
+  toPage: (x, y) => B.toPage(x, y),
+};
