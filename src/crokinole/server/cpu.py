@@ -10,13 +10,18 @@ kernels release the GIL, so the event loop keeps answering while they run.
 Each decision gets its random source from a seed the caller passes (the
 owner derives it from the table's seed and version), so a game against the
 CPU is reproducible in tests.
+
+The same threads run the analysis a player asks for (a hint, a heat map, a
+game review: :meth:`CpuPool.run`): searches of the same kind and cost, kept
+off the event loop and off the store's threads alike.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 import numpy as np
 
@@ -26,6 +31,8 @@ from crokinole.rules import Game, Rules
 
 #: The seed of one decision: an int or a sequence of ints (numpy's ``SeedSequence`` entropy).
 Seed = int | Sequence[int]
+
+T = TypeVar("T")
 
 
 def think(game: Game, level: Level | str, seed: Seed) -> Shot:
@@ -75,6 +82,14 @@ class CpuPool:
         """
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, think, game, level, seed)
+
+    async def run(self, job: Callable[[], T]) -> T:
+        """``job()`` computed on the pool (an analysis: a hint, a heat map, a review).
+
+        It queues with the CPU players' decisions.  Cancelling the caller
+        abandons the result; the thread finishes the job.
+        """
+        return await asyncio.get_running_loop().run_in_executor(self._executor, job)
 
     async def warm_up(self) -> None:
         """Compile the kernels on the pool (see :func:`warm_up`)."""

@@ -16,6 +16,7 @@ reconnects and is sent the table again.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import time
@@ -27,9 +28,13 @@ import anyio
 import anyio.to_thread
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from crokinole.analysis import Accuracy, AnalysisError, hints
+from crokinole.analysis.heatmap import heat_map
+from crokinole.board import Seat
 from crokinole.server import rated, wire
 from crokinole.server.accounts import Account, Accounts
 from crokinole.server.accounts_http import COOKIE
+from crokinole.server.analysis_http import NO_ACCURACY, own_accuracy
 from crokinole.server.hub import HubUnavailableError
 from crokinole.server.limits import RateLimiter, ServerSettings
 from crokinole.server.ranked import RankedQueue
@@ -42,6 +47,8 @@ from crokinole.table import (
     Connect,
     Disconnect,
     Event,
+    Hand,
+    HintTaken,
     Kind,
     Leave,
     MemberLeft,
@@ -55,10 +62,12 @@ from crokinole.table import (
     Resign,
     SetCpu,
     Shoot,
+    Stage,
     Start,
     Table,
     TableError,
     TableSettings,
+    TakeHint,
     TakeSeat,
     event_from_dict,
 )
@@ -171,6 +180,8 @@ class Session:
         self.dropped: tuple[int, str] | None = None
         self.done = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
+        #: The hint or heat map being computed for this connection (one at a time).
+        self._helping: asyncio.Task[None] | None = None
 
     @property
     def account_id(self) -> int | None:
@@ -494,6 +505,8 @@ class Session:
     async def close(self) -> None:
         """The connection ended: stop following the table, and count the device out."""
         self.done.set()
+        if self._helping is not None:
+            self._helping.cancel()  # nobody to send it to (its hint stays counted)
         if self.ranked is not None:
             self.ranked.disconnected(self)
         gone = self._close_table()
@@ -550,6 +563,8 @@ class Session:
             await self._join(token, msg)
         elif isinstance(msg, wire.Open):
             await self._open(msg.table, msg.last_event)
+        elif isinstance(msg, wire.Hint | wire.Heatmap):
+            await self._help(token, msg)
         else:
             await self._table_command(token, msg)
 
@@ -711,3 +726,128 @@ class Session:
             "resign": Resign,
         }
         return actions[msg.type](token)
+
+    # ------------------------------------------------------------ hints
+
+    async def _help(self, token: str, msg: wire.Hint | wire.Heatmap) -> None:
+        """``hint`` / ``heatmap``: counted at the table, then computed on the CPU pool.
+
+        Checked here (one at a time per connection, else ``busy``; a heat
+        map's placement); then, while this connection goes on reading, the
+        accuracy is found, the table counts the hint (``TakeHint``: the
+        ``hint_taken`` every viewer is sent) and the answer is computed from
+        the table after that event and sent to this connection only.
+        """
+        running = self._helping
+        if running is not None and not running.done():
+            raise wire.WireError(
+                "busy", "one hint or heat map at a time: the last one is still on its way"
+            )
+        table_id = msg.table
+        if self._shown is None or self._shown.id != table_id:
+            await self._open(table_id)
+        shown = self._shown
+        assert shown is not None
+        seat = wire.seat_of(msg.seat)
+        if isinstance(msg, wire.Heatmap):
+            _check_placement(shown, seat, msg.position)
+        me = self._me if self._me is not None else token
+        task = asyncio.get_running_loop().create_task(self._help_now(shown, me, seat, msg))
+        self._helping = task
+
+    async def _help_now(
+        self, shown: Table, me: str, seat: Seat, msg: wire.Hint | wire.Heatmap
+    ) -> None:
+        """Take the hint and send it; a refusal is an ``error`` (as :meth:`handle` words it)."""
+        table_id = shown.id
+        try:
+            payload = await self._helped(shown, me, seat, msg)
+        except asyncio.CancelledError:
+            raise
+        except (wire.WireError, TableError) as exc:
+            self.error(exc.code, exc.message, table_id)
+            return
+        except (HubUnavailableError, StoreUnavailableError) as exc:
+            log.warning("a hint could not be given: %s", exc)
+            self.error("unavailable", UNAVAILABLE, table_id)
+            return
+        except Exception:
+            log.exception("error while computing a hint")
+            self.error("server_error", "the server failed to compute the hint", table_id)
+            return
+        self.send(payload)
+
+    async def _helped(
+        self, shown: Table, me: str, seat: Seat, msg: wire.Hint | wire.Heatmap
+    ) -> dict[str, Any]:
+        """The ``hints`` or ``heatmap`` message, once the table has counted the hint."""
+        table_id = shown.id
+        accuracy = await self._accuracy(shown, msg)
+        kind = "heatmap" if isinstance(msg, wire.Heatmap) else "hint"
+        events = await self.tables.command(table_id, TakeHint(me, seat, kind))
+        taken = [e for e in events if isinstance(e, HintTaken)]
+        if not taken:  # pragma: no cover - the table answers TakeHint with HintTaken or refuses
+            raise TableError("illegal_action", "the hint was not taken: try again")
+        version = taken[-1].version
+        table = await self._table_at(table_id, version)
+        game = table.game
+        if table.stage is not Stage.PLAYING or game is None or game.current_seat is not seat:
+            raise TableError("not_your_turn", "the turn moved on before the hint was ready")
+        before = game.copy()
+        if isinstance(msg, wire.Hint):
+            found = await self.tables.cpu.run(
+                functools.partial(hints, before, accuracy, seed=version)
+            )
+            return wire.message(
+                "hints", table_id, version, seat=msg.seat, accuracy=accuracy.to_dict(),
+                hints=[h.to_dict() for h in found],
+            )  # fmt: skip
+        try:
+            mapped = await self.tables.cpu.run(
+                functools.partial(
+                    heat_map, before, msg.position, accuracy, metric=msg.metric, seed=version
+                )
+            )
+        except AnalysisError as exc:
+            raise TableError("illegal_placement", str(exc)) from None
+        return wire.message("heatmap", table_id, version, seat=msg.seat, **mapped.to_dict())
+
+    async def _accuracy(self, table: Table, msg: wire.Hint | wire.Heatmap) -> Accuracy:
+        """How the hint's shots are valued: the table's hand, a CPU level's or the player's own."""
+        name = "hand" if isinstance(msg, wire.Hint) else msg.accuracy
+        if name == "hand":
+            return Accuracy.human() if table.settings.hand is Hand.HUMAN else Accuracy.steady()
+        if name != "mine":
+            return Accuracy.of_level(name)
+        try:
+            mine = await own_accuracy(self.tables.store, self.tables, self.token, self.account_id)
+        except AnalysisError as exc:
+            raise wire.WireError("no_accuracy", str(exc)) from None
+        if mine is None:
+            raise wire.WireError("no_accuracy", NO_ACCURACY)
+        return mine
+
+    async def _table_at(self, table_id: str, version: int) -> Table:
+        """The table at ``version`` or later: as shown here, held here, or read from the store."""
+        shown = self._shown
+        if shown is not None and shown.id == table_id and shown.version >= version:
+            return shown
+        table = await self.tables.get(table_id, at_least=version)
+        if table is None:
+            raise TableError("unknown_table", f"there is no table {table_id}")
+        return table
+
+
+def _check_placement(table: Table, seat: Seat, position: float) -> None:
+    """A heat map's placement must be free on the seat's quarter of the line (R3).
+
+    Checked on the seat's own turn where hints are allowed (else the table's
+    refusal says why), before the hint is counted.
+    """
+    game = table.game
+    if not table.settings.hints or table.stage is not Stage.PLAYING or game is None:
+        return
+    if game.current_seat is seat:
+        problem = game.placement_problem(seat, position)
+        if problem is not None:
+            raise TableError("illegal_placement", f"no heat map there: {problem}")

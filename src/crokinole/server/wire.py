@@ -30,6 +30,7 @@ from crokinole.table import (
     Event,
     GameFinished,
     GameStarted,
+    HintTaken,
     HostChanged,
     Member,
     MemberJoined,
@@ -198,6 +199,34 @@ class React(_Message):
     reaction: str
 
 
+class Hint(_Message):
+    """Ask for the best shots of this turn (counted: ``hint_taken``); answered by ``hints``."""
+
+    type: Literal["hint"]
+    table: TableId
+    seat: SeatName
+
+
+#: What a heat map's cells show: the expected round margin after the shot,
+#: the chance of a 20, or the chance of a valid shot (R4).
+HeatMetric = Literal["points", "twenty", "valid"]
+#: Whose accuracy a heat map is drawn under: the table's hand (steady or
+#: human), a CPU level's, or the player's own (fitted from their open-20 drills).
+HeatAccuracy = Literal["hand", "easy", "normal", "hard", "expert", "mine"]
+
+
+class Heatmap(_Message):
+    """Ask for a heat map of one placement (counted as a hint); answered by ``heatmap``."""
+
+    type: Literal["heatmap"]
+    table: TableId
+    seat: SeatName
+    #: The placement on the shooting line (R3: degrees, as a shot's ``position``).
+    position: float
+    metric: HeatMetric = "points"
+    accuracy: HeatAccuracy = "hand"
+
+
 class Ping(_Message):
     type: Literal["ping"]
 
@@ -233,6 +262,8 @@ ClientMessage = (
     | TableAction
     | Rename
     | React
+    | Hint
+    | Heatmap
     | Ping
     | Queue
     | LeaveQueue
@@ -244,7 +275,7 @@ MESSAGE_TYPES = frozenset(
     {
         "hello", "create", "join", "open", "take_seat", "move", "set_cpu", "remove",
         "settings", "shoot", "start", "next_round", "rematch", "leave", "resign",
-        "rename", "react", "ping", "queue", "leave_queue",
+        "rename", "react", "hint", "heatmap", "ping", "queue", "leave_queue",
     }
 )  # fmt: skip
 
@@ -310,7 +341,7 @@ def shot_of(message: ShootMessage) -> Shot:
     return Shot(message.position, message.direction, message.power)
 
 
-def message(kind: str, table: str | None, event: int, **fields: Any) -> dict[str, Any]:
+def message(kind: str, table: str | None, event: int, /, **fields: Any) -> dict[str, Any]:
     """A server message: its type, its table (or None) and the table's version."""
     return {"type": kind, "table": table, "event": event, **fields}
 
@@ -441,6 +472,7 @@ def _lobby_common(table: Table) -> dict[str, Any]:
         "placement": placement_payload(table),
         "next_pressed": sorted(table.next_pressed),
         "rematch_votes": sorted(table.rematch_votes),
+        "hints_used": {seat_name(s): n for s, n in table.hints_used.items()},
     }
 
 
@@ -699,6 +731,9 @@ def _event_fields(
         return {"type": "rematch_vote", "member": event.mid}
     if isinstance(event, Reacted):
         return {"type": "reaction", "member": event.mid, "reaction": event.reaction}
+    if isinstance(event, HintTaken):
+        return {"type": "hint_taken", "member": event.member, "seat": seat_name(event.seat),
+                "kind": event.kind}  # fmt: skip
     if isinstance(event, Closed):
         return {"type": "closed", "reason": str(event.reason)}
     return None  # TableCreated: its creator is sent the whole table

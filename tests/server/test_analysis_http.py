@@ -1,0 +1,184 @@
+"""Reviews over HTTP, and the practice room's hints and heat maps (issue 13, docs/protocol.md).
+
+A finished table's game and an uploaded record are reviewed alike (the same
+numbers every time); bad input is a 400 with plain words and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from crokinole.analysis.practice import PracticePosition, position_code
+from crokinole.server.limits import ServerSettings
+from tests.server.helpers import Player, serving
+
+#: A one-round singles game of 8 discs a side, played exactly as aimed.
+SINGLES = {"layout": "singles", "rounds": 1, "hand": "steady", "tie": "draw", "discs": 8}
+GRADES = {"good", "inaccuracy", "mistake", "blunder"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db: Path = tmp_path_factory.mktemp("db") / "crokinole.db"
+    with serving(db, ServerSettings(warm_up=False, rooms_per_minute=60)) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def web(server: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server, timeout=120) as client:
+        yield client
+
+
+def _played(url: str, shots: int | None = None) -> str:
+    """A hot-seat singles table, played to its end (or ``shots`` shots); its id."""
+    me = Player(url)
+    try:
+        me.hello()
+        view = me.create("solo", "Ann", seats={"south": "me", "north": "me"}, **SINGLES)["view"]
+        game, placement = view["game"], view["placement"]
+        played = 0
+        while game["phase"] == "playing" and (shots is None or played < shots):
+            seat = game["current_seat"]
+            lo, hi = placement[seat][0]
+            me.shoot(seat, position=(lo + hi) / 2, direction=0.0, power=27.0)
+            msg = me.until("shot")
+            game, placement = msg["game"], msg["lobby"]["placement"]
+            played += 1
+        assert me.table is not None
+        return me.table
+    finally:
+        me.close()
+
+
+@pytest.fixture(scope="module")
+def finished(server: str) -> str:
+    return _played(server)
+
+
+# ---------------------------------------------------------------- reviews
+
+
+def test_a_finished_table_s_game_is_reviewed_shot_by_shot(web: httpx.Client, finished: str) -> None:
+    answer = web.get(f"/api/tables/{finished}/review.json")
+    assert answer.status_code == 200, answer.text
+    review = answer.json()
+    assert review["table"] == finished and review["game_number"] == 1
+    assert review["accuracy"] == "human"
+    assert len(review["shots"]) == 16  # 8 discs a side, one round (R2), no timeouts
+    assert {s["grade"] for s in review["shots"]} <= GRADES
+    assert [s["seat"] for s in review["shots"][:2]] == ["south", "north"]  # R3: turns alternate
+    for shot in review["shots"]:
+        # The best shot is worth at least the one played: a loss is never negative.
+        assert shot["loss_win"] >= 0.0
+    assert set(review["summary"]) == {"south", "north"}
+    assert sum(s["shots"] for s in review["summary"].values()) == 16
+    # The same numbers again (kept, and deterministic anyway).
+    assert web.get(f"/api/tables/{finished}/review.json").json() == review
+
+
+def test_an_uploaded_record_is_reviewed_as_its_table_s_game(
+    web: httpx.Client, finished: str
+) -> None:
+    record = web.get(f"/api/tables/{finished}/record.json")
+    assert record.status_code == 200
+    answer = web.post("/api/review", content=record.content)
+    assert answer.status_code == 200, answer.text
+    table_review = web.get(f"/api/tables/{finished}/review.json").json()
+    assert answer.json()["shots"] == table_review["shots"]
+    steady = web.post("/api/review?accuracy=steady", content=record.content).json()
+    assert steady["accuracy"] == "steady" and len(steady["shots"]) == 16
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "words"),
+    [
+        (b"", 400, "no body"),
+        (b"not json at all", 400, "not a game record"),
+        (json.dumps({"rules": "none"}).encode(), 400, "not a game record"),
+        (b"[" * 40 + b"]" * 40, 400, "not a game record"),
+        (b" " * (512 * 1024 + 1), 413, "larger than 512 KiB"),
+    ],
+)
+def test_a_bad_record_is_a_400_in_plain_words(
+    web: httpx.Client, body: bytes, status: int, words: str
+) -> None:
+    answer = web.post("/api/review", content=body)
+    assert answer.status_code == status
+    assert words in answer.json()["error"]
+
+
+def test_a_game_under_way_or_missing_is_not_reviewed(server: str, web: httpx.Client) -> None:
+    playing = _played(server, shots=2)
+    answer = web.get(f"/api/tables/{playing}/review.json")
+    assert answer.status_code == 409 and "not finished" in answer.json()["error"]
+    assert web.get(f"/api/tables/{'0' * 32}/review.json").status_code == 404
+    assert web.get("/api/tables/nope/review.json").status_code == 400
+    assert web.get(f"/api/tables/{playing}/review.json?game=x").status_code == 400
+    bad = web.get(f"/api/tables/{playing}/review.json?accuracy=lucky")
+    assert bad.status_code == 400 and "accuracy is one of" in bad.json()["error"]
+
+
+# ---------------------------------------------------------------- the practice room
+
+
+def _open_board() -> str:
+    return position_code(PracticePosition())
+
+
+def test_practice_hints_from_a_code_or_a_position(web: httpx.Client) -> None:
+    answer = web.post("/api/analysis/hints", json={"code": _open_board()})
+    assert answer.status_code == 200, answer.text
+    data = answer.json()
+    assert data["accuracy"]["name"] == "steady" and data["code"] == _open_board()
+    assert [h["rank"] for h in data["hints"]] == [1, 2, 3]
+    # An empty board, a steady hand: the best is an open 20 (R5).
+    assert data["hints"][0]["twenty"] == 1.0
+    position: dict[str, Any] = {"seat": "south", "discs": [["n", 0.0, 6.0]]}
+    answer = web.post("/api/analysis/hints", json={"position": position, "accuracy": "hard"})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["accuracy"]["name"] == "hard"
+    assert answer.json()["position"]["discs"] == [["n", 0, 6]]
+
+
+def test_practice_heat_map_is_64_by_64(web: httpx.Client) -> None:
+    answer = web.post(
+        "/api/analysis/heatmap",
+        json={"code": _open_board(), "position_deg": 0.0, "metric": "valid", "accuracy": "human"},
+    )
+    assert answer.status_code == 200, answer.text
+    data = answer.json()
+    assert (data["metric"], data["accuracy"], data["position"]) == ("valid", "human", 0.0)
+    assert len(data["values"]) == 64 and all(len(row) == 64 for row in data["values"])
+
+
+@pytest.mark.parametrize(
+    ("route", "body", "words"),
+    [
+        ("hints", {}, "send the position's code or the position"),
+        ("hints", {"code": "@@@"}, "this position link is damaged"),
+        ("hints", {"code": _open_board(), "accuracy": "lucky"}, "accuracy is one of"),
+        ("hints", {"code": _open_board(), "colour": "red"}, "unknown field(s): colour"),
+        ("hints", {"code": _open_board(), "accuracy": "mine"}, "play the open-20 drill first"),
+        ("heatmap", {"code": _open_board()}, "position_deg is the placement"),
+        ("heatmap", {"code": _open_board(), "position_deg": 0, "metric": "luck"}, "metric is"),
+        ("heatmap", {"code": _open_board(), "position_deg": 90.0}, "cannot be placed at 90°"),
+    ],
+)
+def test_bad_practice_requests_are_400_in_plain_words(
+    web: httpx.Client, route: str, body: dict[str, Any], words: str
+) -> None:
+    answer = web.post(f"/api/analysis/{route}", json=body)
+    assert answer.status_code == 400, answer.text
+    assert words in answer.json()["error"]
+
+
+def test_a_practice_request_that_is_not_a_json_object(web: httpx.Client) -> None:
+    answer = web.post("/api/analysis/hints", content=b"[1, 2]")
+    assert answer.status_code == 400 and answer.json()["error"] == "the request is a JSON object"
