@@ -182,3 +182,11 @@ def test_bad_practice_requests_are_400_in_plain_words(
 def test_a_practice_request_that_is_not_a_json_object(web: httpx.Client) -> None:
     answer = web.post("/api/analysis/hints", content=b"[1, 2]")
     assert answer.status_code == 400 and answer.json()["error"] == "the request is a JSON object"
+
+
+def test_the_review_page_is_served_for_a_table_and_for_a_record_file(
+    web: httpx.Client, finished: str
+) -> None:
+    for path in (f"/review/{finished}", "/review"):
+        page = web.get(path)
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")

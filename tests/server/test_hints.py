@@ -10,18 +10,23 @@ field) are an ``error`` and leave the table as it was: no hint counted.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from crokinole.server import create_app
-from crokinole.server.limits import ServerSettings
+from crokinole.board import Seat
+from crokinole.server import create_app, wire
+from crokinole.server.limits import RateLimiter, ServerSettings
+from crokinole.server.session import Attendance, Session
 from crokinole.store import Store
+from crokinole.table import Event, HintTaken, event_from_dict
 from tests.server import helpers
 from tests.server.helpers import Player, serving
 from tests.server.test_ranked_protocol import open_table, queued_and_matched
+from tests.server.test_redis_hub import run
+from tests.server.test_tables_redis import Process
 from tests.server_database import server_database
 
 #: A one-round singles game played exactly as aimed.
@@ -226,3 +231,46 @@ def test_mine_is_fitted_from_the_device_s_open_20_drill(served: tuple[str, Path]
     answer = me.until("heatmap")
     assert answer["accuracy"] == "mine" and answer["metric"] == "valid"
     assert len(answer["values"]) == 64
+
+
+# ---------------------------------------------------------------- several processes
+
+
+def test_a_hint_asked_on_a_process_that_does_not_own_the_table(
+    open_store: Callable[[], Store], prefix: str
+) -> None:
+    """The command goes to the owner (like any command); the hint is computed where it was
+    asked, from the table after its ``hint_taken`` (read from the store there)."""
+
+    async def scenario() -> tuple[list[Event], dict[Seat, int] | None, dict[str, Any]]:
+        owner = await Process(open_store(), prefix).start()
+        other = await Process(open_store(), prefix).start()
+        try:
+            table = await owner.tables.create(
+                kind="solo", device="dev-ann-0000000001", name="Ann",
+                settings={**SINGLES}, seats={Seat.SOUTH: "me", Seat.NORTH: "easy"},
+            )  # fmt: skip
+            session = Session(
+                None,  # type: ignore[arg-type]  # never read: no message is sent here
+                other.tables,
+                ServerSettings(warm_up=False),
+                RateLimiter(20, 60.0),
+                Attendance(),
+            )
+            session.token = "dev-ann-0000000001"
+            ask = wire.Hint(type="hint", table=table.id, seat="south")
+            answer = await session._helped(table, "dev-ann-0000000001", Seat.SOUTH, ask)
+            held = owner.tables.held(table.id)
+            stored = [event_from_dict(e) for e in owner.tables.store.table_events(table.id)]
+            return stored, None if held is None else held.hints_used, answer
+        finally:
+            await other.close()
+            await owner.close()
+
+    stored, on_owner, answer = run(scenario)
+    taken = [e for e in stored if isinstance(e, HintTaken)]
+    assert [(e.member, e.seat, e.kind) for e in taken] == [("m1", Seat.SOUTH, "hint")]
+    assert on_owner == {Seat.SOUTH: 1}  # the owner applied it
+    assert answer["type"] == "hints" and answer["event"] == taken[0].version
+    assert [h["rank"] for h in answer["hints"]] == [1, 2, 3]
+    assert answer["hints"][0]["twenty"] == 1.0  # an open board, a steady hand
