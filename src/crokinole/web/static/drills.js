@@ -8,8 +8,8 @@
 
 import { drawCharts, lineChart } from "./charts.js";
 import { $, escapeHtml } from "./dom.js";
-import { zoneOf } from "./geometry.js";
-import { MINE, THEIRS, fetchJson, positionFromJson, positionJson, signed } from "./position.js";
+import { attemptPoints } from "./drillscore.js";
+import { fetchJson, positionFromJson, positionJson, signed } from "./position.js";
 import * as B from "./practiceboard.js";
 import { loadPrefs, savePrefs } from "./store.js";
 
@@ -25,52 +25,6 @@ const D = {
   run: null, // the set being played: {kind, id, name, setup, attempts, maxPer, shots, points, done}
   submitting: false,
 };
-
-// ------------------------------------------------------------------ progress while playing
-
-function inFifteen(board, x, y) {
-  return zoneOf(board, x, y) === 15;
-}
-
-/**
- * What one attempt scores by the drill's rule (analysis/drills.py), from the shot's report and
- * the position after it: only the progress shown while playing. The setups hold none of your
- * discs but hanger20's, so the one disc of yours left on the board is the shooter.
- */
-export function attemptPoints(drillId, report, after, board) {
-  if (!report) return 0;
-  const valid = report.valid !== false;
-  const mine = (report.twenties && report.twenties.mine) || 0;
-  const theirsIn = (report.twenties && report.twenties.theirs) || 0;
-  const removedTheirs = (report.removed && report.removed.theirs) || 0;
-  const removedMine = (report.removed && report.removed.mine) || 0;
-  const shooterStays = !report.twenty && removedMine === 0;
-  switch (drillId) {
-    case "open20":
-      return valid && report.twenty ? 1 : 0;
-    case "hanger20":
-      return mine;
-    case "star8":
-    case "far_side":
-    case "near_side": {
-      if (!valid) return 0;
-      const taken = Math.min(removedTheirs, drillId === "star8" ? 2 : 1);
-      return taken + (taken > 0 && shooterStays ? 1 : 0);
-    }
-    case "inside_out": {
-      if (!valid || theirsIn) return 0;
-      const left = after.discs.filter((d) => d[0] === THEIRS);
-      if (left.some(([, x, y]) => inFifteen(board, x, y))) return 0;
-      const shooter = after.discs.find((d) => d[0] === MINE);
-      return 1 + (report.twenty || (shooter && inFifteen(board, shooter[1], shooter[2])) ? 1 : 0);
-    }
-    case "follow20":
-    case "ricochet20":
-      return valid && report.twenty && theirsIn === 0 ? 1 : 0;
-    default:
-      return Number.isFinite(report.points) ? report.points : 0;
-  }
-}
 
 // ------------------------------------------------------------------ the list
 
@@ -140,7 +94,7 @@ function renderTrend() {
 async function loadResults() {
   const r = await fetchJson("/api/drills/results", { token: true });
   if (!r.ok) {
-    $("list-status").textContent = `Your bests could not be read: ${r.error}`;
+    $("list-status").textContent = `Your bests could not be read: ${r.reason}`;
     $("list-status").classList.add("bad");
     return;
   }
@@ -154,7 +108,7 @@ async function loadDrills() {
   $("list-status").textContent = "Loading the drills…";
   const r = await fetchJson("/api/drills");
   if (!r.ok || !Array.isArray(r.body.drills)) {
-    $("list-status").textContent = `The drills could not be loaded: ${r.error || "the server's answer held none."}`;
+    $("list-status").textContent = `The drills could not be loaded: ${r.reason || "the server's answer held none."}`;
     $("list-status").classList.add("bad");
     return;
   }
@@ -169,7 +123,7 @@ async function loadDrills() {
 async function loadDaily() {
   const r = await fetchJson("/api/daily");
   if (!r.ok || !r.body.position) {
-    $("daily-summary").textContent = `Today's challenge could not be loaded: ${r.error || "the server's answer held none."}`;
+    $("daily-summary").textContent = `Today's challenge could not be loaded: ${r.reason || "the server's answer held none."}`;
     return;
   }
   D.daily = r.body;
@@ -184,7 +138,7 @@ async function loadLeaderboard(day, mine = null) {
   const r = await fetchJson(`/api/daily/leaderboard?day=${encodeURIComponent(day)}`);
   const box = $("leaderboard");
   if (!r.ok) {
-    box.innerHTML = `<p class="status-line bad">${escapeHtml(`The leaderboard could not be read: ${r.error}`)}</p>`;
+    box.innerHTML = `<p class="status-line bad">${escapeHtml(`The leaderboard could not be read: ${r.reason}`)}</p>`;
     return;
   }
   const scores = Array.isArray(r.body.scores) ? r.body.scores : [];
@@ -300,7 +254,7 @@ async function onShoot(shot) {
   const r = await fetchJson("/api/practice/shoot", { method: "POST", body: { position: positionJson(run.setup), shot } });
   if (!r.ok) {
     B.setBusy(false);
-    B.setMessage(`The shot was not played: ${r.error}`, true);
+    B.setMessage(`The shot was not played: ${r.reason}`, true);
     return;
   }
   let after;
@@ -350,7 +304,7 @@ async function submit(run) {
   $("quit-button").disabled = false;
   $("quit-button").textContent = "Back to the drills";
   if (!r.ok) {
-    box.innerHTML = `<p class="status-line bad" data-testid="result-error">${escapeHtml(`Your score was not recorded: ${r.error}`)}</p>${againButtons(run)}`;
+    box.innerHTML = `<p class="status-line bad" data-testid="result-error">${escapeHtml(`Your score was not recorded: ${r.reason}`)}</p>${againButtons(run)}`;
     wireAgain(run);
     return;
   }

@@ -169,8 +169,9 @@ export function positionOfDiscs(discs, seat = "south") {
 }
 
 /**
- * Fetch JSON. Resolves to {ok, status, body, error}: `error` is the server's plain words (its
- * {"error": ...}) or ours when the server cannot be reached; never throws.
+ * Fetch JSON. Resolves to {ok, status, body, error, reason}; never throws. `error` is a sentence
+ * on its own (the server's plain words of its {"error": ...}, or ours when the server cannot be
+ * reached), `reason` the same words to follow a colon ("No review: table … has no game.").
  */
 export async function fetchJson(url, { method = "GET", body = undefined, token = false } = {}) {
   const headers = { Accept: "application/json" };
@@ -180,7 +181,7 @@ export async function fetchJson(url, { method = "GET", body = undefined, token =
   try {
     answer = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "same-origin" });
   } catch {
-    return { ok: false, status: 0, body: null, error: "The server cannot be reached: try again in a moment." };
+    return { ok: false, status: 0, body: null, error: "The server cannot be reached: try again in a moment.", reason: "the server cannot be reached: try again in a moment." };
   }
   let data = null;
   try {
@@ -188,9 +189,17 @@ export async function fetchJson(url, { method = "GET", body = undefined, token =
   } catch {
     /* not JSON: said below */
   }
-  if (answer.ok && data) return { ok: true, status: answer.status, body: data, error: "" };
+  if (answer.ok && data) return { ok: true, status: answer.status, body: data, error: "", reason: "" };
   const said = data && typeof data.error === "string" ? data.error : (data && data.error && data.error.message) || "";
-  return { ok: false, status: answer.status, body: data, error: said ? capital(said) : `The server answered ${answer.status}.` };
+  const words = said ? sentence(said) : `The server answered ${answer.status}.`;
+  return { ok: false, status: answer.status, body: data, error: words, reason: said ? sentence(said, false) : `the server answered ${answer.status}.` };
+}
+
+/** Words as a sentence: a full stop at the end, and a capital first letter unless `cap` is false. */
+export function sentence(text, cap = true) {
+  const t = String(text).trim();
+  const ended = /[.!?]$/.test(t) ? t : `${t}.`;
+  return cap ? capital(ended) : ended;
 }
 
 export function capital(text) {

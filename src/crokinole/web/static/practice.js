@@ -42,7 +42,7 @@ async function onShoot(shot) {
   const r = await fetchJson("/api/practice/shoot", { method: "POST", body: { position: positionJson(before), shot } });
   if (!r.ok) {
     B.setBusy(false);
-    B.setMessage(`The shot was not played: ${r.error}`, true);
+    B.setMessage(`The shot was not played: ${r.reason}`, true);
     return;
   }
   let after;
@@ -149,7 +149,7 @@ async function askHints() {
   const r = await fetchJson("/api/analysis/hints", { method: "POST", body, token: true });
   P.pending = null;
   if (!r.ok) {
-    B.setMessage(`No hint: ${r.error}`, true);
+    B.setMessage(`No hint: ${r.reason}`, true);
     render();
     return;
   }
@@ -235,7 +235,7 @@ async function askHeat() {
   const r = await fetchJson("/api/analysis/heatmap", { method: "POST", body, token: true });
   P.pending = null;
   if (!r.ok || !Array.isArray(r.body.values)) {
-    B.setMessage(`No heat map: ${r.error || "the server's answer held none."}`, true);
+    B.setMessage(`No heat map: ${r.reason || "the server's answer held none."}`, true);
     render();
     return;
   }
@@ -245,7 +245,7 @@ async function askHeat() {
   P.heatOn = true;
   $("heatmap-button").setAttribute("aria-pressed", "true");
   showLegend(map);
-  B.setMessage(`Heat map from your placement at ${Number(map.position).toFixed(1)}°: each cell is a direction (across) and a power (outward), drawn where the disc would stop on an empty board. The ring is the best cell.`);
+  B.setMessage(`Heat map from your placement at ${deg(map.position)}: each cell is a direction (across) and a power (outward), drawn where a lone disc would stop on an empty board.`);
   render();
 }
 
@@ -280,7 +280,7 @@ function showLegend(map) {
       <rect x="0" y="2" width="100%" height="18" rx="4" fill="url(#${id})" stroke="currentColor" stroke-opacity="0.3"/>
       ${ticks}
     </svg>
-    ${best ? `<p class="legend-best">Best cell: aim ${Number(best.direction).toFixed(1)}°, power ${Number(best.power).toFixed(1)}% <button type="button" id="use-best" data-testid="use-best">Aim there</button></p>` : ""}`;
+    ${best ? `<p class="legend-best">Best cell: aim ${deg(best.direction)}, power ${Math.round(Number(best.power))}% <button type="button" id="use-best" data-testid="use-best">Aim there</button></p>` : ""}`;
   $("heat-legend").hidden = false;
   const use = $("use-best");
   if (use) {

@@ -162,7 +162,7 @@ function renderRounds() {
     sec.setAttribute("aria-labelledby", `round-title-${round}`);
     const last = leadAfter(shots[shots.length - 1]);
     sec.innerHTML = `<h3 id="round-title-${round}">Round ${round}</h3>
-      <figure class="chart"><div class="chart-box"></div><figcaption class="note">${escapeHtml(sideName(0))}'s lead over ${escapeHtml(sideName(1))} after each shot (counted as the round would score then, 20s included): above the line ${escapeHtml(sideName(0))} leads. Ringed dots in red are mistakes and blunders. After the last shot: ${escapeHtml(signed(last, 0))}.</figcaption></figure>
+      <figure class="chart"><div class="chart-box"></div><figcaption class="note">${escapeHtml(sideName(0))}'s lead over ${escapeHtml(sideName(1))} after each shot (counted as the round would score then, 20s included): above the line ${escapeHtml(sideName(0))} leads. A light dot is a shot of ${escapeHtml(sideName(0))}, a dark one of ${escapeHtml(sideName(1))}; a red ring marks a mistake or a blunder. After the last shot: ${escapeHtml(signed(last, 0))}.</figcaption></figure>
       <div class="shots-wrap"><table class="shots-table">
         <caption class="sr-only">Round ${round}: each shot, its value against the best, and its grade</caption>
         <thead><tr><th scope="col">#</th><th scope="col">Who</th><th scope="col">Shot</th><th scope="col" class="num">Played</th><th scope="col" class="num">Best</th><th scope="col" class="num">Given away</th><th scope="col">Grade</th><th scope="col"><span class="sr-only">Practice</span></th></tr></thead>
@@ -215,7 +215,7 @@ async function loadTable(table) {
   status("Reviewing the game: each shot is compared with the Expert's best (this takes a few seconds)…");
   const r = await fetchJson(`/api/tables/${table}/review.json${query()}`);
   if (!r.ok || !Array.isArray(r.body.shots)) {
-    status(`No review: ${r.error || "the server's answer held none."}`, true);
+    status(`No review: ${r.reason || "the server's answer held none."}`, true);
     $("review").setAttribute("aria-busy", "false");
     return;
   }
@@ -249,7 +249,7 @@ async function reviewFile(file) {
   const r = await fetchJson(`/api/review${query()}`, { method: "POST", body: record });
   $("record-file").disabled = false;
   if (!r.ok || !Array.isArray(r.body.shots)) {
-    status(`No review of "${file.name}": ${r.error || "the server's answer held none."}`, true);
+    status(`No review of "${file.name}": ${r.reason || "the server's answer held none."}`, true);
     return;
   }
   $("review-title").textContent = `Review of ${file.name}`;
