@@ -1,4 +1,4 @@
-"""``crokinole review RECORD.json``, run in process.
+"""``crokinole review RECORD.json`` and ``crokinole bench analysis``, run in process.
 
 The review's own numbers are tested in tests/analysis/test_review.py; here the
 command's shape: the table, the JSON it writes, its errors (one plain line,
@@ -121,3 +121,13 @@ def test_unknown_accuracy_is_refused_by_argparse(record: Path) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["review", str(record), "--accuracy", "mine"])
     assert exit_.value.code == 2
+
+
+def test_bench_analysis_quick_names_every_figure(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "analysis", "--quick"]) == 0
+    out = capsys.readouterr().out
+    for figure in ("hint p50", "hint p95", "heat map", "review of a 16-shot game"):
+        assert figure in out
+    assert "quick run" in out
+    for target in ("≤ 300 ms", "≤ 1000 ms", "≤ 5 s"):
+        assert target in out
