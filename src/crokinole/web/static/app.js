@@ -3,7 +3,8 @@
 // messages; this module connects, queues the messages (a shot is animated before the next is
 // shown), picks the screen and calls the views: start.js (start screen), lobby.js (a party's
 // lobby), board.js + anim.js (the board and shots), scoreboard.js (cards, clock, reactions),
-// controls.js + input.js (aiming), dialogs.js (results), settings.js. No build step.
+// controls.js + input.js (aiming), hints.js (hints and the heat map, where the table allows
+// them), dialogs.js (results), settings.js. No build step.
 
 import { ShotAnimation } from "./anim.js";
 import { BoardView, setScheme } from "./board.js";
@@ -13,8 +14,9 @@ import { $, anyModalOpen, closeDialog, escapeHtml, openDialog } from "./dom.js";
 import {
   SEAT_ANGLE, aimVector, clamp, compass, placement, round, zoneOf,
 } from "./geometry.js";
+import { clearHints, hintAnswer, hintModel, hintRefused, hintScene, renderHints, wireHints } from "./hints.js";
 import { cancelDrag, currentDrag, placementFeedback, wireInput } from "./input.js";
-import { fillRules, fillRulesDiscs, readRules, renderLobby } from "./lobby.js";
+import { fillRules, fillRulesDiscs, readRules, renderLobby, wireHintsSwitch } from "./lobby.js";
 import { Connection } from "./net.js";
 import { rankedConnected, rankedMessage, wireRanked } from "./ranked.js";
 import { renderClock, renderReactions, renderScoreboard } from "./scoreboard.js";
@@ -219,7 +221,13 @@ function receive(msg) {
       S = reduce(S, msg, localNow());
       return;
     case "error":
+      if (hintRefused(msg)) return; // a hint or heat map refused (hints.js)
       onError(msg);
+      return;
+    case "hints":
+    case "heatmap":
+      hintAnswer(msg); // for this client only, never queued: drawing, not an event of the table
+      countedEvent(msg);
       return;
     case "welcome":
       onWelcome(msg);
@@ -227,6 +235,16 @@ function receive(msg) {
     default:
       enqueue(msg);
   }
+}
+
+/**
+ * An answer that carries the table's event number (a hint's answer names the event that
+ * counted it) moves the count of events received, so the next event is not taken for a gap.
+ */
+function countedEvent(msg) {
+  if (!S.table || msg.table !== S.table || !Number.isInteger(msg.event) || UI.resyncing) return;
+  const received = UI.received ?? S.event;
+  if (Number.isInteger(received) && msg.event <= received + 1) UI.received = Math.max(received, msg.event);
 }
 
 function enqueue(msg) {
@@ -621,8 +639,14 @@ function draw() {
       };
       if (drag && drag.dragging && !drag.aiming) scene.aim = null;
     }
+    const aids = hintScene(S, seat);
+    if (aids.hints) scene.hints = aids.hints;
+    if (aids.heat) scene.heat = aids.heat;
   }
   view.draw(scene);
+  // What is drawn over the board, for tests and tools (the canvas itself is pixels).
+  view.canvas.dataset.hintLines = String(view.overlay.hints.length);
+  view.canvas.dataset.heatCells = String(view.overlay.heat ? view.overlay.heat.cells : 0);
 }
 
 /** Landscape screens put the board beside the rest (style.css, min-aspect-ratio 5/4). */
@@ -689,6 +713,7 @@ function refresh() {
     renderScoreboard(S, { moving: shots.running ? null : S.game && S.game.current_seat, turnText: screenTurnText(), thinking: isThinking(), left: UI.left });
     renderClock(S, localNow());
     renderAim();
+    renderHints(S);
     renderDiscList();
     renderReactions(S, send);
     renderLog();
@@ -864,7 +889,10 @@ function shoot() {
     type: "shoot", table: S.table, seat,
     position: round(a.position, 2), direction: round(a.direction, 2), power: round(a.power, 2),
   };
-  if (send(msg)) UI.lastShot = msg;
+  if (send(msg)) {
+    UI.lastShot = msg;
+    clearHints(); // the lines and the heat map were for this shot
+  }
 }
 
 function join(code, name, spectator) {
@@ -925,6 +953,17 @@ function wire() {
   wireInput(view, {
     game: () => S.game, shooter: myShooter, canInput, inGame: () => UI.screen === "game", aimOf, problemAt,
     setMessage, refresh, requestDraw, renderAim, shoot,
+  });
+
+  wireHints({
+    state: () => S, shooter: myShooter, canInput, appPending: () => Boolean(UI.pending), aimOf, problemAt,
+    setMessage, refresh, inGame: () => UI.screen === "game",
+    // Not through send(): a hint awaited must not hold the aim and Shoot (nor show "working").
+    send: (msg) => {
+      if (conn.send(msg)) return true;
+      showStatus("Not connected to the server — reconnecting…", true);
+      return false;
+    },
   });
 
   const form = $("start-form");
@@ -1006,6 +1045,7 @@ function wire() {
     send({ type: "settings", table: S.table, settings });
   });
   $("rules-close").addEventListener("click", () => closeDialog($("rules-dialog")));
+  wireHintsSwitch(() => S, act);
 
   $("next-button").addEventListener("click", confirmNextRound);
   $("peek-button").addEventListener("click", () => setPeek(!$("round-dialog").classList.contains("peek")));
@@ -1154,6 +1194,7 @@ Object.defineProperties(api, {
       table: S.table, kind: S.kind, code: S.code, invite: S.invite, stage: S.stage, host: S.host, you: S.you,
       members: S.members, seats: S.seats, settings: S.settings, deadline: S.deadline, placement: S.placement,
       spectators: S.spectators, nextPressed: S.nextPressed, rematchVotes: S.rematchVotes, error: S.error,
+      hints_used: S.hintsUsed,
     })),
     enumerable: true,
   },
@@ -1191,6 +1232,22 @@ Object.defineProperties(api, {
   freePosition: { value: (position = 0) => (myShooter() ? nearestFree(S, myShooter(), position) : null) },
   aim: { get: () => (myShooter() ? { ...aimOf(myShooter()) } : null) },
   lastShot: { get: () => (UI.lastShot ? { ...UI.lastShot } : null) },
+  /** The hints and heat map: what the panel holds, and what the last frame drew (page pixels). */
+  hints: {
+    get: () => {
+      const r = view.canvas.getBoundingClientRect();
+      const page = ([x, y]) => [round(r.left + x, 1), round(r.top + y, 1)];
+      const o = view.overlay;
+      return {
+        ...hintModel(),
+        lines: o.hints.map((h) => ({
+          rank: h.rank, label: h.label, colour: h.colour, from: page(h.from), to: page(h.to),
+          box: h.box ? { x: round(r.left + h.box.x, 1), y: round(r.top + h.box.y, 1), width: h.box.w, height: h.box.h } : null,
+        })),
+        heatDrawn: o.heat ? { ...o.heat, origin: page(o.heat.origin), far: o.heat.far.map(page) } : null,
+      };
+    },
+  },
 });
 Object.freeze(api);
 Object.defineProperty(window, "crokinole", { value: api, writable: false, configurable: false });

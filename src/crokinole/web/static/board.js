@@ -1,6 +1,8 @@
-// Canvas drawing of the board (BOARD.md), discs, the disc to place and the aim arrow.
+// Canvas drawing of the board (BOARD.md), discs, the disc to place and the aim arrow; on
+// request, the Expert's hint lines and an aim heat map (issue 13: drawing only, the server
+// works them out). `view.overlay` says what the last frame drew of those, for tests.
 
-import { zoneOf } from "./geometry.js";
+import { aimVector, placement, zoneOf } from "./geometry.js";
 
 const TAU = Math.PI * 2;
 const BOTTOM_ANGLE = { south: 270, west: 180, north: 90, east: 0 };
@@ -56,6 +58,66 @@ export function markSvg(game, side, size = 18) {
   return `<svg class="mark" aria-hidden="true" width="${size}" height="${size}" viewBox="-10 -10 20 20"><circle r="8.8" fill="${style.fill}" stroke="${style.edge}" stroke-width="2"/>${inner}</svg>`;
 }
 
+/** The hint lines' colours, rank 1 first: told apart by their numbers too, never colour alone. */
+export const HINT_COLOURS = ["#c2185b", "#1565c0", "#e65100"];
+
+// Heat-map colour scales ([t, r, g, b] stops, t in 0..1): a diverging one for expected points
+// (red below 0, white at 0, green above) and a sequential one (viridis) for chances.
+const DIVERGING = [[0, 178, 24, 43], [0.25, 239, 138, 98], [0.5, 247, 247, 247], [0.75, 103, 189, 112], [1, 27, 120, 55]];
+const SEQUENTIAL = [[0, 68, 1, 84], [0.25, 59, 82, 139], [0.5, 33, 145, 140], [0.75, 94, 201, 98], [1, 253, 231, 37]];
+/** How opaque the fan of cells is over the board (the discs under it stay visible). */
+export const HEAT_ALPHA = 0.62;
+
+function ramp(stops, t) {
+  const x = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0));
+  for (let i = 1; i < stops.length; i += 1) {
+    const [t1, ...c1] = stops[i];
+    if (x <= t1) {
+      const [t0, ...c0] = stops[i - 1];
+      const f = (x - t0) / (t1 - t0 || 1);
+      return c0.map((v, k) => Math.round(v + (c1[k] - v) * f));
+    }
+  }
+  return stops[stops.length - 1].slice(1);
+}
+
+/**
+ * The colour scale of a heat map (HeatMap.to_dict of docs/protocol.md): {min, max, diverging,
+ * colour(v) -> [r, g, b], ticks: [value, ...]}. Expected points are shown symmetric around 0
+ * (white = an even round); chances run 0 to 1.
+ */
+export function heatScale(map) {
+  const values = (map.values || []).flat().filter(Number.isFinite);
+  if (map.metric === "points") {
+    const m = Math.max(1, ...values.map(Math.abs));
+    return { min: -m, max: m, diverging: true, colour: (v) => ramp(DIVERGING, (v + m) / (2 * m)), ticks: [-m, 0, m] };
+  }
+  return { min: 0, max: 1, diverging: false, colour: (v) => ramp(SEQUENTIAL, v), ticks: [0, 0.5, 1] };
+}
+
+/** Edges between consecutive values (their midpoints), the outer ones half a step beyond. */
+function edges(values) {
+  const n = values.length;
+  if (n === 1) return [values[0] - 0.5, values[0] + 0.5];
+  const out = [values[0] - (values[1] - values[0]) / 2];
+  for (let i = 1; i < n; i += 1) out.push((values[i - 1] + values[i]) / 2);
+  out.push(values[n - 1] + (values[n - 1] - values[n - 2]) / 2);
+  return out;
+}
+
+/**
+ * The fan of a heat map on the board: the cell of direction d and power p lies at
+ * travel[p] inches from the placement along the aim line d. Returns {origin, rays: [{ux, uy}]
+ * (W+1 edges between directions), reach: [inches] (H+1 edges between powers), values, key}.
+ */
+export function heatFan(board, seat, map) {
+  const origin = placement(board, seat, map.position);
+  const rays = edges(map.directions).map((d) => aimVector(board, seat, map.position, d));
+  const reach = edges(map.travel).map((t) => Math.max(0, t));
+  const key = JSON.stringify([seat, map.position, map.metric, map.accuracy, map.directions.length, map.powers.length, map.values[0], map.values[map.values.length - 1]]);
+  return { origin, rays, reach, values: map.values, scale: heatScale(map), key };
+}
+
 export class BoardView {
   constructor(canvas) {
     this.canvas = canvas;
@@ -66,6 +128,10 @@ export class BoardView {
     this.rotation = 0; // degrees the board is turned counter-clockwise on screen
     this.cache = null;
     this.cacheKey = "";
+    this.heatCache = null;
+    this.heatCacheKey = "";
+    /** What the last frame drew over the board: {hints: [...], heat: {...} | null} (tests read it). */
+    this.overlay = { hints: [], heat: null };
   }
 
   /** Set the square CSS size in pixels; the backing store follows devicePixelRatio. */
@@ -289,6 +355,8 @@ export class BoardView {
     const s = this.scale;
     const game = scene.game;
 
+    this.overlay = { hints: [], heat: null };
+    if (scene.heat) this._heat(g, scene.heat);
     if (scene.quarter) {
       const { angle, limit, active } = scene.quarter;
       this._arc(g, b.shooting_line_radius, angle - limit, angle + limit,
@@ -319,7 +387,150 @@ export class BoardView {
         g.stroke();
       }
     }
+    if (scene.hints && scene.hints.length) this._hints(g, scene.hints);
     if (scene.aim) this._aim(g, scene.aim);
+  }
+
+  /** The heat map's fan of cells (from heatFan), drawn once into a layer and reused. */
+  _heat(g, fan) {
+    const key = `${this.cssSize}/${this.dpr}/${this.rotation}/${fan.key}`;
+    if (!this.heatCache || this.heatCacheKey !== key) {
+      const layer = document.createElement("canvas");
+      layer.width = this.canvas.width;
+      layer.height = this.canvas.height;
+      const h = layer.getContext("2d");
+      h.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+      // Only the playing surface: a slide past its edge ends in the ditch.
+      const [cx, cy] = this.toScreen(0, 0);
+      h.beginPath();
+      h.arc(cx, cy, this.board.surface_radius * this.scale, 0, TAU);
+      h.clip();
+      const { origin: o, rays, reach, values, scale } = fan;
+      for (let i = 0; i < values.length; i += 1) {
+        const row = values[i];
+        const [r0, r1] = [reach[i], reach[i + 1]];
+        if (r1 <= 0) continue;
+        for (let j = 0; j < row.length; j += 1) {
+          const v = row[j];
+          if (!Number.isFinite(v)) continue;
+          const a = rays[j];
+          const b = rays[j + 1];
+          const pts = [[a, r0], [b, r0], [b, r1], [a, r1]].map(([u, r]) => this.toScreen(o.x + u.x * r, o.y + u.y * r));
+          h.beginPath();
+          h.moveTo(pts[0][0], pts[0][1]);
+          for (let k = 1; k < 4; k += 1) h.lineTo(pts[k][0], pts[k][1]);
+          h.closePath();
+          const [cr, cg, cb] = scale.colour(v);
+          h.fillStyle = `rgb(${cr}, ${cg}, ${cb})`;
+          h.fill();
+          // A hairline of the same colour closes the seams between neighbouring cells.
+          h.strokeStyle = h.fillStyle;
+          h.lineWidth = 0.6;
+          h.stroke();
+        }
+      }
+      this.heatCache = layer;
+      this.heatCacheKey = key;
+    }
+    g.save();
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.globalAlpha = HEAT_ALPHA;
+    g.drawImage(this.heatCache, 0, 0);
+    g.restore();
+    const far = fan.reach[fan.reach.length - 1];
+    this.overlay.heat = {
+      cells: fan.values.reduce((n, row) => n + row.filter(Number.isFinite).length, 0),
+      rows: fan.values.length, columns: fan.values[0] ? fan.values[0].length : 0,
+      origin: this.toScreen(fan.origin.x, fan.origin.y),
+      far: [fan.rays[0], fan.rays[fan.rays.length - 1]].map((u) => this.toScreen(fan.origin.x + u.x * far, fan.origin.y + u.y * far)),
+    };
+  }
+
+  /**
+   * The hints' aim lines: from each hint's placement along its direction to the edge of the
+   * surface, numbered at both ends, each with its label ("1 · +12 pts · 64% round") on the line.
+   * hints: [{rank, x, y, ux, uy, label, colour}].
+   */
+  _hints(g, hints) {
+    const b = this.board;
+    const s = this.scale;
+    const placed = [];
+    const boxes = [];
+    const fontPx = Math.max(11, Math.min(15, 0.7 * s));
+    for (const h of hints) {
+      const dot = h.x * h.ux + h.y * h.uy;
+      const disc = dot * dot - (h.x * h.x + h.y * h.y - b.surface_radius ** 2);
+      const reach = disc > 0 ? -dot + Math.sqrt(disc) : 0;
+      const [x0, y0] = this.toScreen(h.x, h.y);
+      const [x1, y1] = this.toScreen(h.x + h.ux * reach, h.y + h.uy * reach);
+      // The placement, as a ring in the hint's colour.
+      g.beginPath();
+      g.arc(x0, y0, (b.disc_radius + 0.1) * s, 0, TAU);
+      g.lineWidth = 2.5;
+      g.strokeStyle = h.colour;
+      g.stroke();
+      // The line, with a white casing so it reads on light and dark wood alike.
+      for (const [w, c] of [[Math.max(4.5, 0.3 * s), "rgba(255,255,255,0.85)"], [Math.max(2.5, 0.16 * s), h.colour]]) {
+        g.beginPath();
+        g.moveTo(x0, y0);
+        g.lineTo(x1, y1);
+        g.lineWidth = w;
+        g.strokeStyle = c;
+        g.lineCap = "round";
+        g.stroke();
+      }
+      g.lineCap = "butt";
+      this._badge(g, x0, y0, String(h.rank), h.colour, fontPx);
+      this._badge(g, x1, y1, String(h.rank), h.colour, fontPx);
+      placed.push({ rank: h.rank, colour: h.colour, label: h.label, from: [x0, y0], to: [x1, y1] });
+    }
+    // Labels on their lines, staggered by rank and moved along the line until none overlap.
+    g.font = `700 ${fontPx}px system-ui, sans-serif`;
+    g.textAlign = "center";
+    g.textBaseline = "middle";
+    for (const [i, p] of placed.entries()) {
+      const w = g.measureText(p.label).width + 10;
+      const hgt = fontPx + 8;
+      let box = null;
+      for (let k = 0; k < 12; k += 1) {
+        const f = Math.min(0.9, 0.22 + 0.14 * i + 0.11 * k);
+        const cx = p.from[0] + (p.to[0] - p.from[0]) * f;
+        const cy = p.from[1] + (p.to[1] - p.from[1]) * f;
+        const lx = Math.min(this.cssSize - w / 2 - 2, Math.max(w / 2 + 2, cx));
+        const ly = Math.min(this.cssSize - hgt / 2 - 2, Math.max(hgt / 2 + 2, cy));
+        box = { x: lx - w / 2, y: ly - hgt / 2, w, h: hgt };
+        if (!boxes.some((o) => box.x < o.x + o.w && o.x < box.x + box.w && box.y < o.y + o.h && o.y < box.y + box.h)) break;
+      }
+      boxes.push(box);
+      g.fillStyle = "rgba(255,255,255,0.93)";
+      g.strokeStyle = p.colour;
+      g.lineWidth = 2;
+      g.beginPath();
+      if (g.roundRect) g.roundRect(box.x, box.y, box.w, box.h, 5);
+      else g.rect(box.x, box.y, box.w, box.h);
+      g.fill();
+      g.stroke();
+      g.fillStyle = p.colour;
+      g.fillText(p.label, box.x + box.w / 2, box.y + box.h / 2 + 0.5);
+      p.box = box;
+    }
+    this.overlay.hints = placed;
+  }
+
+  _badge(g, x, y, text, colour, fontPx) {
+    const r = fontPx * 0.72;
+    g.beginPath();
+    g.arc(x, y, r, 0, TAU);
+    g.fillStyle = colour;
+    g.fill();
+    g.lineWidth = 1.5;
+    g.strokeStyle = "#fff";
+    g.stroke();
+    g.fillStyle = "#fff";
+    g.font = `800 ${fontPx}px system-ui, sans-serif`;
+    g.textAlign = "center";
+    g.textBaseline = "middle";
+    g.fillText(text, x, y + 0.5);
   }
 
   /** The value a disc scores where it lies (R6), as a badge beside it, for the round result. */

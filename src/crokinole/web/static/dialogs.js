@@ -114,11 +114,35 @@ export function gameBody(s, levelName) {
     const r = s.record[lvl][g.rules.scoring];
     if (r) record = `<p class="note">Your record against ${escapeHtml(levelName(lvl))}, ${FORMAT_NAME[g.rules.scoring]}: ${r.wins} won, ${r.draws} drawn, ${r.losses} lost.</p>`;
   }
-  return `<p class="result-line">${scores}</p>
+  return `<p class="result-line">${scores}</p>${hintsUsedLine(s)}
     ${last ? `<h3>Last round</h3>${resultTable(g, last)}` : ""}
     ${rounds ? `<h3>Rounds</h3><table class="result-table"><thead><tr><th scope="col">Round</th><th scope="col">Totals</th>
     <th scope="col">${g.rules.scoring === "to_100" ? "Points added" : "Round points"}</th><th scope="col">Game score</th></tr></thead><tbody>${rounds}</tbody></table>` : ""}
     ${record}`;
+}
+
+/**
+ * How many hints each player asked for in this game (a heat map counts as one), where the
+ * table allowed them or any were used: "You used 2 hints.", "Hints used: Ann 2, Bob 0.".
+ */
+export function hintsUsedLine(s) {
+  const g = s.game;
+  if (!g || !Array.isArray(g.seats)) return "";
+  const used = s.hintsUsed || {};
+  const count = (seat) => Math.max(0, Number(used[seat]) || 0);
+  const allowed = Boolean(s.settings && s.settings.hints);
+  const people = g.seats.filter((x) => !x.cpu);
+  if (!people.length || (!allowed && !people.some((x) => count(x.seat) > 0))) return "";
+  const mine = (seat) => !isHotSeat(s) && !isSpectator(s) && s.you.seats.includes(seat);
+  const hints = (n) => (n === 0 ? "no hints" : n === 1 ? "1 hint" : `${n} hints`);
+  let text;
+  if (people.length === 1) {
+    const x = people[0];
+    text = `${mine(x.seat) ? "You" : x.name} used ${hints(count(x.seat))}.`;
+  } else {
+    text = `Hints used: ${people.map((x) => `${mine(x.seat) ? "you" : x.name} ${count(x.seat)}`).join(", ")}.`;
+  }
+  return `<p class="note hints-used" data-testid="hints-used">${escapeHtml(text)}</p>`;
 }
 
 /** The round result over the board; `hooks`: {say: words for screen readers, place: put it beside the board}. */
@@ -217,12 +241,19 @@ export function replayLink(s) {
   return `<p class="replay-link"><a href="/replay/${s.table}${game}" target="_blank" rel="noopener" data-testid="replay-link">Watch the replay</a></p>`;
 }
 
+/** "Review this game" (/review/{table}?game=N, a new tab): every shot valued against the Expert's. */
+export function reviewLink(s) {
+  if (!s.table || !/^[a-f0-9]{32}$/.test(s.table) || !s.game) return "";
+  const game = Number.isInteger(s.gameNumber) && s.gameNumber > 0 ? `?game=${s.gameNumber}` : "";
+  return `<p class="replay-link"><a href="/review/${s.table}${game}" target="_blank" rel="noopener" data-testid="review-link">Review this game</a></p>`;
+}
+
 /** The end of the game; `hooks`: {say, place, levelName}. */
 export function openGameDialog(S, hooks) {
   closeDialog($("round-dialog"));
   const title = gameTitle(S);
   $("game-title").textContent = title;
-  $("game-body").innerHTML = `<div id="game-ratings" data-testid="game-ratings"></div>${gameBody(S, hooks.levelName)}${replayLink(S)}`;
+  $("game-body").innerHTML = `<div id="game-ratings" data-testid="game-ratings"></div>${gameBody(S, hooks.levelName)}${replayLink(S)}${reviewLink(S)}`;
   renderGameButtons(S);
   hooks.place();
   openDialog($("game-dialog"));

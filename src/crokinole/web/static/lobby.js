@@ -19,6 +19,7 @@ export function rulesLines(s) {
   lines.push(x.turn_time ? `${x.turn_time} s per turn` : "No turn clock");
   lines.push(x.hand === "human" ? "Human hand: shots vary like a strong club player's" : "Steady hand: shots go exactly as aimed");
   if (x.standin_level) lines.push(`A missing player is played by ${levelName(s, x.standin_level)}`);
+  if (typeof x.hints === "boolean") lines.push(x.hints ? "Hints allowed: each player may ask for the best shots and a heat map on their turn" : "No hints");
   return lines;
 }
 
@@ -50,6 +51,15 @@ function moveSelect(s, member, current, act) {
     act({ type: "move", table: s.table, member, seat: sel.value === "none" ? null : sel.value });
   });
   return sel;
+}
+
+/** The host's "Allow hints" switch: the party's settings as they are, with hints on or off. */
+export function wireHintsSwitch(state, act) {
+  $("hints-toggle").addEventListener("change", (ev) => {
+    const s = state();
+    if (!s.table || !s.settings) return;
+    act({ type: "settings", table: s.table, settings: { ...s.settings, hints: ev.target.checked } });
+  });
 }
 
 /** Draw the lobby of state `s`; `act(msg)` sends a message. */
@@ -130,6 +140,16 @@ export function renderLobby(s, act) {
   $("lobby-spectators").textContent = watching ? `${watching} watching` : "";
   $("lobby-rules").replaceChildren(...rulesLines(s).map((t) => el("li", "", t)));
 
+  // The host allows hints (issue 13); the others read it in the rules above.
+  const hintsKnown = Boolean(s.settings) && typeof s.settings.hints === "boolean";
+  $("hints-switch").hidden = !host || !hintsKnown || Boolean(s.ranked);
+  // Set from the settings when they change (or a refusal came): not back over a click on its way.
+  const toggle = $("hints-toggle");
+  const allowed = String(Boolean(s.settings && s.settings.hints));
+  if (toggle.dataset.shown !== allowed || s.error) {
+    toggle.checked = allowed === "true";
+    toggle.dataset.shown = allowed;
+  }
   $("rules-button").hidden = !host;
   $("leave-button").textContent = s.you.spectator ? "Stop watching" : "Leave the party";
   const start = $("party-start-button");
@@ -177,6 +197,7 @@ export function readRules(current) {
     turn_time: f.turn_time.value, hand: f.hand.value, standin_level: f.standin_level.value,
   });
   // A short test clock (not one of R2's choices) stays unless another clock is chosen.
+  if (current && typeof current.hints === "boolean") settings.hints = current.hints; // the lobby's switch sets it
   const old = current && current.turn_time;
   if (!f.turn_time.value && old && ![30, 60].includes(old)) settings.turn_time = old;
   return settings;

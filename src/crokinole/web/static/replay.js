@@ -273,6 +273,9 @@ function show(data) {
   const dl = $("download-record");
   dl.href = data.record;
   dl.hidden = false;
+  // The game's review (every shot valued against the Expert's best), the same game named.
+  $("review-link").href = String(data.link).replace(/^\/replay\//, "/review/");
+  $("review-line").hidden = false;
   $("copy-link").disabled = false;
   $("replay-status").hidden = true;
   for (const id of ["replay-scores", "replay-board-wrap", "replay-side"]) $(id).hidden = false;

@@ -79,6 +79,7 @@ export function initialState() {
     gameNumber: null, // the table's game on screen (1, 2, … after rematches), from the view's game_number
     seatNames: {}, // {seat: name} of each seat's player as seen at this table (a seat left empty keeps it)
     mySeats: [], // the seats this screen played at this table (kept after it left or resigned)
+    hintsUsed: {}, // {seat: hints and heat maps asked for in this game} (the view's hints_used)
   };
 }
 
@@ -86,10 +87,10 @@ export function initialState() {
 
 const LOBBY_KEYS = [
   "kind", "code", "invite", "stage", "host", "you", "members", "spectators", "seats", "settings",
-  "deadline", "placement", "next_pressed", "rematch_votes", "ranked", "ratings",
+  "deadline", "placement", "next_pressed", "rematch_votes", "ranked", "ratings", "hints_used",
 ];
 
-const RENAME = { next_pressed: "nextPressed", rematch_votes: "rematchVotes" };
+const RENAME = { next_pressed: "nextPressed", rematch_votes: "rematchVotes", hints_used: "hintsUsed" };
 
 /**
  * The game with every seat's name told apart: two seats of one name (two "CPU Easy" against
@@ -114,7 +115,7 @@ function applyParts(s, part) {
     let value = part[key];
     if (key === "you") value = { member: null, seats: [], spectator: false, host: false, ...value };
     if (key === "placement" && value === null) value = {};
-    if (key === "ratings") value = value && typeof value === "object" ? value : {};
+    if (key === "ratings" || key === "hints_used") value = value && typeof value === "object" ? value : {};
     out[RENAME[key] || key] = value;
   }
   if (part.game !== undefined) out.game = withDistinctNames(part.game);
@@ -160,7 +161,7 @@ function applyView(s, view, event, localNow) {
   // end (a reload's `hello` gets one) keeps what the `finished` message said.
   const ended = view.stage === "finished" || view.stage === "closed";
   let out = { ...s, table: view.table, closed: null, abandoned: same && ended && s.abandoned, error: null };
-  if (!same) out = { ...out, ranked: false, ratings: {}, ratingChanges: null, seatNames: {}, mySeats: [] };
+  if (!same) out = { ...out, ranked: false, ratings: {}, ratingChanges: null, seatNames: {}, mySeats: [], hintsUsed: {} };
   out = applyParts(out, view);
   // The game's number at the table (a rematch is game 2): the replay link names it.
   if (Number.isInteger(view.game_number) && view.game_number > 0) out.gameNumber = view.game_number;
@@ -212,7 +213,8 @@ function reduceMessage(s, msg, localNow) {
     case "game_started": {
       if (!msg.view) return s;
       const out = applyView(s, msg.view, msg.event, localNow);
-      return { ...out, log: [], ratingChanges: null };
+      const used = msg.view.hints_used && typeof msg.view.hints_used === "object" ? msg.view.hints_used : {};
+      return { ...out, log: [], ratingChanges: null, hintsUsed: used }; // a new game counts afresh
     }
     default:
   }
@@ -224,7 +226,7 @@ function reduceMessage(s, msg, localNow) {
   if (Number.isInteger(msg.event)) out.event = msg.event;
   if (msg.view) out = applyParts(out, msg.view);
   if (msg.lobby) out = applyParts(out, msg.lobby);
-  out = applyParts(out, pick(msg, ["deadline", "placement", "next_pressed", "rematch_votes", "stage", "host", "you"]));
+  out = applyParts(out, pick(msg, ["deadline", "placement", "next_pressed", "rematch_votes", "stage", "host", "you", "hints_used"]));
   if (typeof msg.server_time === "number") out = withOffset(out, msg.server_time, localNow);
   switch (msg.type) {
     case "member":
@@ -265,6 +267,13 @@ function reduceMessage(s, msg, localNow) {
     case "rematch_vote":
       if (msg.member && !out.rematchVotes.includes(msg.member) && msg.rematch_votes === undefined) {
         out.rematchVotes = [...out.rematchVotes, msg.member];
+      }
+      return out;
+    case "hint_taken":
+      // A hint or heat map asked for at a seat: counted with the game (the view says the count
+      // when it is sent; else one more).
+      if (msg.seat && msg.hints_used === undefined && !(msg.view && msg.view.hints_used)) {
+        out.hintsUsed = { ...s.hintsUsed, [msg.seat]: (Number(s.hintsUsed[msg.seat]) || 0) + 1 };
       }
       return out;
     case "reaction":

@@ -1,0 +1,136 @@
+// Tests of the hints' pure parts (src/crokinole/web/static/hints.js, board.js's heat scale and
+// fan, state.js's hints_used, dialogs.js's summary line; issue 13). Run by `node --test` from
+// tests/web/test_state_js.py; the messages are written from docs/protocol.md and the contract.
+
+import assert from "node:assert/strict";
+import test from "node:test";
+
+import { HINT_COLOURS, heatFan, heatScale } from "../../../src/crokinole/web/static/board.js";
+import { hintsUsedLine } from "../../../src/crokinole/web/static/dialogs.js";
+import { aimVector, placement } from "../../../src/crokinole/web/static/geometry.js";
+import {
+  hintLabel, hintLines, hintsAllowed, legendTicks, refusalWords, signedPoints, turnKey,
+} from "../../../src/crokinole/web/static/hints.js";
+import { initialState, reduce } from "../../../src/crokinole/web/static/state.js";
+
+const T = "f".repeat(32);
+const BOARD = { shooting_line_radius: 12, surface_radius: 13, ditch_width: 1.5, disc_radius: 0.625 };
+
+function game(over = {}) {
+  return {
+    rules: { layout: "singles", discs_per_side: 8, scoring: "four_rounds", rounds: 1 },
+    phase: "playing", round: 1, current_seat: "south", board: BOARD,
+    seats: [
+      { seat: "south", side: 0, name: "You", cpu: null, in_hand: 8 },
+      { seat: "north", side: 1, name: "CPU Easy", cpu: "easy", in_hand: 8 },
+    ],
+    sides: [{ side: 0, score: 0 }, { side: 1, score: 0 }],
+    discs: [], history: [], outcome: null, placement_limit: 41.86,
+    ...over,
+  };
+}
+
+function view(over = {}) {
+  return {
+    table: T, kind: "solo", stage: "playing", host: "m1",
+    you: { member: "m1", seats: ["south"], spectator: false, host: true },
+    members: [], spectators: 0, seats: [], server_time: 1000, game: game(),
+    settings: { layout: "singles", hints: true }, hints_used: {},
+    ...over,
+  };
+}
+
+test("a hint's label: rank, margin in signed whole points, round-win chance in percent", () => {
+  assert.equal(hintLabel({ rank: 1, margin: 11.6, round_win: 0.641 }), "1 · +12 pts · 64% round");
+  assert.equal(hintLabel({ rank: 3, margin: -2.5, round_win: 0.305 }), "3 · −3 pts · 31% round");
+  assert.equal(signedPoints(0.4), "0");
+  assert.equal(signedPoints(-0.4), "0");
+});
+
+test("hints are asked for where the settings allow them: never ranked, never by a spectator", () => {
+  const s = reduce(initialState(), { type: "table", table: T, event: 1, view: view() }, 0);
+  assert.equal(hintsAllowed(s), true);
+  const off = reduce(initialState(), { type: "table", table: T, event: 1, view: view({ settings: { hints: false } }) }, 0);
+  assert.equal(hintsAllowed(off), false);
+  // A ranked table never offers them, whatever its settings say.
+  const ranked = reduce(initialState(), { type: "table", table: T, event: 1, view: view({ kind: "ranked" }) }, 0);
+  assert.equal(hintsAllowed(ranked), false);
+  const watching = reduce(initialState(), { type: "table", table: T, event: 1, view: view({ you: { member: "m2", seats: [], spectator: true, host: false } }) }, 0);
+  assert.equal(hintsAllowed(watching), false);
+});
+
+test("each hint's line starts at its placement and runs along its direction (R3), in its own colour", () => {
+  const hints = [
+    { rank: 1, shot: { position: 0, direction: 0, power: 40 }, margin: 10, round_win: 0.7 },
+    { rank: 2, shot: { position: -20, direction: -8, power: 42 }, margin: 6, round_win: 0.6 },
+    { rank: 3, shot: { position: 25, direction: 9.5, power: 30 }, margin: -1, round_win: 0.45 },
+  ];
+  const lines = hintLines(BOARD, "south", hints);
+  assert.equal(lines.length, 3);
+  assert.equal(new Set(lines.map((l) => l.colour)).size, 3);
+  assert.deepEqual(lines.map((l) => l.colour), HINT_COLOURS);
+  // South's middle of the quarter is straight below the centre; direction 0 points at the centre.
+  assert.ok(Math.abs(lines[0].x) < 1e-9 && Math.abs(lines[0].y + 12) < 1e-9);
+  assert.ok(Math.abs(lines[0].ux) < 1e-9 && Math.abs(lines[0].uy - 1) < 1e-9);
+  // Position −20° is 20° clockwise of south (the shooter's left); a positive direction turns right.
+  const a = ((270 - 20) * Math.PI) / 180;
+  assert.ok(Math.abs(lines[1].x - 12 * Math.cos(a)) < 1e-9 && Math.abs(lines[1].y - 12 * Math.sin(a)) < 1e-9);
+  const inward = Math.atan2(-lines[2].y, -lines[2].x);
+  const turned = Math.atan2(lines[2].uy, lines[2].ux);
+  assert.ok(Math.abs(((inward - turned) * 180) / Math.PI - 9.5) < 1e-9);
+});
+
+test("the heat map's fan: a cell of direction d and power p lies travel[p] inches along d", () => {
+  const map = {
+    position: 10, metric: "twenty", accuracy: "hand",
+    directions: [-10, 0, 10], powers: [20, 40], travel: [5, 9],
+    values: [[0, 0.5, 1], [0.2, 0.4, 0.6]],
+  };
+  const fan = heatFan(BOARD, "south", map);
+  assert.deepEqual(fan.origin, placement(BOARD, "south", 10));
+  // Edges halfway between the values (and half a step beyond the outer ones).
+  assert.deepEqual(fan.reach, [3, 7, 11]);
+  assert.equal(fan.rays.length, 4);
+  const mid = aimVector(BOARD, "south", 10, -5);
+  assert.ok(Math.abs(fan.rays[1].x - mid.x) < 1e-12 && Math.abs(fan.rays[1].y - mid.y) < 1e-12);
+  // Chances run 0..1 from dark to bright; expected points are symmetric around an even round.
+  const chance = heatScale(map);
+  assert.deepEqual([chance.min, chance.max], [0, 1]);
+  assert.deepEqual(legendTicks(map), ["0%", "50%", "100%"]);
+  const points = { ...map, metric: "points", values: [[-3, 1, 8], [0, 2, 4]] };
+  const sc = heatScale(points);
+  assert.deepEqual([sc.min, sc.max], [-8, 8]);
+  assert.deepEqual(sc.colour(0), [247, 247, 247]);
+  assert.deepEqual(legendTicks(points), ["−8 pts", "0 pts", "+8 pts"]);
+});
+
+test("a refusal reads as a sentence: the server's words for no_hints, plain words for busy", () => {
+  assert.equal(refusalWords("no_hints", "hints are off: ranked games never allow them"), "Hints are off: ranked games never allow them.");
+  assert.equal(refusalWords("no_hints", ""), "Hints are off at this table.");
+  assert.match(refusalWords("busy", "the table's process did not answer"), /^The server is still working on your last request/);
+  assert.match(refusalWords("no_accuracy", "play the open-20 drill first"), /^Play the open-20 drill first\. Until then/);
+});
+
+test("the turn key moves with every shot and round: a hint is for one turn only", () => {
+  const s = reduce(initialState(), { type: "table", table: T, event: 1, view: view() }, 0);
+  const k1 = turnKey(s);
+  const after = { ...s, game: game({ current_seat: "north", seats: [{ ...s.game.seats[0], in_hand: 7 }, s.game.seats[1]] }) };
+  assert.notEqual(turnKey(after), k1);
+});
+
+test("hints_used: from the view, one more on each hint_taken, afresh for a new game", () => {
+  let s = reduce(initialState(), { type: "table", table: T, event: 1, view: view({ hints_used: { south: 1 } }) }, 0);
+  assert.deepEqual(s.hintsUsed, { south: 1 });
+  s = reduce(s, { type: "hint_taken", table: T, event: 2, member: "m1", seat: "south", kind: "heatmap" }, 0);
+  assert.deepEqual(s.hintsUsed, { south: 2 });
+  // A resent copy of the same event changes nothing.
+  s = reduce(s, { type: "hint_taken", table: T, event: 2, member: "m1", seat: "south", kind: "heatmap" }, 0);
+  assert.deepEqual(s.hintsUsed, { south: 2 });
+  assert.equal(hintsUsedLine(s), '<p class="note hints-used" data-testid="hints-used">You used 2 hints.</p>');
+  s = reduce(s, { type: "game_started", table: T, event: 9, view: view({ hints_used: {} }) }, 0);
+  assert.deepEqual(s.hintsUsed, {});
+  assert.match(hintsUsedLine(s), />You used no hints\.</);
+  // Where hints were never allowed and none used, the summary says nothing of them.
+  const off = reduce(initialState(), { type: "table", table: T, event: 1, view: view({ settings: { hints: false } }) }, 0);
+  assert.equal(hintsUsedLine(off), "");
+});
