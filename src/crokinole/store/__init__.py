@@ -9,6 +9,7 @@ migrations that run when a store is opened (or by ``crokinole db upgrade``).
 from crokinole.store.store import (
     AccountData,
     AccountTakenError,
+    AlreadyPlayedError,
     AlreadyQueuedError,
     DeadlineIn,
     DeadlineLike,
@@ -35,6 +36,7 @@ from crokinole.store.store import (
 __all__ = [
     "AccountData",
     "AccountTakenError",
+    "AlreadyPlayedError",
     "AlreadyQueuedError",
     "DeadlineIn",
     "DeadlineLike",

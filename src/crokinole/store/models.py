@@ -272,3 +272,55 @@ class RankedQueueRow(Base):
     )
     ladder: Mapped[str] = mapped_column(String(8))
     joined_at: Mapped[float] = mapped_column(Double)
+
+
+# ------------------------------------------------------------------ practice (0007)
+
+
+class DrillResultRow(Base):
+    """A set of a drill the server verified by replaying its shots.
+
+    ``shots_json`` holds the shots, each with its attempt's ``points``;
+    ``full`` says whether the set had the drill's usual attempts (only a
+    full set can be a personal best).
+    """
+
+    __tablename__ = "drill_results"
+    __table_args__ = (
+        Index("ix_drill_results_device", "device_token", "drill", "id"),
+        Index("ix_drill_results_account", "account_id", "drill", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    device_token: Mapped[str] = mapped_column(String(64))
+    account_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("accounts.id", ondelete="SET NULL"), nullable=True
+    )
+    drill: Mapped[str] = mapped_column(String(16))
+    score: Mapped[int] = mapped_column(Integer)
+    attempts: Mapped[int] = mapped_column(Integer)
+    percent: Mapped[float] = mapped_column(Double)
+    full: Mapped[bool] = mapped_column(Boolean)
+    shots_json: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class DailyScoreRow(Base):
+    """A device's verified score at one day's challenge (one per device and day)."""
+
+    __tablename__ = "daily_scores"
+    __table_args__ = (
+        UniqueConstraint("day", "device_token", name="uq_daily_scores_device"),
+        Index("ix_daily_scores_day_score", "day", "score"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    day: Mapped[str] = mapped_column(String(10))  # YYYY-MM-DD
+    device_token: Mapped[str] = mapped_column(String(64))
+    account_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("accounts.id", ondelete="SET NULL"), nullable=True
+    )
+    name: Mapped[str] = mapped_column(String(32))
+    score: Mapped[int] = mapped_column(Integer)
+    shots_json: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(DateTime)

@@ -22,7 +22,18 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Table as SqlTable
-from sqlalchemy import bindparam, create_engine, delete, event, func, insert, select, text, update
+from sqlalchemy import (
+    bindparam,
+    create_engine,
+    delete,
+    event,
+    func,
+    insert,
+    or_,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -33,6 +44,8 @@ from crokinole.store.models import (
     AccountDeviceRow,
     AccountRow,
     AccountSessionRow,
+    DailyScoreRow,
+    DrillResultRow,
     EventRow,
     LoginFailureRow,
     RankedQueueRow,
@@ -98,6 +111,10 @@ class DeviceClaimedError(StoreConflictError):
 
 class AlreadyQueuedError(StoreConflictError):
     """An account put in the ranked queue while it waits there already."""
+
+
+class AlreadyPlayedError(StoreConflictError):
+    """A second score at a day's challenge from a device (or account) that has one."""
 
 
 _SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
@@ -1359,6 +1376,271 @@ class Store:
                 for row, name in rows
             ]
 
+    # ---------------------------------------------------------------- practice
+
+    def add_drill_result(
+        self,
+        device: str,
+        account_id: int | None,
+        drill: str,
+        *,
+        score: int,
+        attempts: int,
+        percent: float,
+        shots: list[dict[str, Any]],
+        full: bool = True,
+        now: datetime | None = None,
+    ) -> bool:
+        """Keep a verified set of a drill; whether it is a new personal best.
+
+        A personal best is a full set whose percentage is higher than that of
+        every full set of the drill before it on this device or account
+        (:meth:`drill_bests`).  Each shot may carry its attempt's ``points``
+        (the open-20 record counts attempts from them).
+
+        >>> store = Store.open("sqlite://")
+        >>> def add(score: int) -> bool:
+        ...     return store.add_drill_result(
+        ...         "d" * 16, None, "open20", score=score, attempts=10, percent=10.0 * score,
+        ...         shots=[],
+        ...     )
+        >>> add(6), add(5), add(7)
+        (True, False, True)
+
+        Raises:
+            StoreDataError: a value the store will not keep; nothing was written.
+        """
+        _check_practice(device, drill, score, attempts)
+        if not (isinstance(percent, int | float) and 0.0 <= percent <= 100.0):
+            raise StoreDataError(f"a percentage is from 0 to 100, not {percent!r}")
+        shots_json = _dumps(shots, "the shots")
+        at = _now() if now is None else now
+        with self._writing() as session:
+            best = None
+            if full:
+                best = session.scalar(
+                    select(func.max(DrillResultRow.percent)).where(
+                        DrillResultRow.drill == drill,
+                        DrillResultRow.full.is_(True),
+                        _practice_owner(DrillResultRow, device, account_id),
+                    )
+                )
+            session.add(
+                DrillResultRow(
+                    device_token=device,
+                    account_id=account_id,
+                    drill=drill,
+                    score=score,
+                    attempts=attempts,
+                    percent=float(percent),
+                    full=full,
+                    shots_json=shots_json,
+                    at=at,
+                )
+            )
+            return full and (best is None or float(percent) > float(best))
+
+    def drill_bests(self, device: str, account_id: int | None) -> dict[str, dict[str, Any]]:
+        """The best full set of each drill played on this device or account.
+
+        Best by percentage, then score; the earliest of equals.  Each is
+        ``{"score", "attempts", "percent", "at"}`` (``at`` ISO 8601 UTC).
+        """
+        with self._session() as session:
+            rows = session.execute(
+                select(
+                    DrillResultRow.drill,
+                    DrillResultRow.score,
+                    DrillResultRow.attempts,
+                    DrillResultRow.percent,
+                    DrillResultRow.at,
+                )
+                .where(
+                    DrillResultRow.full.is_(True),
+                    _practice_owner(DrillResultRow, device, account_id),
+                )
+                .order_by(
+                    DrillResultRow.drill,
+                    DrillResultRow.percent.desc(),
+                    DrillResultRow.score.desc(),
+                    DrillResultRow.id,
+                )
+            ).all()
+        bests: dict[str, dict[str, Any]] = {}
+        for drill, score, attempts, percent, at in rows:
+            if drill not in bests:
+                bests[drill] = {
+                    "score": score,
+                    "attempts": attempts,
+                    "percent": float(percent),
+                    "at": _iso(at),
+                }
+        return bests
+
+    def drill_trend(
+        self, device: str, account_id: int | None, drill: str = "open20", limit: int = 50
+    ) -> list[dict[str, Any]]:
+        """The latest ``limit`` sets of a drill on this device or account, oldest first:
+        ``{"at", "percent", "score", "attempts"}`` each."""
+        with self._session() as session:
+            rows = session.execute(
+                select(
+                    DrillResultRow.at,
+                    DrillResultRow.percent,
+                    DrillResultRow.score,
+                    DrillResultRow.attempts,
+                )
+                .where(
+                    DrillResultRow.drill == drill,
+                    _practice_owner(DrillResultRow, device, account_id),
+                )
+                .order_by(DrillResultRow.id.desc())
+                .limit(limit)
+            ).all()
+        return [
+            {"at": _iso(at), "percent": float(percent), "score": score, "attempts": attempts}
+            for at, percent, score, attempts in reversed(rows)
+        ]
+
+    def open_twenty_record(
+        self, device: str, account_id: int | None, last: int = 100
+    ) -> tuple[int, int] | None:
+        """Open 20s made and attempted over the latest ``last`` attempts of the open-20 drill
+        on this device or account, or None when it was never played.
+
+        Attempts are counted shot by shot from the shots' ``points``; a set
+        kept without them counts whole (its score made of its attempts).
+
+        >>> store = Store.open("sqlite://")
+        >>> store.open_twenty_record("d" * 16, None) is None
+        True
+        >>> shots = [{"points": p} for p in (1, 0, 1, 1)]
+        >>> _ = store.add_drill_result(
+        ...     "d" * 16, None, "open20", score=3, attempts=4, percent=75.0, shots=shots, full=False
+        ... )
+        >>> store.open_twenty_record("d" * 16, None), store.open_twenty_record("d" * 16, None, 2)
+        ((3, 4), (2, 2))
+        """
+        made = attempted = 0
+        with self._session() as session:
+            rows = session.execute(
+                select(DrillResultRow.score, DrillResultRow.attempts, DrillResultRow.shots_json)
+                .where(
+                    DrillResultRow.drill == "open20",
+                    _practice_owner(DrillResultRow, device, account_id),
+                )
+                .order_by(DrillResultRow.id.desc())
+            )
+            for score, attempts, shots_json in rows:
+                points = _attempt_points(shots_json, attempts)
+                if points is None:  # counted whole
+                    made, attempted = made + score, attempted + attempts
+                else:
+                    taken = points[-(last - attempted) :]
+                    made, attempted = made + sum(taken), attempted + len(taken)
+                if attempted >= last:
+                    break
+        return None if attempted == 0 else (made, attempted)
+
+    def add_daily_score(
+        self,
+        day: str,
+        device: str,
+        account_id: int | None,
+        *,
+        name: str,
+        score: int,
+        shots: list[dict[str, Any]],
+        now: datetime | None = None,
+    ) -> int:
+        """Keep a verified score at ``day``'s challenge; its rank on the day's leaderboard.
+
+        One score per device, and per account, and day.
+
+        >>> store = Store.open("sqlite://")
+        >>> def add(device: str, name: str, score: int) -> int:
+        ...     return store.add_daily_score(
+        ...         "2026-12-01", device, None, name=name, score=score, shots=[]
+        ...     )
+        >>> add("a" * 16, "Ann", 15), add("b" * 16, "Bob", 20), add("c" * 16, "Cy", 15)
+        (1, 1, 3)
+        >>> add("a" * 16, "Ann", 25)
+        Traceback (most recent call last):
+        ...
+        crokinole.store.store.AlreadyPlayedError: this device has played the challenge of \
+2026-12-01 already (score 15)
+
+        Raises:
+            AlreadyPlayedError: the device or account has a score that day.
+            StoreDataError: a value the store will not keep; nothing was written.
+        """
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", day):
+            raise StoreDataError(f"a day is written YYYY-MM-DD, not {day!r}")
+        if not isinstance(name, str) or not 1 <= len(name) <= 32:
+            raise StoreDataError(f"a leaderboard name is 1 to 32 characters, not {name!r}")
+        _check_practice(device, "daily", score, 1)
+        shots_json = _dumps(shots, "the shots")
+        at = _now() if now is None else now
+        try:
+            with self._writing() as session:
+                played = session.scalars(
+                    select(DailyScoreRow).where(
+                        DailyScoreRow.day == day,
+                        _practice_owner(DailyScoreRow, device, account_id),
+                    )
+                ).first()
+                if played is not None:
+                    who = "this device" if played.device_token == device else "this account"
+                    raise AlreadyPlayedError(
+                        f"{who} has played the challenge of {day} already (score {played.score})"
+                    )
+                row = DailyScoreRow(
+                    day=day,
+                    device_token=device,
+                    account_id=account_id,
+                    name=name,
+                    score=score,
+                    shots_json=shots_json,
+                    at=at,
+                )
+                session.add(row)
+                session.flush()
+                return _daily_rank(session, row)
+        except IntegrityError:
+            raise AlreadyPlayedError(
+                f"this device has played the challenge of {day} already"
+            ) from None
+
+    def daily_entry(self, day: str, device: str, account_id: int | None) -> dict[str, Any] | None:
+        """This device's (or account's) score at ``day``'s challenge with its rank, or None:
+        ``{"name", "score", "rank", "at"}``."""
+        with self._session() as session:
+            row = session.scalars(
+                select(DailyScoreRow).where(
+                    DailyScoreRow.day == day,
+                    _practice_owner(DailyScoreRow, device, account_id),
+                )
+            ).first()
+            if row is None:
+                return None
+            rank = _daily_rank(session, row)
+            return {"name": row.name, "score": row.score, "rank": rank, "at": _iso(row.at)}
+
+    def daily_leaderboard(self, day: str, limit: int = 20) -> list[dict[str, Any]]:
+        """The best ``limit`` scores at ``day``'s challenge: the highest first, then the
+        earliest: ``{"rank", "name", "score", "at"}`` each."""
+        with self._session() as session:
+            rows = session.execute(
+                select(DailyScoreRow.name, DailyScoreRow.score, DailyScoreRow.at)
+                .where(DailyScoreRow.day == day)
+                .order_by(DailyScoreRow.score.desc(), DailyScoreRow.at, DailyScoreRow.id)
+                .limit(limit)
+            ).all()
+        return [
+            {"rank": rank, "name": name, "score": score, "at": _iso(at)}
+            for rank, (name, score, at) in enumerate(rows, 1)
+        ]
+
 
 @dataclass(frozen=True, slots=True)
 class RatingData:
@@ -1552,6 +1834,63 @@ def _dumps(value: Any, what: str) -> str:
         return json.dumps(value, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as error:
         raise StoreDataError(f"{what} is not JSON: {error}") from None
+
+
+def _iso(at: datetime) -> str:
+    """A stored (UTC, naive) time as ISO 8601 with a Z."""
+    return at.replace(microsecond=0).isoformat() + "Z"
+
+
+def _practice_owner(row: Any, device: str, account_id: int | None) -> Any:
+    """The rows of a device, or of a device and an account together."""
+    if account_id is None:
+        return row.device_token == device
+    return or_(row.device_token == device, row.account_id == account_id)
+
+
+def _check_practice(device: str, drill: str, score: int, attempts: int) -> None:
+    if not isinstance(device, str) or not 1 <= len(device) <= 64:
+        raise StoreDataError("a device token is 1 to 64 characters")
+    if not isinstance(drill, str) or not 1 <= len(drill) <= 16:
+        raise StoreDataError(f"a drill id is 1 to 16 characters, not {drill!r}")
+    for what, value in (("score", score), ("attempts", attempts)):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise StoreDataError(f"the {what} is a whole number, not {value!r}")
+    if attempts < 1:
+        raise StoreDataError(f"a set has at least 1 attempt, not {attempts}")
+
+
+def _attempt_points(shots_json: str, attempts: int) -> list[int] | None:
+    """Each attempt's points kept with a set's shots, or None when they were not kept."""
+    try:
+        shots = json.loads(shots_json)
+    except ValueError:
+        return None
+    if not isinstance(shots, list) or len(shots) != attempts:
+        return None
+    points = [s.get("points") if isinstance(s, dict) else None for s in shots]
+    if not all(isinstance(p, int) and not isinstance(p, bool) for p in points):
+        return None
+    return cast(list[int], points)
+
+
+def _daily_rank(session: Session, row: DailyScoreRow) -> int:
+    """1 + the scores of the day ahead of ``row`` (higher, or equal and earlier)."""
+    ahead = session.scalar(
+        select(func.count())
+        .select_from(DailyScoreRow)
+        .where(
+            DailyScoreRow.day == row.day,
+            or_(
+                DailyScoreRow.score > row.score,
+                (DailyScoreRow.score == row.score) & (DailyScoreRow.at < row.at),
+                (DailyScoreRow.score == row.score)
+                & (DailyScoreRow.at == row.at)
+                & (DailyScoreRow.id < row.id),
+            ),
+        )
+    )
+    return int(ahead or 0) + 1
 
 
 def _check_status(table_id: str, status: str) -> None:
