@@ -31,7 +31,15 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
-from crokinole.server import accounts_http, analysis_http, pages, ranked_http, replays, sheets
+from crokinole.server import (
+    accounts_http,
+    analysis_http,
+    pages,
+    practice_http,
+    ranked_http,
+    replays,
+    sheets,
+)
 from crokinole.server.accounts import Accounts
 from crokinole.server.hub import Hub
 from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
@@ -269,6 +277,7 @@ def create_app(
         *accounts_http.routes(accounts, settings),
         *ranked_http.routes(store),
         *analysis_http.routes(store, tables, accounts),
+        *practice_http.routes(store, accounts, settings),
         Route("/healthz", health),
         Route("/api/record", device_record),
         Route("/api/tables/{table}/record.json", table_record),
