@@ -321,15 +321,13 @@ def test_the_heat_map_draws_its_fan_from_the_placement_with_a_legend(
         "Expected points after the shot, with the steady hand, from 0.0°"
     )
     ticks = [page.locator(f"#heat-{k}").inner_text() for k in ("lo", "mid", "hi")]
-    assert re.fullmatch(r"−\d+ pts", ticks[0]) and ticks[1] == "0 pts", ticks
-    assert ticks[2] == ticks[0].replace("−", "+"), ticks
+    values = [int(t.replace("−", "-").removesuffix(" pts")) for t in ticks]
+    assert all(re.fullmatch(r"([+−]\d+|0) pts", t) for t in ticks), ticks
+    assert values[0] <= values[1] <= values[2], ticks
     expect(page.get_by_test_id("heat-chart-box")).to_be_visible()
     expect(page.get_by_test_id("heat-button")).to_have_attribute("aria-pressed", "true")
     no_overlap(page)
-    if viewport == DESKTOP:
-        shot(page, "heatmap-1280x800.png", docs="heatmap.png")
-    else:
-        shot(page, f"heatmap-{SIZE_ID(viewport)}.png")
+    shot(page, f"heatmap-{SIZE_ID(viewport)}.png")
 
     # Another metric: a chance, on a 0 to 100% scale.
     page.get_by_test_id("heat-metric").select_option("twenty")
@@ -339,9 +337,11 @@ def test_the_heat_map_draws_its_fan_from_the_placement_with_a_legend(
     expect(legend).to_contain_text("Chance of a 20")
 
     # The chart aims where it is tapped: its middle is the middle direction and power.
-    box = page.get_by_test_id("heat-chart").bounding_box()
+    chart = page.get_by_test_id("heat-chart")
+    chart.scroll_into_view_if_needed()
+    box = chart.bounding_box()
     assert box is not None
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    chart.click(position={"x": box["width"] / 2, "y": box["height"] / 2})
     aim = page.evaluate("() => window.crokinole.aim")
     assert aim["power"] == pytest.approx(50, abs=3)
     assert abs(aim["direction"]) < 3
@@ -363,13 +363,13 @@ def test_the_heat_map_draws_its_fan_from_the_placement_with_a_legend(
         re.compile(r"^[A-Z].*drill.*\. Until then, choose another accuracy\.$")
     )
     expect(message).to_have_class(re.compile(r"\bbad\b"))
-    page.wait_for_function("() => !window.crokinole.hints.heatOn")
+    page.wait_for_function("() => !window.crokinole.hints.heatDrawn")
     assert page.get_by_test_id("board-canvas").get_attribute("data-heat-cells") == "0"
+    expect(page.get_by_test_id("heat-legend")).to_be_hidden()
     no_overlap(page)
 
-    # A CPU level's accuracy is drawn; the map goes with the shot.
+    # Another accuracy, a CPU level's, is drawn at once; the map goes with the shot.
     page.get_by_test_id("heat-accuracy").select_option("hard")
-    page.get_by_test_id("heat-button").click()
     page.wait_for_function("() => (window.crokinole.hints.heat || {}).accuracy === 'hard'")
     page.get_by_test_id("shoot-button").click()
     page.wait_for_function("() => !window.crokinole.hints.heatDrawn")
@@ -381,7 +381,8 @@ def test_the_readme_pictures_of_a_hint_and_a_heat_map(server_url: str, device: A
     page = device(DESKTOP)
     start_solo(page, server_url)
     page.get_by_test_id("position-input").fill("0")
-    page.get_by_test_id("power-input").fill("31")
+    page.get_by_test_id("direction-input").fill("6")
+    page.get_by_test_id("power-input").fill("30")
     page.get_by_test_id("shoot-button").click()
     page.wait_for_function(MY_TURN)
     page.get_by_test_id("hint-button").click()
@@ -393,8 +394,11 @@ def test_the_readme_pictures_of_a_hint_and_a_heat_map(server_url: str, device: A
     page.wait_for_function(f"{LINES} === 0")
     page.get_by_test_id("heat-button").click()
     page.wait_for_function("() => !!window.crokinole.hints.heatDrawn")
+    # Under a CPU's hand the map is smooth: each cell averages many noisy shots.
+    page.get_by_test_id("heat-accuracy").select_option("hard")
+    page.wait_for_function("() => (window.crokinole.hints.heat || {}).accuracy === 'hard'")
     no_overlap(page)
-    shot(page, "heatmap-readme.png")
+    shot(page, "heatmap-readme.png", docs="heatmap.png")
 
 
 # ------------------------------------------------------------------ ranked: never

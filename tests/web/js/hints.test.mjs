@@ -97,11 +97,19 @@ test("the heat map's fan: a cell of direction d and power p lies travel[p] inche
   const chance = heatScale(map);
   assert.deepEqual([chance.min, chance.max], [0, 1]);
   assert.deepEqual(legendTicks(map), ["0%", "50%", "100%"]);
+  // Expected points: from the lowest to the highest, white at 0 (an even round), red below, green above.
   const points = { ...map, metric: "points", values: [[-3, 1, 8], [0, 2, 4]] };
   const sc = heatScale(points);
-  assert.deepEqual([sc.min, sc.max], [-8, 8]);
+  assert.deepEqual([sc.min, sc.max], [-3, 8]);
   assert.deepEqual(sc.colour(0), [247, 247, 247]);
-  assert.deepEqual(legendTicks(points), ["−8 pts", "0 pts", "+8 pts"]);
+  assert.deepEqual(sc.colour(-3), [178, 24, 43]);
+  assert.deepEqual(sc.colour(8), [27, 120, 55]);
+  assert.deepEqual(legendTicks(points), ["−3 pts", "0 pts", "+8 pts"]);
+  // All above 0: yellow (the lowest) to blue (the highest).
+  const ahead = heatScale({ ...points, values: [[10, 20], [30, 30]] });
+  assert.deepEqual(ahead.colour(10), [255, 255, 204]);
+  assert.deepEqual(ahead.colour(30), [12, 44, 132]);
+  assert.deepEqual(legendTicks({ ...points, values: [[10, 20], [30, 30]] }), ["+10 pts", "+20 pts", "+30 pts"]);
 });
 
 test("a refusal reads as a sentence: the server's words for no_hints, plain words for busy", () => {

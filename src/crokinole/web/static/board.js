@@ -64,6 +64,10 @@ export const HINT_COLOURS = ["#c2185b", "#1565c0", "#e65100"];
 // Heat-map colour scales ([t, r, g, b] stops, t in 0..1): a diverging one for expected points
 // (red below 0, white at 0, green above) and a sequential one (viridis) for chances.
 const DIVERGING = [[0, 178, 24, 43], [0.25, 239, 138, 98], [0.5, 247, 247, 247], [0.75, 103, 189, 112], [1, 27, 120, 55]];
+// One sign only: yellow to blue (all above 0) or dark red to yellow (all below), so that the
+// cells of such a map still stand apart.
+const AHEAD = [[0, 255, 255, 204], [0.25, 161, 218, 180], [0.5, 65, 182, 196], [0.75, 34, 94, 168], [1, 12, 44, 132]];
+const BEHIND = [[0, 128, 0, 38], [0.25, 227, 26, 28], [0.5, 253, 141, 60], [0.75, 254, 217, 118], [1, 255, 255, 204]];
 const SEQUENTIAL = [[0, 68, 1, 84], [0.25, 59, 82, 139], [0.5, 33, 145, 140], [0.75, 94, 201, 98], [1, 253, 231, 37]];
 /** How opaque the fan of cells is over the board (the discs under it stay visible). */
 export const HEAT_ALPHA = 0.62;
@@ -83,16 +87,34 @@ function ramp(stops, t) {
 
 /**
  * The colour scale of a heat map (HeatMap.to_dict of docs/protocol.md): {min, max, diverging,
- * colour(v) -> [r, g, b], ticks: [value, ...]}. Expected points are shown symmetric around 0
- * (white = an even round); chances run 0 to 1.
+ * colour(v) -> [r, g, b], ticks: [value, value, value]}. Expected points run from the map's
+ * lowest to its highest value, red below 0 and green above with white at 0 (an even round);
+ * a map all above 0 runs yellow to blue (all below: dark red to yellow), so its best cells
+ * still stand out.
+ * Chances run 0 to 1.
  */
 export function heatScale(map) {
-  const values = (map.values || []).flat().filter(Number.isFinite);
-  if (map.metric === "points") {
-    const m = Math.max(1, ...values.map(Math.abs));
-    return { min: -m, max: m, diverging: true, colour: (v) => ramp(DIVERGING, (v + m) / (2 * m)), ticks: [-m, 0, m] };
+  if (map.metric !== "points") {
+    return { min: 0, max: 1, diverging: false, colour: (v) => ramp(SEQUENTIAL, v), ticks: [0, 0.5, 1] };
   }
-  return { min: 0, max: 1, diverging: false, colour: (v) => ramp(SEQUENTIAL, v), ticks: [0, 0.5, 1] };
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const row of map.values || []) {
+    for (const v of row) {
+      if (!Number.isFinite(v)) continue;
+      lo = Math.min(lo, v);
+      hi = Math.max(hi, v);
+    }
+  }
+  if (!Number.isFinite(lo)) [lo, hi] = [-1, 1];
+  if (hi - lo < 1e-9) [lo, hi] = [lo - 1, hi + 1];
+  if (lo < 0 && hi > 0) {
+    const colour = (v) => ramp(DIVERGING, v < 0 ? 0.5 * (1 - v / lo) : 0.5 + (0.5 * v) / hi);
+    return { min: lo, max: hi, diverging: true, colour, ticks: [lo, 0, hi] };
+  }
+  const stops = lo >= 0 ? AHEAD : BEHIND;
+  const colour = (v) => ramp(stops, (v - lo) / (hi - lo));
+  return { min: lo, max: hi, diverging: false, colour, ticks: [lo, (lo + hi) / 2, hi] };
 }
 
 /** Edges between consecutive values (their midpoints), the outer ones half a step beyond. */
@@ -456,6 +478,8 @@ export class BoardView {
     const s = this.scale;
     const placed = [];
     const boxes = [];
+    const starts = [];
+    const ends = [];
     const fontPx = Math.max(11, Math.min(15, 0.7 * s));
     for (const h of hints) {
       const dot = h.x * h.ux + h.y * h.uy;
@@ -480,8 +504,22 @@ export class BoardView {
         g.stroke();
       }
       g.lineCap = "butt";
-      this._badge(g, x0, y0, String(h.rank), h.colour, fontPx);
-      this._badge(g, x1, y1, String(h.rank), h.colour, fontPx);
+      // Two hints from one placement: the later number moves up its own line, clear of the first.
+      const len = Math.hypot(x1 - x0, y1 - y0) || 1;
+      let [bx, by] = [x0, y0];
+      for (let k = 1; k < 6 && starts.some(([sx, sy]) => Math.hypot(sx - bx, sy - by) < fontPx * 1.5); k += 1) {
+        bx = x0 + ((x1 - x0) / len) * fontPx * 1.6 * k;
+        by = y0 + ((y1 - y0) / len) * fontPx * 1.6 * k;
+      }
+      starts.push([bx, by]);
+      let [ex, ey] = [x1, y1];
+      for (let k = 1; k < 6 && starts.concat(ends).some(([sx, sy]) => Math.hypot(sx - ex, sy - ey) < fontPx * 1.5); k += 1) {
+        ex = x1 - ((x1 - x0) / len) * fontPx * 1.6 * k;
+        ey = y1 - ((y1 - y0) / len) * fontPx * 1.6 * k;
+      }
+      ends.push([ex, ey]);
+      this._badge(g, bx, by, String(h.rank), h.colour, fontPx);
+      this._badge(g, ex, ey, String(h.rank), h.colour, fontPx);
       placed.push({ rank: h.rank, colour: h.colour, label: h.label, from: [x0, y0], to: [x1, y1] });
     }
     // Labels on their lines, staggered by rank and moved along the line until none overlap.

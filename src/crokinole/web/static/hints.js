@@ -103,10 +103,10 @@ export function refusalWords(code, message) {
   return sentence(said || "the server could not work that out");
 }
 
-/** The heat map's scale in words for its legend: ["−8 pts", "0", "+8 pts"] or percentages. */
+/** The heat map's scale in words for its legend: ["−3 pts", "0 pts", "+8 pts"] or percentages. */
 export function legendTicks(map) {
   const sc = heatScale(map);
-  if (sc.diverging) return sc.ticks.map((v) => (v === 0 ? "0 pts" : `${signedPoints(v)} pts`));
+  if (map.metric === "points") return sc.ticks.map((v) => `${signedPoints(v)} pts`);
   return sc.ticks.map((v) => percent(v));
 }
 
@@ -286,7 +286,10 @@ export function hintRefused(msg) {
   H.pending = null;
   H.again = false;
   const words = refusalWords(msg.code, msg.message);
-  if (msg.code === "no_accuracy" || (was && was.kind === "heatmap" && !H.heat)) H.heatOn = false;
+  // Hints off: the map goes. Another refusal keeps the choices open to pick again ("mine"
+  // without drills: another accuracy), without a map drawn for choices it does not show.
+  if (msg.code === "no_hints") H.heatOn = false;
+  if (msg.code === "no_accuracy") H.heat = null;
   if (was && was.kind === "hint") H.showHints = false;
   setStatus(words, true);
   H.hooks.setMessage(words, true);
