@@ -16,7 +16,9 @@ import pytest
 
 from crokinole.analysis.practice import PracticePosition, position_code
 from crokinole.server.limits import ServerSettings
+from crokinole.store import Store
 from tests.server.helpers import Player, serving
+from tests.server_database import server_database
 
 #: A one-round singles game of 8 discs a side, played exactly as aimed.
 SINGLES = {"layout": "singles", "rounds": 1, "hand": "steady", "tie": "draw", "discs": 8}
@@ -24,10 +26,15 @@ GRADES = {"good", "inaccuracy", "mistake", "blunder"}
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     db: Path = tmp_path_factory.mktemp("db") / "crokinole.db"
     with serving(db, ServerSettings(warm_up=False, rooms_per_minute=60)) as url:
-        yield url
+        yield url, db
+
+
+@pytest.fixture(scope="module")
+def server(served: tuple[str, Path]) -> str:
+    return served[0]
 
 
 @pytest.fixture(scope="module")
@@ -190,3 +197,26 @@ def test_the_review_page_is_served_for_a_table_and_for_a_record_file(
     for path in (f"/review/{finished}", "/review"):
         page = web.get(path)
         assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+
+
+def test_mine_in_the_practice_room_is_the_device_s_own_accuracy(
+    served: tuple[str, Path], web: httpx.Client
+) -> None:
+    device = "practice-device-0001"
+    body = {"code": _open_board(), "position_deg": 0.0, "accuracy": "mine"}
+    answer = web.post("/api/analysis/heatmap", json=body, headers={"X-Device-Token": device})
+    assert answer.status_code == 400
+    assert answer.json()["error"].startswith("play the open-20 drill first")
+    store = Store.open(server_database(served[1]))
+    try:
+        shots = [{"points": p} for p in (1, 1, 1, 0, 1, 1, 0, 1, 1, 1)]  # 8 of 10
+        store.add_drill_result(device, None, "open20", score=8, attempts=10, percent=80.0,
+                               shots=shots)  # fmt: skip
+    finally:
+        store.close()
+    answer = web.post("/api/analysis/heatmap", json=body, headers={"X-Device-Token": device})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["accuracy"] == "mine"
+    bad = web.post("/api/analysis/hints", json={"code": _open_board(), "accuracy": "mine"},
+                   headers={"X-Device-Token": "bad token!"})  # fmt: skip
+    assert bad.status_code == 400 and bad.json()["error"].startswith("a device token is")

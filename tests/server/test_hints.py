@@ -16,8 +16,10 @@ from typing import Any
 
 import pytest
 
+from crokinole.analysis import open_twenty_rate
 from crokinole.board import Seat
 from crokinole.server import create_app, wire
+from crokinole.server.analysis_http import fitted_accuracy
 from crokinole.server.limits import RateLimiter, ServerSettings
 from crokinole.server.session import Attendance, Session
 from crokinole.store import Store
@@ -224,13 +226,18 @@ def test_mine_is_fitted_from_the_device_s_open_20_drill(served: tuple[str, Path]
     me, _ = _solo(url)
     store = Store.open(server_database(db))
     try:
-        store.add_drill_result(me.token, None, "open20", 6, 10, 60.0, [])
+        shots = [{"points": p} for p in (1, 1, 0, 1, 1, 0, 1, 0, 1, 0)]  # 6 of 10
+        store.add_drill_result(
+            me.token, None, "open20", score=6, attempts=10, percent=60.0, shots=shots
+        )
     finally:
         store.close()
     me.act("heatmap", seat="south", position=0.0, accuracy="mine", metric="valid")
     answer = me.until("heatmap")
     assert answer["accuracy"] == "mine" and answer["metric"] == "valid"
     assert len(answer["values"]) == 64
+    # The hand it was drawn under makes 60% of open 20s, as the player did (issue 13: ±2 points).
+    assert abs(open_twenty_rate(fitted_accuracy(6, 10).noise, seed=5) - 0.6) <= 0.02
 
 
 # ---------------------------------------------------------------- several processes

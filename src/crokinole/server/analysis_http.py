@@ -30,7 +30,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any
 
 import anyio.to_thread
 from starlette.requests import Request
@@ -83,14 +83,6 @@ NO_ACCURACY = "play the open-20 drill first: your accuracy is fitted from your o
 ACCURACY_NAMES = ("steady", "hand", "human", *LEVEL_IDS, "mine")
 
 
-class _DrillRecords(Protocol):
-    """What the analysis reads of the store: a device's (or account's) open-20 record."""
-
-    def open_twenty_record(
-        self, device: str, account_id: int | None
-    ) -> tuple[int, int] | None: ...  # (made, attempted) over the last 100 attempts
-
-
 class AnalysisHttpError(Exception):
     """A request that cannot be answered, with its HTTP status and a plain message."""
 
@@ -126,8 +118,7 @@ async def own_accuracy(
     """
     if device is None and account_id is None:
         return None
-    records = cast(_DrillRecords, store)
-    record = await anyio.to_thread.run_sync(records.open_twenty_record, device or "", account_id)
+    record = await anyio.to_thread.run_sync(store.open_twenty_record, device or "", account_id)
     if record is None:
         return None
     made, attempts = record
