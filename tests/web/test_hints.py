@@ -62,11 +62,15 @@ def device(browser: Any) -> Iterator[Any]:
         if ws is not None:
             ctx.route_web_socket(re.compile(r"/ws/v2$"), ws)
         contexts.append(ctx)
-        page = ctx.new_page()
+        return watched(ctx.new_page())
+
+    def watched(page: Any) -> Any:
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         return page
 
+    # Another page of the same device (a link opened in a new tab).
+    open_device.tab = lambda page: watched(page.context.new_page())  # type: ignore[attr-defined]
     yield open_device
     for ctx in contexts:
         ctx.close()
@@ -106,18 +110,40 @@ def to_page(page: Any, x: float, y: float) -> tuple[float, float]:
     return float(p["x"]), float(p["y"])
 
 
-def south_placement(board: dict[str, Any], position: float) -> tuple[float, float]:
-    """R3: the disc's centre on south's part of the shooting line, ``position`` degrees."""
+SEAT_ANGLE = {"south": 270.0, "west": 180.0, "north": 90.0, "east": 0.0}
+
+
+def placed_at(board: dict[str, Any], position: float, seat: str = "south") -> tuple[float, float]:
+    """R3: the disc's centre on the seat's part of the shooting line, ``position`` degrees."""
     r = board["shooting_line_radius"]
-    a = math.radians(270.0 + position)
+    a = math.radians(SEAT_ANGLE[seat] + position)
     return r * math.cos(a), r * math.sin(a)
 
 
-def south_heading(board: dict[str, Any], position: float, direction: float) -> float:
+def heading(board: dict[str, Any], position: float, direction: float, seat: str = "south") -> float:
     """R3: the launch's heading (radians, board axes): at the centre, turned ``direction``
     degrees to the shooter's right."""
-    x, y = south_placement(board, position)
+    x, y = placed_at(board, position, seat)
     return math.atan2(-y, -x) - math.radians(direction)
+
+
+def lines_follow_the_hints(page: Any, seat: str) -> None:
+    """Each drawn line starts at its hint's placement and runs along its direction (R3),
+    whichever seat is at the bottom of the screen."""
+    h = hints(page)
+    board = game(page)["board"]
+    for hint, line in zip(h["hints"], h["lines"], strict=True):
+        shot_ = hint["shot"]
+        start = to_page(page, *placed_at(board, shot_["position"], seat))
+        assert math.dist(start, line["from"]) < 1.0, (start, line["from"])
+        # The page's y runs down; the board's turned with the viewer's seat at the bottom.
+        ahead = placed_at(board, shot_["position"], seat)
+        a = heading(board, shot_["position"], shot_["direction"], seat)
+        far = to_page(page, ahead[0] + math.cos(a), ahead[1] + math.sin(a))
+        want = math.atan2(far[1] - start[1], far[0] - start[0])
+        drawn = math.atan2(line["to"][1] - line["from"][1], line["to"][0] - line["from"][0])
+        turn = (drawn - want + math.pi) % (2 * math.pi) - math.pi
+        assert abs(math.degrees(turn)) < 0.5, (shot_, math.degrees(turn))
 
 
 OVERLAPS = """() => {
@@ -213,20 +239,11 @@ def test_a_hint_draws_three_numbered_aim_lines_from_the_hints_placements(
         assert int(m.group(1)) == hint["rank"]
         assert int(m.group(3)) == round(hint["round_win"] * 100)
         assert 0.0 <= hint["round_win"] <= 1.0
-        # The line starts at the hint's placement (R3) ...
-        shot_ = hint["shot"]
-        start = to_page(page, *south_placement(board, shot_["position"]))
-        assert math.dist(start, line["from"]) < 1.0, (start, line["from"])
-        # ... and runs along its direction: the board's y is up, the page's down.
-        dx, dy = line["to"][0] - line["from"][0], line["to"][1] - line["from"][1]
-        drawn = math.atan2(-dy, dx)
-        want = south_heading(board, shot_["position"], shot_["direction"])
-        turn = (drawn - want + math.pi) % (2 * math.pi) - math.pi
-        assert abs(math.degrees(turn)) < 0.5, (shot_, math.degrees(turn))
         # It reaches the edge of the playing surface.
         cx, cy = to_page(page, 0.0, 0.0)
         reach = math.dist(line["to"], (cx, cy)) / scale
         assert reach == pytest.approx(board["surface_radius"], abs=0.1)
+    lines_follow_the_hints(page, "south")
     labels_apart(h["lines"])
     if not game(page)["discs"]:
         # An open board: the best shot is an open 20, its line through the hole (R6).
@@ -283,6 +300,7 @@ def test_a_hint_draws_three_numbered_aim_lines_from_the_hints_placements(
     expect(page.get_by_test_id("hints-used")).to_have_text("You used 2 hints.")
     expect(page.get_by_test_id("review-link")).to_have_attribute("href", f"/review/{table}?game=1")
     no_overlap(page)
+    page = device.tab(page)  # as the result's replay link opens it: a new tab
     page.goto(f"{server_url}/replay/{table}")
     link = page.get_by_test_id("review-link")
     expect(link).to_be_visible()
@@ -374,6 +392,41 @@ def test_the_heat_map_draws_its_fan_from_the_placement_with_a_legend(
     page.get_by_test_id("shoot-button").click()
     page.wait_for_function("() => !window.crokinole.hints.heatDrawn")
     expect(page.get_by_test_id("heat-button")).to_have_attribute("aria-pressed", "false")
+
+
+def test_a_second_request_while_one_is_worked_out_is_busy_in_plain_words(
+    server_url: str, device: Any
+) -> None:
+    """The server works out one hint or heat map at a time per connection: a second one on its
+    way (sent here twice onto the socket) is refused ``busy``, told in plain words, and the
+    first one's map still comes and is drawn."""
+    doubled: list[str] = []
+
+    def websocket(ws: Any) -> None:
+        real = ws.connect_to_server()
+
+        def from_page(text: str) -> None:
+            real.send(text)
+            if json.loads(text).get("type") == "heatmap" and not doubled:
+                doubled.append(text)
+                real.send(text)
+
+        ws.on_message(from_page)
+
+    page = device(PHONE, ws=websocket)
+    start_solo(page, server_url)
+    page.get_by_test_id("heat-button").click()
+    message = page.get_by_test_id("message-area")
+    expect(message).to_have_text(
+        "The server is still working on your last request: wait a moment and ask again."
+    )
+    page.wait_for_function("() => !!window.crokinole.hints.heatDrawn")
+    expect(message).to_have_text("")
+    assert doubled, "the page sent no heat map"
+    # The refused one is not counted (the server's rule): one heat map, one hint used.
+    page.wait_for_function("() => window.crokinole.view.hints_used.south >= 1")
+    assert page.evaluate("() => window.crokinole.view.hints_used") == {"south": 1}
+    no_overlap(page)
 
 
 def test_the_readme_pictures_of_a_hint_and_a_heat_map(server_url: str, device: Any) -> None:
@@ -508,8 +561,9 @@ def test_the_party_host_allows_hints_and_everyone_sees_the_rule(
     )
     mover.get_by_test_id("hint-button").click()
     mover.wait_for_function(f"{LINES} === 3")
+    seat = mover.evaluate("() => window.crokinole.you[0]")
+    lines_follow_the_hints(mover, seat)  # Bob sees the board from north
     no_overlap(mover)
     no_overlap(other)
-    seat = mover.evaluate("() => window.crokinole.you[0]")
     for p in (ann, bob):
         p.wait_for_function(f"() => window.crokinole.view.hints_used['{seat}'] === 1")

@@ -253,6 +253,8 @@ export function hintAnswer(msg) {
     return true;
   }
   setStatus("");
+  // "Still working" is said no more once the answer is in (unless something else was said since).
+  if ($("message").textContent === refusalWords("busy")) H.hooks.setMessage("");
   if (msg.type === "hints") {
     const list = Array.isArray(msg.hints) ? msg.hints.filter((h) => h && h.shot).slice(0, 3) : [];
     H.hints = { seat: msg.seat, accuracy: msg.accuracy, list };
@@ -282,10 +284,17 @@ export function hintRefused(msg) {
   if (!msg || msg.type !== "error") return false;
   const own = msg.code === "no_hints" || msg.code === "no_accuracy";
   if (!own && !(H.pending && !H.hooks.appPending())) return false;
+  const words = refusalWords(msg.code, msg.message);
+  if (msg.code === "busy" && H.pending) {
+    // This page sends one request at a time: the one under way is still to be answered.
+    setStatus(words, true);
+    H.hooks.setMessage(words, true);
+    H.hooks.refresh();
+    return true;
+  }
   const was = H.pending;
   H.pending = null;
   H.again = false;
-  const words = refusalWords(msg.code, msg.message);
   // Hints off: the map goes. Another refusal keeps the choices open to pick again ("mine"
   // without drills: another accuracy), without a map drawn for choices it does not show.
   if (msg.code === "no_hints") H.heatOn = false;
