@@ -135,6 +135,9 @@ test("hints_used: from the view, one more on each hint_taken, afresh for a new g
   s = reduce(s, { type: "hint_taken", table: T, event: 2, member: "m1", seat: "south", kind: "heatmap" }, 0);
   assert.deepEqual(s.hintsUsed, { south: 2 });
   assert.equal(hintsUsedLine(s), '<p class="note hints-used" data-testid="hints-used">You used 2 hints.</p>');
+  // The server's message carries the table's count in its lobby part: that count is taken.
+  s = reduce(s, { type: "hint_taken", table: T, event: 3, member: "m1", seat: "south", kind: "hint", lobby: { hints_used: { south: 5 } } }, 0);
+  assert.deepEqual(s.hintsUsed, { south: 5 });
   s = reduce(s, { type: "game_started", table: T, event: 9, view: view({ hints_used: {} }) }, 0);
   assert.deepEqual(s.hintsUsed, {});
   assert.match(hintsUsedLine(s), />You used no hints\.</);

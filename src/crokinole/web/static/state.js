@@ -272,7 +272,8 @@ function reduceMessage(s, msg, localNow) {
     case "hint_taken":
       // A hint or heat map asked for at a seat: counted with the game (the view says the count
       // when it is sent; else one more).
-      if (msg.seat && msg.hints_used === undefined && !(msg.view && msg.view.hints_used)) {
+      const told = [msg, msg.lobby, msg.view].some((part) => part && part.hints_used !== undefined);
+      if (msg.seat && !told) {
         out.hintsUsed = { ...s.hintsUsed, [msg.seat]: (Number(s.hintsUsed[msg.seat]) || 0) + 1 };
       }
       return out;
