@@ -121,15 +121,15 @@ async function loadDrills() {
 // ------------------------------------------------------------------ the daily challenge
 
 async function loadDaily() {
-  const r = await fetchJson("/api/daily");
+  const r = await fetchJson("/api/daily", { token: true });
   if (!r.ok || !r.body.position) {
     $("daily-summary").textContent = `Today's challenge could not be loaded: ${r.reason || "the server's answer held none."}`;
     return;
   }
   D.daily = r.body;
   $("daily-title").textContent = `Daily challenge · ${r.body.day}`;
-  $("daily-summary").textContent = `${r.body.summary || "The same position for everyone today: make the best shot you can."} ${r.body.attempts} attempts.`;
-  $("daily-play").disabled = false;
+  $("daily-summary").textContent = `${r.body.summary || "The same position for everyone today: make the best shot you can."} ${r.body.attempts} attempts, once a day.`;
+  showPlayed(r.body.played);
   $("leaderboard-title").textContent = `Leaderboard of ${r.body.day}`;
   await loadLeaderboard(r.body.day);
 }
@@ -149,6 +149,17 @@ async function loadLeaderboard(day, mine = null) {
   box.innerHTML = `<table class="leaderboard"><caption class="sr-only">Scores of ${escapeHtml(day)}, best first</caption>
     <thead><tr><th scope="col" class="num">#</th><th scope="col">Name</th><th scope="col" class="num">Points</th></tr></thead>
     <tbody>${scores.map((s) => `<tr${mine && s.rank === mine ? ' class="me"' : ""}><td class="num">${s.rank}</td><td class="who">${escapeHtml(s.name)}</td><td class="num">${escapeHtml(signed(s.score, 0))}</td></tr>`).join("")}</tbody></table>`;
+}
+
+/** Whether this device has played today's challenge: then its score and rank, and no Play. */
+function showPlayed(played) {
+  const done = Boolean(played && Number.isFinite(Number(played.score)));
+  $("daily-played").hidden = !done;
+  if (done) {
+    $("daily-played").textContent = `You have played today's challenge: ${signed(played.score, 0)} point${Math.abs(played.score) === 1 ? "" : "s"}${played.rank ? `, ${ordinal(played.rank)} on the leaderboard` : ""}. Come back tomorrow for the next one.`;
+  }
+  $("daily-name-row").hidden = done;
+  $("daily-play").disabled = done || !D.daily;
 }
 
 function startDaily() {
@@ -240,8 +251,7 @@ function renderRun() {
   }
 }
 
-function attemptWords(run, p, report) {
-  const explain = report && typeof report.explain === "string" ? report.explain : "";
+function attemptWords(run, p, explain) {
   if (run.kind === "daily") return `${explain} This attempt: ${signed(p, 0)} point${Math.abs(p) === 1 ? "" : "s"}.`.trim();
   if ((run.maxPer || 1) === 1) return `${p > 0 ? "Made!" : "Missed."} ${explain}`.trim();
   return `${p} point${p === 1 ? "" : "s"}. ${explain}`.trim();
@@ -252,6 +262,7 @@ async function onShoot(shot) {
   if (!run || run.done || D.submitting) return;
   B.setBusy(true);
   const r = await fetchJson("/api/practice/shoot", { method: "POST", body: { position: positionJson(run.setup), shot } });
+  if (D.run !== run) return; // the set was stopped meanwhile
   if (!r.ok) {
     B.setBusy(false);
     B.setMessage(`The shot was not played: ${r.reason}`, true);
@@ -265,14 +276,15 @@ async function onShoot(shot) {
     B.setMessage("The server's answer held no position: try the shot again.", true);
     return;
   }
-  await B.animateShot(after, r.body.trajectory);
-  const report = r.body.report || {};
+  await B.animateShot(after, r.body.trajectory, r.body.board);
+  if (D.run !== run) return;
+  const report = r.body.summary || {};
   const p = run.kind === "daily"
     ? (Number.isFinite(report.points) ? report.points : 0)
     : attemptPoints(run.id, report, after, B.board());
   run.shots.push(shot);
   run.points.push(p);
-  B.setMessage(attemptWords(run, p, report), p <= 0 && run.kind !== "daily");
+  B.setMessage(attemptWords(run, p, B.shotSentence(r.body.report, report, run.setup)), p <= 0 && run.kind !== "daily");
   if (run.shots.length >= run.attempts) {
     run.done = true;
     $("controls").hidden = true;
@@ -309,15 +321,27 @@ async function submit(run) {
     return;
   }
   const a = r.body;
+  if (run.kind === "daily" && Array.isArray(a.points) && a.points.length === run.points.length) {
+    run.points = a.points.map(Number);
+    renderRun();
+  }
   if (run.kind === "daily") {
     box.innerHTML = `<h3>Daily challenge scored</h3>
       <p class="big" data-testid="verified-score">${escapeHtml(signed(a.score, 0))} point${Math.abs(a.score) === 1 ? "" : "s"}</p>
       <p data-testid="daily-rank">Your best attempt, checked by the server. You are ${ordinal(a.rank)} on today's leaderboard.</p>
       ${againButtons(run)}`;
-    if (D.daily) loadLeaderboard(run.day, a.rank);
+    if (D.daily) {
+      D.daily.played = { score: a.score, rank: a.rank };
+      showPlayed(D.daily.played);
+      loadLeaderboard(run.day, a.rank);
+    }
   } else {
     const drill = D.drills.find((d) => d.id === run.id);
-    const most = (a.attempts || run.attempts) * (run.maxPer || 1);
+    const most = Number.isFinite(a.best_possible) ? a.best_possible : (a.attempts || run.attempts) * (run.maxPer || 1);
+    if (Array.isArray(a.points) && a.points.length === run.points.length) {
+      run.points = a.points.map(Number); // the server's count of each attempt, shown from now on
+      renderRun();
+    }
     const best = D.bests[run.id];
     const pb = a.personal_best === true;
     box.innerHTML = `<h3>${escapeHtml(run.name)}: your score</h3>
@@ -339,7 +363,9 @@ function ordinal(n) {
 }
 
 function againButtons(run) {
-  return `<div class="result-buttons"><button type="button" class="primary" id="again-button" data-testid="again-button">${run.kind === "daily" ? "Try again" : "Play again"}</button><button type="button" id="list-button" data-testid="list-button">All drills</button></div>`;
+  // The daily challenge is played once a day; a drill as often as one likes.
+  const again = run.kind === "daily" ? "" : '<button type="button" class="primary" id="again-button" data-testid="again-button">Play again</button>';
+  return `<div class="result-buttons">${again}<button type="button" id="list-button" data-testid="list-button">All drills</button></div>`;
 }
 
 function wireAgain(run) {

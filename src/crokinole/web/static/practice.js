@@ -6,14 +6,12 @@
 
 import { markSvg } from "./board.js";
 import { $, escapeHtml } from "./dom.js";
-import { describeShot, viewerOf } from "./words.js";
 import {
   MINE, MOST_ON_BOARD, THEIRS, countOf, fetchJson, percent, positionCode, positionFromCode, positionFromJson, positionJson, signed,
   snapshotOf, southView,
 } from "./position.js";
 import * as B from "./practiceboard.js";
 
-const NAMES = { south: "You", north: "the opponent" };
 const params = new URLSearchParams(location.search);
 const UNDO_LIMIT = 200;
 
@@ -56,27 +54,10 @@ async function onShoot(shot) {
   P.undo.push({ pos: before, aim: { ...shot }, what: "shot" });
   P.last = { before, shot: { ...shot } };
   B.setMessage("");
-  await B.animateShot(after, r.body.trajectory);
+  await B.animateShot(after, r.body.trajectory, r.body.board);
   B.setBusy(false);
-  showResult(r.body.report, before);
+  showResult(r.body.report, r.body.summary, before);
   render();
-}
-
-/** The shot's report in the words of play ("Your disc went into the 20."). */
-function resultWords(report, before) {
-  if (!report || typeof report !== "object") return "Shot played.";
-  if (Array.isArray(report.discs)) {
-    const game = snapshotOf(before);
-    game.seats = game.seats.map((x) => ({ ...x, name: NAMES[x.seat] }));
-    return describeShot(report, viewerOf(game, ["south"], false), "south");
-  }
-  const parts = [];
-  if (typeof report.explain === "string" && report.explain) parts.push(report.explain);
-  else {
-    if (report.valid === false) parts.push(`Foul${report.foul ? ` (${String(report.foul).replace(/_/g, " ")})` : ""}: your shot disc goes to the ditch.`);
-    if (report.twenty) parts.push("Your disc went into the 20.");
-  }
-  return parts.join(" ") || "Shot played.";
 }
 
 /** "Your round margin: −5 → +15 (+20 points)." from the report's margins (R6, 20s included). */
@@ -86,9 +67,9 @@ function marginWords(report) {
   return `Your round margin: ${signed(report.margin_before, 0)} → ${signed(report.margin_after, 0)} (${signed(gain, 0)} point${Math.abs(gain) === 1 ? "" : "s"}).`;
 }
 
-function showResult(report, before) {
-  const words = `${resultWords(report, before)} ${marginWords(report)}`.trim();
-  const valid = !report || report.valid !== false;
+function showResult(report, summary, before) {
+  const words = `${B.shotSentence(report, summary, before)} ${marginWords(summary)}`.trim();
+  const valid = !(report && report.valid === false) && !(summary && summary.valid === false);
   const e = $("shot-result");
   e.textContent = words;
   e.classList.toggle("status-bad", !valid);

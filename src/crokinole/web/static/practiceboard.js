@@ -17,6 +17,7 @@ import {
 } from "./position.js";
 import { play as playSound, setSoundEnabled } from "./sound.js";
 import { loadPrefs } from "./store.js";
+import { describeShot, viewerOf } from "./words.js";
 
 const SEAT = "south";
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
@@ -169,11 +170,15 @@ function shoot() {
 }
 
 /**
- * Animate a shot from the position shown to the server's answer ({trajectory, position}), then
- * show the position after it. Resolves when it is shown.
+ * Animate a shot from the position shown to the position `after`, along the server's
+ * `trajectory`, then show `after`. `discs` (optional): the server's discs before the shot with
+ * their game ids ([{id, owner, x, y}]), which the trajectory names; without them the ids are
+ * the practice game's numbering (position.js discIds). Resolves when it is shown.
  */
-export async function animateShot(after, trajectory) {
-  const before = T.snapshot;
+export async function animateShot(after, trajectory, discs = null) {
+  const before = Array.isArray(discs)
+    ? { ...T.snapshot, discs: discs.map((d) => ({ ...d, side: d.owner === SEAT ? 0 : 1 })) }
+    : T.snapshot;
   const next = snapshotOf(after, T.board);
   T.hints = null;
   T.heat = null;
@@ -183,6 +188,20 @@ export async function animateShot(after, trajectory) {
     await shown;
   }
   setPosition(after);
+}
+
+/**
+ * A practice shot in the words of play ("Your disc went into the 20."): from its `report` (as
+ * play's shot message has it) about the position `before`, or else the referee's sentence of
+ * its `summary`.
+ */
+export function shotSentence(report, summary, before) {
+  if (report && Array.isArray(report.discs)) {
+    const game = snapshotOf(before, T.board, { south: "You", north: "the opponent" });
+    return describeShot(report, viewerOf(game, [SEAT], false), SEAT);
+  }
+  if (summary && typeof summary.explain === "string" && summary.explain) return summary.explain;
+  return "Shot played.";
 }
 
 // ------------------------------------------------------------------ the disc editor

@@ -1,0 +1,252 @@
+"""The drills page (/drills) in Debian's Chromium against the real server.
+
+The list holds every drill of ``crokinole.analysis.drills.DRILLS`` with its
+summary; a drill is played to its score attempt by attempt ("Attempt 3 of
+10 · 2 made"), the count following the drill's own scoring rule (run here,
+in the test, on the rules engine), and the score shown at the end is the
+server's replay of the shots, a personal best the first time and not when
+beaten; the open-20 trend chart gains a point per full set. The daily
+challenge is played, scored as ``score_challenge`` scores it and put on the
+leaderboard. The progress count of the browser (static/drillscore.js) is
+checked against every drill's rule in node. Each view is checked at a phone,
+a tall phone and a desktop size (pictures: as in test_practice).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import shutil
+import subprocess
+import urllib.request
+from typing import Any
+
+import pytest
+
+from crokinole.analysis.drills import (
+    DRILLS,
+    challenge_points,
+    daily_challenge,
+    score_challenge,
+    score_drill,
+)
+from crokinole.analysis.practice import position_data, position_from_data, practice_shot
+from crokinole.board import Shot
+from tests.web.conftest import STATIC, inline_for_csp, with_csp
+from tests.web.test_browser import new_page
+from tests.web.test_practice import SIZES, check_layout, picture
+
+__all__ = ["new_page"]  # the fixture, shared with the live client's tests
+
+pytestmark = pytest.mark.browser
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+LISTED = "() => !!window.crokinoleDrills && window.crokinoleDrills.drills().length > 0"
+READY = "() => { const d = window.crokinoleDrills; return !!d && !!d.run() && !d.busy; }"
+MAKE = Shot(0.0, 0.0, 29.0)  # the open 20 (the drill's example shot)
+MISS = Shot(0.0, 10.0, 28.0)  # aimed wide: a foul on an open board (R4)
+LIST_PAGE = {"board": "#none", "side": "#none", "columns": "#list-view, .drill-list"}
+PLAY_PAGE = {"board": "#board", "side": "#side", "columns": "#side, .bench-head"}
+
+
+def open_drills(page: Any, url: str) -> None:
+    page.route("**/*", with_csp)
+    page.goto(f"{url}/drills")
+    page.wait_for_function(LISTED)
+
+
+def set_aim(page: Any, shot: Shot) -> None:
+    for name, value in (
+        ("position", shot.position),
+        ("direction", shot.direction),
+        ("power", shot.power),
+    ):
+        page.get_by_test_id(f"{name}-input").fill(str(value))
+
+
+def play_attempt(page: Any, shot: Shot, number: int) -> None:
+    page.wait_for_function(READY, timeout=30_000)
+    set_aim(page, shot)
+    page.get_by_test_id("shoot-button").click()
+    page.wait_for_function(f"() => window.crokinoleDrills.run().shots === {number}", timeout=30_000)
+
+
+def attempt_line(page: Any) -> str:
+    return str(page.get_by_test_id("attempt-line").inner_text())
+
+
+def play_open20(page: Any, shots: list[Shot], again: bool = False) -> None:
+    """Play the open-20 drill with these shots, checking the count after each attempt."""
+    page.get_by_test_id("again-button" if again else "play-open20").click()
+    expected = score_drill("open20", shots).points
+    assert attempt_line(page) == "Attempt 1 of 10 · 0 made"
+    for k, shot in enumerate(shots, start=1):
+        play_attempt(page, shot, k)
+        made = sum(expected[:k])
+        head = "10 attempts played" if k == 10 else f"Attempt {k + 1} of 10"
+        assert attempt_line(page) == f"{head} · {made} made"
+    sync_api.expect(page.get_by_test_id("verified-score")).to_be_visible(timeout=30_000)
+
+
+def test_the_page_has_nothing_the_policy_refuses() -> None:
+    assert inline_for_csp("drills.html") == []
+
+
+def test_the_progress_count_follows_each_drills_rule() -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the count check runs static/drillscore.js in node")
+    cases = []
+    for drill in DRILLS.values():
+        e = drill.example
+        shots = [
+            e,
+            Shot(e.position, e.direction, min(100.0, e.power + 12.0)),
+            Shot(e.position, e.direction + 2.5, e.power),
+            Shot(e.position, e.direction - 6.0, max(5.0, e.power - 10.0)),
+            Shot(0.0, 0.0, 29.0),
+            Shot(0.0, 0.0, 60.0),
+            Shot(0.0, 25.0, 45.0),
+        ]
+        for shot in shots:
+            result = practice_shot(drill.setup, shot)
+            cases.append(
+                {
+                    "drill": drill.id,
+                    "report": result.summary(),
+                    "after": position_data(result.position_after),
+                    "points": drill.score_attempt(result),
+                }
+            )
+    script = (
+        f"import {{ attemptPoints }} from {json.dumps((STATIC / 'drillscore.js').as_uri())};\n"
+        f"import {{ BOARD }} from {json.dumps((STATIC / 'position.js').as_uri())};\n"
+        "const cases = JSON.parse(process.argv[1]);\n"
+        "const count = (c) => attemptPoints(c.drill, c.report, c.after, BOARD);\n"
+        "console.log(JSON.stringify(cases.map(count)));"
+    )
+    out = subprocess.run(
+        [node, "--input-type=module", "-e", script, json.dumps(cases)],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    counted = json.loads(out.stdout)
+    assert [(c["drill"], n) for c, n in zip(cases, counted, strict=True)] == [
+        (c["drill"], c["points"]) for c in cases
+    ]
+    # The cases reach every score an attempt can make in most drills (not only zeros).
+    assert {c["points"] for c in cases} >= {0, 1, 2}
+
+
+def test_the_list_holds_every_drill(new_page: Any, server_url: str) -> None:
+    page = new_page()
+    open_drills(page, server_url)
+    for drill in DRILLS.values():
+        card = page.get_by_test_id(f"drill-{drill.id}")
+        sync_api.expect(card).to_contain_text(drill.name)
+        sync_api.expect(card).to_contain_text(drill.summary)
+        sync_api.expect(card).to_contain_text(f"{drill.attempts} attempts · No full set yet.")
+    assert page.locator(".drill-card").count() == len(DRILLS)
+    sync_api.expect(page.get_by_test_id("open20-rate")).to_contain_text("No open-20 attempts yet")
+    assert page.locator("#trend-figure").is_hidden()
+
+
+def test_a_drill_is_played_to_its_verified_score_and_best(new_page: Any, server_url: str) -> None:
+    page = new_page(reduced_motion="reduce")
+    open_drills(page, server_url)
+    first = [MAKE, MISS, MAKE, MAKE, MISS, MAKE, MAKE, MAKE, MISS, MAKE]
+    play_open20(page, first)
+    score = score_drill("open20", first)
+    assert score.score == 7 and score.full
+    sync_api.expect(page.get_by_test_id("verified-score")).to_have_text("7 of 10 · 70%")
+    sync_api.expect(page.get_by_test_id("personal-best")).to_have_text("A new personal best!")
+
+    # A worse set is scored, but the best stays.
+    second = [MISS, MAKE, MISS, MAKE, MISS, MAKE, MISS, MAKE, MISS, MAKE]
+    play_open20(page, second, again=True)
+    sync_api.expect(page.get_by_test_id("verified-score")).to_have_text(
+        f"{score_drill('open20', second).score} of 10 · 50%"
+    )
+    sync_api.expect(page.get_by_test_id("personal-best")).to_have_text(
+        "Your best is 7 of 10 (70%)."
+    )
+
+    page.get_by_test_id("list-button").click()
+    sync_api.expect(page.get_by_test_id("best-open20")).to_have_text("7 of 10")
+    # The trend: one point per full set, oldest first (70% then 50%).
+    chart = page.get_by_test_id("trend-chart")
+    sync_api.expect(chart).to_be_visible()
+    assert chart.locator("circle.dot").count() == 2
+    assert "from 70% to 50%" in (chart.get_attribute("aria-label") or "")
+    sync_api.expect(page.get_by_test_id("open20-rate")).to_contain_text(
+        "12 made of your last 20 attempts (60%)"
+    )
+
+
+def test_a_drill_of_several_points_counts_points(new_page: Any, server_url: str) -> None:
+    drill = DRILLS["star8"]
+    page = new_page(reduced_motion="reduce")
+    open_drills(page, server_url)
+    page.get_by_test_id("play-star8").click()
+    shots = [drill.example, Shot(0.0, 0.0, 29.0)] * 4
+    expected = score_drill("star8", shots)
+    for k, shot in enumerate(shots, start=1):
+        play_attempt(page, shot, k)
+        total = sum(expected.points[:k])
+        head = (
+            f"{drill.attempts} attempts played"
+            if k == drill.attempts
+            else f"Attempt {k + 1} of {drill.attempts}"
+        )
+        assert attempt_line(page) == f"{head} · {total} point{'' if total == 1 else 's'}"
+    most = drill.attempts * drill.max_per_attempt
+    sync_api.expect(page.get_by_test_id("verified-score")).to_have_text(
+        f"{expected.score} of {most} · {round(expected.percent)}%", timeout=30_000
+    )
+
+
+def test_the_daily_challenge_is_scored_and_ranked(new_page: Any, server_url: str) -> None:
+    with urllib.request.urlopen(f"{server_url}/api/daily") as answer:
+        today = json.loads(answer.read())
+    challenge = daily_challenge(datetime.date.fromisoformat(today["day"]))
+    assert position_from_data(today["position"]) == challenge.position
+    shots = [Shot(0.0, 0.0, 30.0), Shot(5.0, -3.0, 40.0), Shot(-10.0, 5.0, 35.0)]
+    points = challenge_points(challenge, shots)
+
+    page = new_page(reduced_motion="reduce")
+    open_drills(page, server_url)
+    page.get_by_test_id("daily-name").fill("Tester")
+    page.get_by_test_id("daily-play").click()
+    for k, shot in enumerate(shots, start=1):
+        play_attempt(page, shot, k)
+        assert page.evaluate("() => window.crokinoleDrills.run().points") == list(points[:k])
+    score = score_challenge(challenge, shots)
+    shown = f"+{score}" if score > 0 else ("0" if score == 0 else f"−{-score}")
+    sync_api.expect(page.get_by_test_id("verified-score")).to_contain_text(shown, timeout=30_000)
+    sync_api.expect(page.get_by_test_id("daily-rank")).to_contain_text(
+        "You are 1st on today's leaderboard"
+    )
+    page.get_by_test_id("list-button").click()
+    row = page.get_by_test_id("leaderboard").locator("tr", has_text="Tester")
+    sync_api.expect(row).to_contain_text(shown)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_drills_fit_the_screen(new_page: Any, server_url: str, size: str) -> None:
+    width, height = SIZES[size]
+    mobile = size != "desktop"
+    page = new_page(
+        viewport={"width": width, "height": height},
+        is_mobile=mobile,
+        has_touch=mobile,
+        reduced_motion="reduce",
+    )
+    open_drills(page, server_url)
+    check_layout(page, LIST_PAGE)
+    page.get_by_test_id("play-open20").click()
+    check_layout(page, PLAY_PAGE)
+    for k, shot in enumerate([MAKE, MISS, MAKE, MAKE], start=1):
+        play_attempt(page, shot, k)
+    page.wait_for_function(READY)
+    check_layout(page, PLAY_PAGE)
+    picture(page, "drills" if size == "desktop" else f"drills-{width}x{height}")

@@ -1,0 +1,202 @@
+"""The game review (/review/{table}, /review) in Debian's Chromium against the real server.
+
+A one-round game against CPU Easy is played to its end in the live client;
+its review shows every shot (R2: 8 a side) with a grade badge, each seat's
+grade counts, and a swing chart per round that ends at the round's real
+margin. "Retry from here" opens the position before that shot in the
+practice room: the discs the replay shows before it (turned half a turn
+when north shot, so that the shooter sits south). The same game's record
+file, chosen on /review, is reviewed the same. The page is checked at a
+phone, a tall phone and a desktop size (pictures: as in test_practice).
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.conftest import inline_for_csp, with_csp
+from tests.web.test_browser import new_page, play_until, start_game, state
+from tests.web.test_practice import SIZES, check_layout, picture, position
+
+__all__ = ["new_page"]  # the fixture, shared with the live client's tests
+
+pytestmark = pytest.mark.browser
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+LOADED = "() => { const r = window.crokinoleReview; return !!r && !!r.data(); }"
+REVIEW_PAGE = {
+    "board": "#none",
+    "side": "#none",
+    "columns": "#review-body, #rounds, .round-block, .seat-summary",
+}
+GRADES = {"good", "inaccuracy", "mistake", "blunder"}
+
+
+def get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=120) as answer:
+        return json.loads(answer.read())
+
+
+@pytest.fixture(scope="module")
+def finished(browser: Any, server_url: str) -> dict[str, Any]:
+    """A one-round game against CPU Easy played to its end: its table, end and replay."""
+    ctx = browser.new_context(viewport={"width": 1200, "height": 860}, reduced_motion="reduce")
+    try:
+        page = ctx.new_page()
+        start_game(page, server_url, "easy", query="?rounds=1&cpu_pause=0")
+        play_until(page, "game-result")
+        table = page.evaluate("() => window.crokinole.table")
+        game = state(page)
+    finally:
+        ctx.close()
+    assert game["phase"] == "game_over"
+    replay = get_json(f"{server_url}/api/tables/{table}/replay.json?game=1")
+    review = get_json(f"{server_url}/api/tables/{table}/review.json?game=1")
+    return {"table": table, "game": game, "replay": replay, "review": review}
+
+
+def open_review(page: Any, url: str) -> None:
+    page.route("**/*", with_csp)
+    page.goto(url)
+    page.wait_for_function(LOADED, timeout=120_000)
+
+
+def test_the_page_has_nothing_the_policy_refuses() -> None:
+    assert inline_for_csp("review.html") == []
+
+
+def test_a_review_grades_every_shot_and_charts_each_round(
+    new_page: Any, server_url: str, finished: dict[str, Any]
+) -> None:
+    page = new_page()
+    open_review(page, f"{server_url}/review/{finished['table']}?game=1")
+    shots = finished["review"]["shots"]
+    # R2: a round of singles is 8 discs a side, each shot reviewed once (no timeouts here).
+    assert len(shots) == 16
+    rows = page.locator("[data-testid^=shot-row-]")
+    assert rows.count() == 16
+    for s in shots:
+        badge = page.get_by_test_id(f"grade-{s['index']}")
+        assert s["grade"] in GRADES
+        sync_api.expect(badge).to_have_text(s["grade"].capitalize())
+        sync_api.expect(badge).to_have_class(f"grade {s['grade']}")
+    # Each seat's counts add up to its 8 shots.
+    for seat in ("south", "north"):
+        counts = [
+            int(page.get_by_test_id(f"count-{seat}-{g}").inner_text().rsplit(" ", 1)[1])
+            for g in sorted(GRADES)
+        ]
+        assert sum(counts) == 8
+    # The thresholds are said (good below 5 points of round-win chance, then 12, then 25).
+    about = page.get_by_test_id("review-about").inner_text()
+    assert "below 5" in about and "below 12" in about and "below 25" in about
+    # One swing chart for the round: a dot per shot, ending at the round's real margin (R6).
+    chart = page.get_by_test_id("swing-chart-1")
+    sync_api.expect(chart).to_be_visible()
+    assert chart.locator("circle.dot").count() == 16
+    totals = finished["game"]["history"][0]["totals"]
+    label = chart.get_attribute("aria-label") or ""
+    margin = totals[0] - totals[1]
+    ending = "0" if margin == 0 else (f"+{margin}" if margin > 0 else f"−{-margin}")
+    assert f"ending at {ending} " in label, (label, totals)
+
+
+def test_retry_from_here_opens_the_position_before_the_shot(
+    new_page: Any, server_url: str, finished: dict[str, Any]
+) -> None:
+    replay = finished["replay"]
+    shots = finished["review"]["shots"]
+
+    def discs_before(index: int) -> list[dict[str, Any]]:
+        game = replay["start"] if index == 0 else replay["steps"][index - 1]["game"]
+        return list(game["discs"])
+
+    # A shot of south (the player) late in the round, and one of north (the CPU).
+    south = next(s for s in reversed(shots) if s["seat"] == "south" and discs_before(s["index"]))
+    north = next(s for s in reversed(shots) if s["seat"] == "north" and discs_before(s["index"]))
+    for shot, turn in ((south, 1.0), (north, -1.0)):
+        page = new_page()
+        open_review(page, f"{server_url}/review/{finished['table']}?game=1")
+        link = page.get_by_test_id(f"retry-{shot['index']}")
+        link.click()
+        page.wait_for_url("**/practice?p=*")
+        page.wait_for_function("() => !!window.crokinolePractice")
+        shown = position(page)
+        # The shooter sits south in the practice room: north's position is turned half a turn.
+        expected = sorted(
+            (
+                "s" if d["owner"] == shot["seat"] else "n",
+                round(turn * d["x"], 2),
+                round(turn * d["y"], 2),
+            )
+            for d in discs_before(shot["index"])
+        )
+        got = sorted(tuple(d) for d in shown["discs"])
+        assert len(got) == len(expected), (got, expected)
+        for g, e in zip(got, expected, strict=True):
+            assert g[0] == e[0] and abs(g[1] - e[1]) <= 0.021 and abs(g[2] - e[2]) <= 0.021, (g, e)
+        assert page.evaluate("() => window.crokinolePractice.mode()") == "shoot"
+
+
+def test_a_record_file_is_reviewed_the_same(
+    new_page: Any, server_url: str, finished: dict[str, Any], tmp_path: Path
+) -> None:
+    record = tmp_path / "crokinole-game.json"
+    with urllib.request.urlopen(
+        f"{server_url}/api/tables/{finished['table']}/record.json"
+    ) as answer:
+        record.write_bytes(answer.read())
+    page = new_page()
+    page.route("**/*", with_csp)
+    page.goto(f"{server_url}/review")
+    sync_api.expect(page.get_by_test_id("record-file")).to_be_visible()
+    page.get_by_test_id("record-file").set_input_files(str(record))
+    page.wait_for_function(LOADED, timeout=120_000)
+    sync_api.expect(page.locator("#review-title")).to_have_text("Review of crokinole-game.json")
+    data = page.evaluate("() => window.crokinoleReview.data()")
+    assert [s["grade"] for s in data["shots"]] == [s["grade"] for s in finished["review"]["shots"]]
+    assert page.locator("[data-testid^=shot-row-]").count() == 16
+
+
+def test_a_file_that_is_not_a_record_is_refused_plainly(
+    new_page: Any, server_url: str, tmp_path: Path
+) -> None:
+    bad = tmp_path / "notes.json"
+    bad.write_text("this is not json", encoding="utf-8")
+    page = new_page()
+    page.goto(f"{server_url}/review")
+    page.get_by_test_id("record-file").set_input_files(str(bad))
+    sync_api.expect(page.get_by_test_id("review-status")).to_have_text(
+        '"notes.json" is not a record: it is not JSON.'
+    )
+
+
+def test_a_bad_review_link_says_why(browser: Any, server_url: str) -> None:
+    # Not new_page: the browser logs the server's 404 as a console error, as it should.
+    ctx = browser.new_context()
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server_url}/review/{'0' * 32}")
+        status = page.get_by_test_id("review-status")
+        sync_api.expect(status).to_have_text(f"No review: table {'0' * 32} has no game.")
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_review_fits_the_screen(
+    new_page: Any, server_url: str, finished: dict[str, Any], size: str
+) -> None:
+    width, height = SIZES[size]
+    mobile = size != "desktop"
+    page = new_page(viewport={"width": width, "height": height}, is_mobile=mobile, has_touch=mobile)
+    open_review(page, f"{server_url}/review/{finished['table']}?game=1")
+    check_layout(page, REVIEW_PAGE)
+    page.get_by_test_id("review-round-1").scroll_into_view_if_needed()
+    picture(page, "review" if size == "desktop" else f"review-{width}x{height}")
