@@ -63,6 +63,10 @@ def _error(payload: dict[str, Any] | str) -> wire.WireError:
         {"type": "resign", "table": TABLE},
         {"type": "rename", "table": TABLE, "name": "Cleo"},
         {"type": "react", "table": TABLE, "reaction": "nice_shot"},
+        {"type": "hint", "table": TABLE, "seat": "south"},
+        {"type": "heatmap", "table": TABLE, "seat": "north", "position": -3.5},
+        {"type": "heatmap", "table": TABLE, "seat": "north", "position": 0, "metric": "twenty",
+         "accuracy": "mine"},
         {"type": "ping"},
     ],
 )  # fmt: skip
@@ -217,7 +221,7 @@ def test_the_protocol_document_names_every_error_code_once() -> None:
     assert len(codes) == len(set(codes))
     wire_codes = {"bad_json", "too_large", "bad_message", "hello_first", "rate_limited",
                   "server_error", "unknown_table", "unknown_code", "busy",
-                  "unavailable"}  # fmt: skip
+                  "unavailable", "no_accuracy"}  # fmt: skip
     assert set(codes) == set(ERROR_CODES) | wire_codes | set(RANKED_TESTS) - {"ranked_table"}
 
 
@@ -234,7 +238,7 @@ RANKED_TESTS = {
 
 def test_every_documented_error_has_its_protocol_test() -> None:
     here = Path(__file__).resolve().parent
-    tests = (here / "test_party_protocol.py").read_text()
+    tests = (here / "test_party_protocol.py").read_text() + (here / "test_hints.py").read_text()
     ranked = (here / "test_ranked_protocol.py").read_text()
     untested = {"busy"}  # needs two owners of one table, which one process's hub never has
     missing = []

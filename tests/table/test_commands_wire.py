@@ -35,6 +35,7 @@ from crokinole.table import (
     Shoot,
     Start,
     TableSettings,
+    TakeHint,
     TakeSeat,
     Tick,
 )
@@ -60,9 +61,12 @@ def table_settings(draw: Any) -> TableSettings:
         rounds=rounds,
         tie=draw(st.sampled_from(list(TieSetting))),
         required_contact=draw(st.booleans()),
-        turn_time=draw(st.one_of(st.none(), st.sampled_from([30.0, 60.0]), st.floats(1, 3600))),
+        turn_time=draw(
+            st.one_of(st.none(), st.sampled_from([30.0, 60.0]), st.floats(1, 3600))
+        ),
         hand=draw(st.sampled_from(list(Hand))),
         standin_level=draw(st.sampled_from([level.value for level in Level])),
+        hints=draw(st.booleans()),
     )
 
 
@@ -86,6 +90,9 @@ STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
     Connect: st.builds(Connect, TEXT),
     Disconnect: st.builds(Disconnect, TEXT),
     React: st.builds(React, TEXT, REACTION),
+    TakeHint: st.builds(
+        TakeHint, TEXT, SEATS, st.one_of(st.sampled_from(["hint", "heatmap"]), TEXT)
+    ),
     Tick: st.just(Tick()),
 }
 COMMANDS = st.one_of(*STRATEGIES.values())
@@ -135,9 +142,9 @@ def test_the_wire_form_of_a_shot_and_of_settings() -> None:
 
 
 def test_the_table_judges_values_the_wire_only_carries() -> None:
-    assert command_from_dict({"type": "react", "device": "d", "reaction": "boo"}) == React(
-        "d", "boo"
-    )
+    assert command_from_dict(
+        {"type": "react", "device": "d", "reaction": "boo"}
+    ) == React("d", "boo")
     assert command_from_dict(
         {"type": "set_cpu", "device": "d", "seat": "north", "level": "godlike"}
     ) == SetCpu("d", Seat.NORTH, "godlike")
@@ -161,7 +168,10 @@ SHOOT = Shoot("d", Seat.SOUTH, Shot(0.0, 0.0, 20.0)).to_dict()
         ),
         ({"type": "shoot", "device": "d"}, "a shoot command has the fields"),
         ({**JOIN, "name": None}, "a join command's name is text, not None"),
-        ({**JOIN, "spectator": 0}, "a join command's spectator is true or false, not 0"),
+        (
+            {**JOIN, "spectator": 0},
+            "a join command's spectator is true or false, not 0",
+        ),
         ({**JOIN, "device": ["d"]}, "a join command's device is text, not ['d']"),
         ({**SHOOT, "device": 1}, "a shoot command's device is text or null, not 1"),
         ({**SHOOT, "cpu": "yes"}, "a shoot command's cpu is true or false, not 'yes'"),
@@ -169,8 +179,14 @@ SHOOT = Shoot("d", Seat.SOUTH, Shot(0.0, 0.0, 20.0)).to_dict()
             {**SHOOT, "expected_version": True},
             "a shoot command's expected_version is a whole number or null, not True",
         ),
-        ({**SHOOT, "expected_version": 2.0}, "a shoot command's expected_version is a whole"),
-        ({**SHOOT, "seat": "up"}, "a bad shoot command: a seat is south, west, north or east"),
+        (
+            {**SHOOT, "expected_version": 2.0},
+            "a shoot command's expected_version is a whole",
+        ),
+        (
+            {**SHOOT, "seat": "up"},
+            "a bad shoot command: a seat is south, west, north or east",
+        ),
         ({**SHOOT, "seat": None}, "a bad shoot command: a seat is south"),
         (
             {"type": "take_seat", "device": "d", "seat": 2},
@@ -202,9 +218,13 @@ def test_bad_data_is_an_invalid_record(data: object, message: str) -> None:
 
 @given(
     COMMANDS,
-    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), TEXT, st.lists(TEXT)),
+    st.one_of(
+        st.none(), st.booleans(), st.integers(), st.floats(), TEXT, st.lists(TEXT)
+    ),
 )
-def test_any_field_spoiled_is_an_invalid_record_or_a_command(command: Command, junk: Any) -> None:
+def test_any_field_spoiled_is_an_invalid_record_or_a_command(
+    command: Command, junk: Any
+) -> None:
     """Whatever one field holds, reading gives a command or an InvalidRecordError."""
     data = command.to_dict()
     for name in data:

@@ -23,6 +23,7 @@ from crokinole.table import (
     Table,
     TableError,
     TableSettings,
+    TakeHint,
     TakeSeat,
 )
 from tests.table.helpers import T0, device, party, settings, started
@@ -97,6 +98,7 @@ CASES: list[tuple[str, Callable[[], Table], Command]] = [
     ("closed", closed, Resign(device(1))),
     ("solo_table", solo, Join(device(2), "Bob")),
     ("ranked_table", lambda: ranked()[0], Join(device(3), "Cid", spectator=True)),
+    ("no_hints", playing, TakeHint(device(1), Seat.SOUTH, "hint")),
 ]
 
 

@@ -21,6 +21,7 @@ from crokinole.table import (
     GameFinished,
     GameStarted,
     Hand,
+    HintTaken,
     HostChanged,
     Kind,
     MemberJoined,
@@ -181,6 +182,7 @@ ONE_OF_EACH: list[Event] = [
     Reacted(version=18, at=18.0, mid="m1", reaction="oops"),
     Closed(version=19, at=19.0, reason="everyone left"),
     RankedSeated(version=20, at=20.0, seat=Seat.NORTH, rating=1040, provisional=True),
+    HintTaken(version=21, at=21.0, member="m1", seat=Seat.SOUTH, kind="heatmap"),
 ]
 
 
@@ -250,7 +252,7 @@ def test_table_errors_are_crokinole_errors_with_a_code() -> None:
         "north is taken by Bob",
         "north is taken by Bob",
     )
-    assert len(set(ERROR_CODES)) == 22
+    assert len(set(ERROR_CODES)) == 23
 
 
 @pytest.mark.parametrize("turn_time", ["30", 0, 0.5, 5000, True, math.nan])
