@@ -203,6 +203,27 @@ def test_a_solo_table_allows_hints_and_counts_each_per_seat() -> None:
     assert table.to_dict()["hints_used"] == {"south": 2}
 
 
+def test_each_kind_of_help_counts_once_a_turn_however_often_it_is_asked() -> None:
+    # A heat map follows the disc as the player moves it: asking again in the
+    # same turn changes nothing; the next turn counts afresh.
+    table, log = solo()
+    for at in range(3):
+        table, events = table.apply(TakeHint(device(1), Seat.SOUTH, "heatmap"), T0 + at)
+        log += events
+    table, events = table.apply(TakeHint(device(1), Seat.SOUTH, "hint"), T0 + 4)
+    log += events
+    again, events = table.apply(TakeHint(device(1), Seat.SOUTH, "hint"), T0 + 5)
+    assert events == [] and again == table
+    assert table.hints_used == {Seat.SOUTH: 2}
+    assert Table.replay(log) == table
+    assert Table.from_dict(json.loads(json.dumps(table.to_dict()))) == table
+    table, _ = shoot(table, T0 + 6)  # south shoots; the CPU (north) answers
+    while table.game is not None and table.game.current_seat is not Seat.SOUTH:
+        table, _ = shoot(table, T0 + 7)
+    table, events = table.apply(TakeHint(device(1), Seat.SOUTH, "heatmap"), T0 + 8)
+    assert len(events) == 1 and table.hints_used == {Seat.SOUTH: 3}
+
+
 def test_solo_hints_may_be_turned_off_when_the_game_is_made() -> None:
     table, _ = solo(hints=False)
     _refused(table, TakeHint(device(1), Seat.SOUTH, "hint"), "no_hints", "turned off")

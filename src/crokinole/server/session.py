@@ -786,18 +786,17 @@ class Session:
         kind = "heatmap" if isinstance(msg, wire.Heatmap) else "hint"
         events = await self.tables.command(table_id, TakeHint(me, seat, kind))
         taken = [e for e in events if isinstance(e, HintTaken)]
-        if not taken:  # pragma: no cover - the table answers TakeHint with HintTaken or refuses
-            raise TableError("illegal_action", "the hint was not taken: try again")
-        version = taken[-1].version
+        # Nothing new when this kind of help was already counted this turn.
+        version = taken[-1].version if taken else shown.version
         table = await self._table_at(table_id, version)
         game = table.game
         if table.stage is not Stage.PLAYING or game is None or game.current_seat is not seat:
             raise TableError("not_your_turn", "the turn moved on before the hint was ready")
         before = game.copy()
+        # The same draws for every answer of a turn: asking again shows the same hints.
+        seed = table.game_number * 1000 + len(game.actions)
         if isinstance(msg, wire.Hint):
-            found = await self.tables.cpu.run(
-                functools.partial(hints, before, accuracy, seed=version)
-            )
+            found = await self.tables.cpu.run(functools.partial(hints, before, accuracy, seed=seed))
             return wire.message(
                 "hints", table_id, version, seat=msg.seat, accuracy=accuracy.to_dict(),
                 hints=[h.to_dict() for h in found],
@@ -805,7 +804,7 @@ class Session:
         try:
             mapped = await self.tables.cpu.run(
                 functools.partial(
-                    heat_map, before, msg.position, accuracy, metric=msg.metric, seed=version
+                    heat_map, before, msg.position, accuracy, metric=msg.metric, seed=seed
                 )
             )
         except AnalysisError as exc:

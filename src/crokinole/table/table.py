@@ -219,7 +219,10 @@ class Table:
         standin_turns: the shots a CPU played for each seat's person in the
             current game (a stand-in, or a CPU given the seat).
         hints_used: the hints and heat maps each seat took in the current
-            (or last) game.
+            (or last) game: each kind counts once a turn, however often the
+            player asks again (a heat map follows the disc as it moves).
+        hinted: the (seat, kind, turn) of each help taken in the current
+            game; the turn is the number of the game's actions before it.
         last_report: the last shot or timeout (not stored, not compared).
         shot_reports: the shots and timeouts of the last ``apply`` by event
             version (not stored, not compared).
@@ -294,6 +297,7 @@ class Table:
     turns: dict[Seat, int] = field(default_factory=dict)
     standin_turns: dict[Seat, int] = field(default_factory=dict)
     hints_used: dict[Seat, int] = field(default_factory=dict)
+    hinted: frozenset[tuple[Seat, str, int]] = frozenset()
     last_report: Played | None = field(default=None, compare=False, repr=False)
     shot_reports: dict[int, Played] = field(default_factory=dict, compare=False, repr=False)
 
@@ -694,6 +698,7 @@ class Table:
             "turns": {_seat_word(s): n for s, n in self.turns.items()},
             "standin_turns": {_seat_word(s): n for s, n in self.standin_turns.items()},
             "hints_used": {_seat_word(s): n for s, n in self.hints_used.items()},
+            "hinted": sorted([_seat_word(s), k, n] for s, k, n in self.hinted),
         }
 
     @classmethod
@@ -741,6 +746,9 @@ class Table:
                 hints_used={
                     seat_from_name(s): int(n) for s, n in data.get("hints_used", {}).items()
                 },
+                hinted=frozenset(
+                    (seat_from_name(s), str(k), int(n)) for s, k, n in data.get("hinted", [])
+                ),
             )
         except InvalidRecordError:
             raise
@@ -805,6 +813,7 @@ def _fold_changes(t: Table, event: Event, played: Played | None) -> dict[str, An
             "turns": {},
             "standin_turns": {},
             "hints_used": {},
+            "hinted": frozenset(),
             "game": Game(t.settings.rules(), first_seat=event.first_seat),
             "game_number": event.game_number,
             "people_seats": frozenset(s for s, o in t.seats.items() if isinstance(o, Person)),
@@ -874,7 +883,11 @@ def _fold_changes(t: Table, event: Event, played: Played | None) -> dict[str, An
     if isinstance(event, HintTaken):
         if event.seat not in t.seats:
             raise InvalidRecordError(f"{_seat_word(event.seat)} is not a seat of this table")
-        return {"hints_used": {**t.hints_used, event.seat: t.hints_used.get(event.seat, 0) + 1}}
+        turn = len(t.game.actions) if t.game is not None else 0
+        return {
+            "hints_used": {**t.hints_used, event.seat: t.hints_used.get(event.seat, 0) + 1},
+            "hinted": t.hinted | {(event.seat, event.kind, turn)},
+        }
     if isinstance(event, Reacted):
         return {"members": _update(t, event.mid, reacted_at=event.at)}
     if isinstance(event, Closed):
@@ -1426,6 +1439,8 @@ def _take_hint(d: _Draft, c: TakeHint) -> None:
         )
     if current is not seat:
         raise _refuse("not_your_turn", f"it is {seat_name(current)}'s turn")
+    if (seat, c.kind, len(game.actions)) in t.hinted:
+        return  # asked again this turn: counted once
     d.emit(HintTaken, member=member.mid, seat=seat, kind=c.kind)
 
 
