@@ -345,6 +345,14 @@ class ShotResult:
         return True
 
 
+def _indices(group: npt.ArrayLike, n: int) -> npt.NDArray[np.intp]:
+    """Disc indices of ``group`` (an index list or a boolean mask over ``n`` discs)."""
+    g = np.asarray(group)
+    if g.dtype == np.bool_:
+        return np.flatnonzero(g)
+    return np.arange(n)[g.astype(np.intp)]
+
+
 @dataclass(frozen=True)
 class BatchResult:
     """Compact results of K shots from one position (the shot disc is index N).
@@ -380,7 +388,13 @@ class BatchResult:
         Groups are index lists (or boolean masks) over the N+1 discs, e.g. the
         shooter's discs and the opponents' discs for the contact rule.
         """
-        a = np.asarray(group_a)
-        b = np.asarray(group_b)
-        sub = self.contacts[:, a][:, :, b]
-        return np.asarray(sub.reshape(sub.shape[0], -1).any(axis=1), dtype=np.bool_)
+        k, n, _ = self.contacts.shape
+        a = _indices(group_a, n)
+        b = _indices(group_b, n)
+        # The (a, b) cells of each shot's flattened contact matrix, gathered at
+        # once: a few dozen columns of K rows, not K copies of sub-matrices.
+        cells = (a[:, None] * n + b[None, :]).ravel()
+        if cells.size == 0:
+            return np.zeros(k, dtype=np.bool_)
+        flat = self.contacts.reshape(k, n * n)
+        return np.asarray(flat[:, cells].any(axis=1), dtype=np.bool_)
