@@ -229,6 +229,16 @@ def test_the_daily_challenge_is_scored_and_ranked(new_page: Any, server_url: str
     page.get_by_test_id("list-button").click()
     row = page.get_by_test_id("leaderboard").locator("tr", has_text="Tester")
     sync_api.expect(row).to_contain_text(shown)
+    # Once a day: this device's score is shown in place of the Play button, in a new tab too.
+    again = page.context.new_page()
+    again.goto(f"{server_url}/drills")
+    played = again.get_by_test_id("daily-played")
+    sync_api.expect(played).to_contain_text(f"You have played today's challenge: {shown} point")
+    sync_api.expect(played).to_contain_text("1st on the leaderboard")
+    sync_api.expect(again.get_by_test_id("daily-play")).to_be_hidden()
+    again.wait_for_load_state("networkidle")  # its other requests answered before the end
+    for tab in (page, again):
+        tab.unroute_all(behavior="ignoreErrors")
 
 
 @pytest.mark.parametrize("size", list(SIZES))

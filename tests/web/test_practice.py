@@ -43,7 +43,6 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 SIZES = {"phone": (360, 640), "phone-tall": (412, 915), "desktop": (1280, 800)}
 IMAGES = REPO / "docs" / "images"
-READY = "() => { const p = window.crokinolePractice; return !!p && !p.animating && !p.busy; }"
 IDLE = (
     "() => { const p = window.crokinolePractice; return !!p && !p.animating"
     " && !document.getElementById('controls').disabled; }"
@@ -169,11 +168,14 @@ def aim(page: Any) -> Shot:
     return Shot(a["position"], a["direction"], a["power"])
 
 
-def shoot(page: Any, shot: Shot) -> None:
+def shoot(page: Any, shot: Shot | None = None) -> None:
+    """Shoot (aimed as ``shot``, or as the page is aimed) and wait until it has been shown."""
     page.wait_for_function(IDLE)
-    set_aim(page, shot)
+    if shot is not None:
+        set_aim(page, shot)
+    shots = int(page.evaluate("() => window.crokinolePractice.shots"))
     page.get_by_test_id("shoot-button").click()
-    page.wait_for_function("() => window.crokinolePractice.busy")
+    page.wait_for_function(f"() => window.crokinolePractice.shots > {shots}", timeout=30_000)
     page.wait_for_function(IDLE, timeout=30_000)
 
 
@@ -351,9 +353,7 @@ def test_shots_undo_and_retry_are_the_rules_engines(new_page: Any, server_url: s
     assert aim(page) == second
     assert "same placement" in message(page)
     # Shooting it again does the same (the steady hand, deterministic physics).
-    page.get_by_test_id("shoot-button").click()
-    page.wait_for_function("() => window.crokinolePractice.busy")
-    page.wait_for_function(IDLE, timeout=30_000)
+    shoot(page)
     assert position(page) == position_data(after_second)
 
     # Undo steps back: the retried shot, the retry, the second shot, the first.

@@ -20,6 +20,7 @@ const P = {
   last: null, // the last shot: {before: position, shot: {position, direction, power}}
   pending: null, // the analysis request under way ("hint" | "heatmap")
   heatOn: false,
+  shots: 0, // shots played and shown on this page
 };
 
 function snapshotNow() {
@@ -57,6 +58,7 @@ async function onShoot(shot) {
   await B.animateShot(after, r.body.trajectory, r.body.board);
   B.setBusy(false);
   showResult(r.body.report, r.body.summary, before);
+  P.shots += 1;
   render();
 }
 
@@ -425,6 +427,7 @@ window.crokinolePractice = {
   aim: () => B.aim(),
   mode: () => B.mode(),
   get animating() { return B.isAnimating(); },
+  get shots() { return P.shots; },
   get busy() { return Boolean(P.pending) || B.isAnimating() || $("controls").disabled; },
   last: () => (P.last ? { before: P.last.before, shot: { ...P.last.shot } } : null),
   toPage: (x, y) => B.toPage(x, y),
