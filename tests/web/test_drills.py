@@ -259,4 +259,6 @@ def test_the_drills_fit_the_screen(new_page: Any, server_url: str, size: str) ->
         play_attempt(page, shot, k)
     page.wait_for_function(READY)
     check_layout(page, PLAY_PAGE)
-    picture(page, "drills" if size == "desktop" else f"drills-{width}x{height}")
+    picture(page, f"drills-{width}x{height}")
+    if size == "desktop":
+        picture(page, "drills", docs=True)

@@ -97,11 +97,11 @@ BOARD_PAGE = {
 }
 
 
-def picture(page: Any, name: str) -> None:
-    """A screenshot in the artifacts; with CROKINOLE_DOCS_IMAGES=1 also docs/images/NAME.png."""
+def picture(page: Any, name: str, docs: bool = False) -> None:
+    """A screenshot in the artifacts (`docs`: also docs/images with CROKINOLE_DOCS_IMAGES=1)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
-    if os.environ.get("CROKINOLE_DOCS_IMAGES"):
+    if docs and os.environ.get("CROKINOLE_DOCS_IMAGES"):
         IMAGES.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(IMAGES / f"{name}.png"))
 
@@ -448,7 +448,12 @@ def test_the_practice_room_fits_the_screen(new_page: Any, server_url: str, size:
     page.get_by_test_id("hint-button").click()
     sync_api.expect(page.get_by_test_id("hint-list")).to_be_visible(timeout=30_000)
     check_layout(page)  # with the hints listed
-    picture(page, "practice" if size == "desktop" else f"practice-{width}x{height}")
+    picture(page, f"practice-{width}x{height}")
+    if size == "desktop":
+        picture(page, "practice", docs=True)
+    page.get_by_test_id("heatmap-button").click()
+    sync_api.expect(page.get_by_test_id("heat-legend")).to_be_visible(timeout=60_000)
+    check_layout(page)  # with the heat map's legend
     shoot(page, Shot(0.0, 0.0, 34.0))
     check_layout(page)  # with the shot's words
     assert page.get_by_test_id("shot-result").inner_text() != "No shot yet."

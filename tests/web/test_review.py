@@ -199,4 +199,6 @@ def test_the_review_fits_the_screen(
     open_review(page, f"{server_url}/review/{finished['table']}?game=1")
     check_layout(page, REVIEW_PAGE)
     page.get_by_test_id("review-round-1").scroll_into_view_if_needed()
-    picture(page, "review" if size == "desktop" else f"review-{width}x{height}")
+    picture(page, f"review-{width}x{height}")
+    if size == "desktop":
+        picture(page, "review", docs=True)

@@ -272,7 +272,9 @@ export function placeDisc(who, x, y) {
     return false;
   }
   if (countOf(T.pos, who) >= MOST_ON_BOARD) {
-    setMessage(`${who === MINE ? "You have" : "They have"} ${MOST_ON_BOARD} discs on the board, the most a side may have: a practice round has ${DISCS_PER_SIDE} a side and you shoot the next of yours.`, true);
+    setMessage(who === MINE
+      ? `You have ${MOST_ON_BOARD} discs on the board, the most you may set up: a practice round has ${DISCS_PER_SIDE} a side, and the last is the one you shoot.`
+      : `They have ${MOST_ON_BOARD} discs on the board, the most you may set up: a practice round has ${DISCS_PER_SIDE} a side, and with all of theirs down their round would be over.`, true);
     return false;
   }
   T.opts.beforeEdit();
