@@ -251,9 +251,12 @@ function showLegend(map) {
   }
   const best = map.best;
   const id = `heat-grad-${Date.now()}`;
+  // Each tick where its value lies on the bar (0 is off the middle when the map is lopsided).
   const ticks = scale.ticks.map((v, i) => {
-    const x = (scale.ticks.length === 1 ? 0.5 : i / (scale.ticks.length - 1)) * 100;
+    const x = (scale.max > scale.min ? (v - scale.min) / (scale.max - scale.min) : 0.5) * 100;
     const anchor = i === 0 ? "start" : i === scale.ticks.length - 1 ? "end" : "middle";
+    // A middle tick too near an end would print over it: left out.
+    if (anchor === "middle" && (x < 14 || x > 86)) return "";
     return `<text x="${x}%" y="34" text-anchor="${anchor}" class="tick">${escapeHtml(tickText(map, v))}</text>`;
   }).join("");
   $("heat-legend").innerHTML = `
