@@ -130,7 +130,9 @@ class ShotReview:
             shot (R6, counted now): the round's swing, from the shooter's side.
         totals_after: every side's round total really reached after the shot.
         position_code: the practice-room code of the position before the shot,
-            turned so that the shooter sits south (singles only; None otherwise).
+            as it stands on the board, with the shooter's seat (``south`` or
+            ``north``; the practice room turns a north shooter's position to
+            the bottom); singles only, None otherwise.
     """
 
     index: int
