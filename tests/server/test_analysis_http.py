@@ -78,6 +78,8 @@ def test_a_finished_table_s_game_is_reviewed_shot_by_shot(web: httpx.Client, fin
     review = answer.json()
     assert review["table"] == finished and review["game_number"] == 1
     assert review["accuracy"] == "human"
+    # One person at both seats (hot seat): the seats are named after themselves.
+    assert review["names"] == {"south": "South", "north": "North"}
     assert len(review["shots"]) == 16  # 8 discs a side, one round (R2), no timeouts
     assert {s["grade"] for s in review["shots"]} <= GRADES
     assert [s["seat"] for s in review["shots"][:2]] == ["south", "north"]  # R3: turns alternate

@@ -54,7 +54,7 @@ from crokinole.server.accounts import Accounts
 from crokinole.server.accounts_http import COOKIE
 from crokinole.server.json_input import JsonInputError, read_json
 from crokinole.server.tables import Tables, stored_table
-from crokinole.server.wire import LEVEL_IDS, TABLE_PATTERN, TOKEN_PATTERN
+from crokinole.server.wire import LEVEL_IDS, TABLE_PATTERN, TOKEN_PATTERN, seat_names
 from crokinole.store import Store
 from crokinole.table import GameStarted, Table, event_from_dict
 
@@ -332,7 +332,12 @@ def routes(store: Store, tables: Tables, accounts: Accounts | None = None) -> li
             raise AnalysisHttpError(500, f"this game's record cannot be read: {exc}") from None
         accuracy = await accuracy_of(request, name)
         reviewed = await _review(game, accuracy)
-        found = {"table": table.id, "game_number": table.game_number, **reviewed}
+        found = {
+            "table": table.id,
+            "game_number": table.game_number,
+            "names": seat_names(table),  # who sat where ("Ann", "CPU Normal")
+            **reviewed,
+        }
         cache.put(key, found)
         return found
 

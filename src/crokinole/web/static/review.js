@@ -180,6 +180,7 @@ function renderRounds() {
 
 function show(data) {
   R.data = data;
+  R.names = data.names && typeof data.names === "object" ? data.names : {};
   const select = $("accuracy-select");
   if (Array.from(select.options).some((o) => o.value === data.accuracy)) select.value = data.accuracy;
   const t = data.thresholds || { good: 0.05, inaccuracy: 0.12, mistake: 0.25 };
