@@ -32,7 +32,7 @@ lint: $(STAMP)
 ## then the server tests again on PostgreSQL + Redis (test-cluster); that second run is skipped,
 ## with a message, where they are not running, except in CI
 test: lint
-	$(BIN)/pytest --ignore=tests/cluster
+	$(BIN)/pytest -m "" --ignore=tests/cluster
 	@if [ -n "$$CI" ] || $(CLUSTER_ENV) $(BIN)/python -m tests.server_database; then \
 		$(MAKE) --no-print-directory test-cluster; \
 	else \
@@ -42,13 +42,13 @@ test: lint
 ## test-postgres: the server tests again, each server's data in PostgreSQL (a schema of its own)
 ## (127.0.0.1:5432, database "test"; another with CROKINOLE_TEST_DATABASE_URL=postgresql+psycopg://...)
 test-postgres: $(STAMP)
-	CROKINOLE_TEST_DATABASE_URL="$${CROKINOLE_TEST_DATABASE_URL:-$(TEST_POSTGRES)}" $(BIN)/pytest tests/server
+	CROKINOLE_TEST_DATABASE_URL="$${CROKINOLE_TEST_DATABASE_URL:-$(TEST_POSTGRES)}" $(BIN)/pytest -m "" tests/server
 
 ## test-cluster: the server tests with every server one process of a cluster: its data in PostgreSQL
 ## (a schema of its own) and its games shared through Redis (a key prefix of its own), and the
 ## cluster's fault tests (redis://127.0.0.1:6379/0; another with CROKINOLE_TEST_REDIS_URL=redis://...)
 test-cluster: $(STAMP)
-	$(CLUSTER_ENV) $(BIN)/pytest $(CLUSTER_TESTS)
+	$(CLUSTER_ENV) $(BIN)/pytest -m "" $(CLUSTER_TESTS)
 
 bench: $(STAMP)
 	$(BIN)/crokinole bench physics

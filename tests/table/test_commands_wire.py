@@ -61,9 +61,7 @@ def table_settings(draw: Any) -> TableSettings:
         rounds=rounds,
         tie=draw(st.sampled_from(list(TieSetting))),
         required_contact=draw(st.booleans()),
-        turn_time=draw(
-            st.one_of(st.none(), st.sampled_from([30.0, 60.0]), st.floats(1, 3600))
-        ),
+        turn_time=draw(st.one_of(st.none(), st.sampled_from([30.0, 60.0]), st.floats(1, 3600))),
         hand=draw(st.sampled_from(list(Hand))),
         standin_level=draw(st.sampled_from([level.value for level in Level])),
         hints=draw(st.booleans()),
@@ -142,9 +140,9 @@ def test_the_wire_form_of_a_shot_and_of_settings() -> None:
 
 
 def test_the_table_judges_values_the_wire_only_carries() -> None:
-    assert command_from_dict(
-        {"type": "react", "device": "d", "reaction": "boo"}
-    ) == React("d", "boo")
+    assert command_from_dict({"type": "react", "device": "d", "reaction": "boo"}) == React(
+        "d", "boo"
+    )
     assert command_from_dict(
         {"type": "set_cpu", "device": "d", "seat": "north", "level": "godlike"}
     ) == SetCpu("d", Seat.NORTH, "godlike")
@@ -218,13 +216,9 @@ def test_bad_data_is_an_invalid_record(data: object, message: str) -> None:
 
 @given(
     COMMANDS,
-    st.one_of(
-        st.none(), st.booleans(), st.integers(), st.floats(), TEXT, st.lists(TEXT)
-    ),
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), TEXT, st.lists(TEXT)),
 )
-def test_any_field_spoiled_is_an_invalid_record_or_a_command(
-    command: Command, junk: Any
-) -> None:
+def test_any_field_spoiled_is_an_invalid_record_or_a_command(command: Command, junk: Any) -> None:
     """Whatever one field holds, reading gives a command or an InvalidRecordError."""
     data = command.to_dict()
     for name in data:
