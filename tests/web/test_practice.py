@@ -457,3 +457,14 @@ def test_the_practice_room_fits_the_screen(new_page: Any, server_url: str, size:
     shoot(page, Shot(0.0, 0.0, 34.0))
     check_layout(page)  # with the shot's words
     assert page.get_by_test_id("shot-result").inner_text() != "No shot yet."
+
+
+def test_the_practice_room_and_the_drills_are_reachable_from_the_start_screen(
+    new_page: Any, server_url: str
+) -> None:
+    page = new_page(viewport={"width": 360, "height": 640})
+    for link, path in (("practice-link", "/practice"), ("drills-link", "/drills")):
+        page.goto(server_url)
+        page.get_by_test_id(link).click()
+        page.wait_for_url(f"**{path}")
+        assert page.title() in {"Crokinole practice room", "Crokinole drills"}
