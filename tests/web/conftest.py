@@ -43,9 +43,20 @@ CSP = (
 
 
 def with_csp(route: Any) -> None:
-    """A Playwright route handler: the server's answer, with contract 4's policy added."""
-    answer = route.fetch()
-    route.fulfill(response=answer, headers={**answer.headers, "content-security-policy": CSP})
+    """A Playwright route handler: the server's answer, with contract 4's policy added.
+
+    A page closed while its answer was on its way (its test ended or went on
+    to another page) has nobody left to show it to: that answer is dropped,
+    not raised into whichever test Playwright runs next.
+    """
+    from playwright.sync_api import Error as PlaywrightError  # noqa: PLC0415 (lazy: this module loads without Playwright)
+
+    try:
+        answer = route.fetch()
+        route.fulfill(response=answer, headers={**answer.headers, "content-security-policy": CSP})
+    except PlaywrightError as exc:
+        if "disposed" not in str(exc) and "closed" not in str(exc):
+            raise
 
 
 class _InlineFinder(HTMLParser):
