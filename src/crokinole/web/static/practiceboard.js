@@ -22,7 +22,6 @@ import { describeShot, viewerOf } from "./words.js";
 const SEAT = "south";
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 /** Colours of the hint lines, best first (each also numbered: never colour alone); board.js's win. */
-const HINT_COLOURS = ["#0b5cad", "#1b6e35", "#8a3ab9"];
 
 const T = {
   board: BOARD,
@@ -364,25 +363,15 @@ function draw() {
     }
   }
   // The heat map lies on the wood under the discs and the aim; the hint lines go over all.
-  // board.js draws both where it can (scene.heat, scene.hints, as in play); else they are drawn here.
-  const shared = typeof boardjs.heatFan === "function";
-  if (!anim.running && shared) {
+  // board.js draws both (scene.heat, scene.hints), as in play.
+  if (!anim.running) {
     if (T.heat) {
       if (!T.heatFan || T.heatFan.map !== T.heat) T.heatFan = { map: T.heat, fan: boardjs.heatFan(T.board, SEAT, T.heat) };
       scene.heat = T.heatFan.fan;
     }
     if (T.hints) scene.hints = hintLines(T.hints);
-    view.draw(scene);
-  } else if (!anim.running && T.heat && typeof view._disc === "function") {
-    view.draw({ game, discs: [], quarter: scene.quarter });
-    drawHeat(view.ctx, T.heat);
-    for (const d of scene.discs || []) view._disc(view.ctx, game, d, 1);
-    if (scene.ghost) view._disc(view.ctx, game, scene.ghost, scene.ghost.bad ? 0.55 : 0.92);
-    if (scene.aim) view._aim(view.ctx, scene.aim);
-  } else {
-    view.draw(scene);
   }
-  if (!anim.running && !shared && T.hints) drawHints(view.ctx, T.hints);
+  view.draw(scene);
 }
 
 /** The hints as board.js draws them: [{rank, x, y, ux, uy, label, colour}]. */
@@ -396,18 +385,13 @@ function hintLines(list) {
 
 /** The colour of the n-th hint (board.js's, as in play). */
 export function hintColour(n) {
-  const list = boardjs.HINT_COLOURS || HINT_COLOURS;
-  return list[n % list.length];
+  return boardjs.HINT_COLOURS[n % boardjs.HINT_COLOURS.length];
 }
 
 /** A heat map's colour scale: {min, max, colour(v) -> "rgb(...)", ticks}. */
 export function heatLegendScale(map) {
-  if (typeof boardjs.heatScale === "function") {
-    const s = boardjs.heatScale(map);
-    return { min: s.min, max: s.max, ticks: s.ticks, colour: (v) => `rgb(${s.colour(v).join(", ")})` };
-  }
-  const [lo, hi] = heatRange(map);
-  return { min: lo, max: hi, ticks: [lo, (lo + hi) / 2, hi], colour: (v) => heatColour((v - lo) / (hi - lo)) };
+  const s = boardjs.heatScale(map);
+  return { min: s.min, max: s.max, ticks: s.ticks, colour: (v) => `rgb(${s.colour(v).join(", ")})` };
 }
 
 /** What the last frame drew over the board (board.js's overlay, or ours), for tests. */
@@ -416,148 +400,6 @@ export function overlay() {
   return { hints: T.hints || [], heat: T.heat ? { rows: T.heat.values.length } : null };
 }
 
-/** A colour for t in [0, 1]: dark blue (low) through teal and yellow to red (high). */
-export function heatColour(t, alpha = 1) {
-  const stops = [[49, 54, 149], [69, 117, 180], [116, 173, 209], [254, 224, 144], [244, 109, 67], [165, 0, 38]];
-  const x = clamp(Number.isFinite(t) ? t : 0, 0, 1) * (stops.length - 1);
-  const i = Math.min(stops.length - 2, Math.floor(x));
-  const f = x - i;
-  const c = stops[i].map((v, k) => Math.round(v + (stops[i + 1][k] - v) * f));
-  return alpha >= 1 ? `rgb(${c.join(", ")})` : `rgba(${c.join(", ")}, ${alpha})`;
-}
-
-/** Lowest and highest value of a heat map (for its colours and legend). */
-export function heatRange(map) {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const row of map.values) {
-    for (const v of row) {
-      if (v < lo) lo = v;
-      if (v > hi) hi = v;
-    }
-  }
-  if (!Number.isFinite(lo)) return [0, 1];
-  if (hi - lo < 1e-9) hi = lo + 1;
-  return [lo, hi];
-}
-
-function edges(values) {
-  const n = values.length;
-  if (n === 1) return [values[0] - 0.5, values[0] + 0.5];
-  const out = [values[0] - (values[1] - values[0]) / 2];
-  for (let i = 0; i + 1 < n; i += 1) out.push((values[i] + values[i + 1]) / 2);
-  out.push(values[n - 1] + (values[n - 1] - values[n - 2]) / 2);
-  return out;
-}
-
-/**
- * The heat map as a fan from the placed disc: the cell at direction d and power p is drawn
- * around the point travel[p] inches along the aim line d (the contract's HeatMap).
- */
-function drawHeat(g, map) {
-  const b = T.board;
-  const [lo, hi] = heatRange(map);
-  const c = placement(b, SEAT, map.position);
-  const dirEdges = edges(map.directions);
-  const travel = map.travel.map((t) => Math.max(0, t));
-  const radEdges = edges(travel).map((t) => Math.max(0, t));
-  const [cx, cy] = view.toScreen(0, 0);
-  g.save();
-  g.beginPath();
-  g.arc(cx, cy, b.surface_radius * view.scale, 0, Math.PI * 2);
-  g.clip();
-  const point = (d, r) => {
-    const u = aimVector(b, SEAT, map.position, d);
-    return view.toScreen(c.x + u.x * r, c.y + u.y * r);
-  };
-  for (let i = 0; i < map.values.length; i += 1) {
-    const r0 = radEdges[i];
-    const r1 = radEdges[i + 1];
-    if (r1 <= r0) continue;
-    for (let j = 0; j < map.directions.length; j += 1) {
-      const t = (map.values[i][j] - lo) / (hi - lo);
-      const d0 = dirEdges[j];
-      const d1 = dirEdges[j + 1];
-      g.beginPath();
-      g.moveTo(...point(d0, r0));
-      g.lineTo(...point(d1, r0));
-      g.lineTo(...point(d1, r1));
-      g.lineTo(...point(d0, r1));
-      g.closePath();
-      g.fillStyle = heatColour(t, 0.62);
-      g.fill();
-    }
-  }
-  // The best cell: a ring where its shot stops on an empty board.
-  if (map.best) {
-    const k = nearestIndex(map.powers, map.best.power);
-    const [bx, by] = point(map.best.direction, travel[k]);
-    g.beginPath();
-    g.arc(bx, by, Math.max(7, b.disc_radius * view.scale), 0, Math.PI * 2);
-    g.lineWidth = 3;
-    g.strokeStyle = "#fff";
-    g.stroke();
-    g.lineWidth = 1.5;
-    g.strokeStyle = "#111";
-    g.stroke();
-  }
-  g.restore();
-}
-
-function nearestIndex(values, v) {
-  let best = 0;
-  for (let i = 1; i < values.length; i += 1) if (Math.abs(values[i] - v) < Math.abs(values[best] - v)) best = i;
-  return best;
-}
-
-/** One line per hint from its placement along its aim, numbered, with its value beside it. */
-function drawHints(g, list) {
-  const b = T.board;
-  const s = view.scale;
-  list.forEach((h, n) => {
-    const shot = h.shot;
-    const colour = hintColour(n);
-    const c = placement(b, SEAT, shot.position);
-    const u = aimVector(b, SEAT, shot.position, shot.direction);
-    // Where the line ends: the far edge of the surface along the aim.
-    const dot = c.x * u.x + c.y * u.y;
-    const disc = dot * dot - (c.x * c.x + c.y * c.y - b.surface_radius ** 2);
-    const reach = disc > 0 ? -dot + Math.sqrt(disc) : 0;
-    const [x0, y0] = view.toScreen(c.x, c.y);
-    const [x1, y1] = view.toScreen(c.x + u.x * reach, c.y + u.y * reach);
-    const len = Math.min(reach, b.disc_radius + 0.6 + (shot.power / 100) * 7) / (reach || 1);
-    g.save();
-    g.lineCap = "round";
-    g.beginPath();
-    g.moveTo(x0, y0);
-    g.lineTo(x1, y1);
-    g.setLineDash([6, 5]);
-    g.lineWidth = 2;
-    g.strokeStyle = colour;
-    g.stroke();
-    g.setLineDash([]);
-    g.beginPath();
-    g.moveTo(x0, y0);
-    g.lineTo(x0 + (x1 - x0) * len, y0 + (y1 - y0) * len);
-    g.lineWidth = Math.max(3.5, 0.22 * s);
-    g.stroke();
-    // The placed disc's outline, and its number.
-    g.beginPath();
-    g.arc(x0, y0, b.disc_radius * s, 0, Math.PI * 2);
-    g.lineWidth = 2.5;
-    g.stroke();
-    g.fillStyle = colour;
-    g.beginPath();
-    g.arc(x0, y0, Math.max(9, 0.55 * s), 0, Math.PI * 2);
-    g.fill();
-    g.fillStyle = "#fff";
-    g.font = `800 ${Math.max(11, 0.7 * s)}px system-ui, sans-serif`;
-    g.textAlign = "center";
-    g.textBaseline = "middle";
-    g.fillText(String(h.rank ?? n + 1), x0, y0 + 0.5);
-    g.restore();
-  });
-}
 
 /** "1 · +12.0 pts · 64% round": a hint's words, as its line's label. */
 export function hintLabel(h, n) {
