@@ -10,6 +10,8 @@ field) are an ``error`` and leave the table as it was: no hint counted.
 from __future__ import annotations
 
 import functools
+import json
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ import pytest
 
 from crokinole.analysis import open_twenty_rate
 from crokinole.board import Seat
+from crokinole.rules import Game
 from crokinole.server import create_app, wire
 from crokinole.server.analysis_http import fitted_accuracy
 from crokinole.server.limits import RateLimiter, ServerSettings
@@ -98,6 +101,21 @@ def test_a_hint_is_three_shots_for_the_asker_and_a_count_for_everyone(server: st
     assert best["twenty"] == 1.0 and best["valid"] == 1.0 and best["margin"] == 20.0
     assert set(best["shot"]) == {"position", "direction", "power"}
     assert _hints_used(me) == {"south": 1}
+
+
+def test_the_game_record_download_keeps_the_hints_each_seat_took(server: str) -> None:
+    """``record.json`` (R9) carries ``hints_used`` per seat in play, and is still a record
+    the engine reads back (readers ignore the extra key)."""
+    me, view = _solo(server)
+    with urllib.request.urlopen(f"{server}/api/tables/{view['table']}/record.json") as answer:
+        before = json.loads(answer.read())
+    assert before["hints_used"] == {"south": 0, "north": 0}
+    me.act("hint", seat="south")
+    me.until("hints")
+    with urllib.request.urlopen(f"{server}/api/tables/{view['table']}/record.json") as answer:
+        text = answer.read().decode()
+    assert json.loads(text)["hints_used"] == {"south": 1, "north": 0}
+    assert Game.from_json(text).to_record()["rules"]["layout"] == "singles"
 
 
 def test_a_heat_map_is_a_64_by_64_grid_and_counts_as_a_hint(server: str) -> None:

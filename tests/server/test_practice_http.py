@@ -19,13 +19,15 @@ import pytest
 from argon2 import PasswordHasher
 from starlette.applications import Starlette
 
-from crokinole.analysis.drills import DRILLS, challenge_points, daily_challenge
+from crokinole.analysis.drills import DRILLS, challenge_points, daily_challenge, score_drill
 from crokinole.analysis.practice import (
     PracticePosition,
     position_code,
+    position_data,
     position_from_code,
     shot_from_data,
 )
+from crokinole.board import Shot
 from crokinole.server import practice_http
 from crokinole.server.accounts import Accounts
 from crokinole.server.accounts_http import COOKIE
@@ -173,6 +175,10 @@ def test_a_takeout_names_the_discs_by_id(client: Client) -> None:
             "beyond the quadrant line",
         ),
         ({"position": {"discs": []}, "shot": OPEN_20, "hint": True}, "unknown field(s): hint"),
+        ({"drill": "curling", "shot": OPEN_20}, "there is no drill 'curling'"),
+        ({"drill": 3, "shot": OPEN_20}, "there is no drill 3"),
+        ({"drill": "open20", "code": "e30", "shot": OPEN_20}, "the drill's own setup"),
+        ({"drill": "open20"}, "send the shot"),
         ([1, 2], "the request body is a JSON object"),
     ],
 )
@@ -227,6 +233,27 @@ def test_results_are_verified_kept_and_personal_bests_flagged(client: Client) ->
     # Another device has its own results.
     theirs = client.get("/api/drills/results", OTHER).json()
     assert theirs == {"bests": {}, "drill": "open20", "trend": [], "open20": None}
+
+
+def test_a_drills_attempt_is_played_from_its_setup_and_scored_by_its_rule(client: Client) -> None:
+    """Sent ``drill``, the shot is played from the drill's setup (the same answer as sending
+    that setup) and ``drill_points`` is what the set's replay gives that attempt, for shots
+    that score every amount an attempt can in the drills (the page's running count)."""
+    seen: set[int] = set()
+    for drill in DRILLS.values():
+        e = drill.example
+        for shot in (e, Shot(e.position, e.direction + 2.5, e.power), Shot(0.0, 25.0, 45.0)):
+            body = {"position": shot.position, "direction": shot.direction, "power": shot.power}
+            answer = client.post("/api/practice/shoot", {"drill": drill.id, "shot": body}).json()
+            from_setup = client.post(
+                "/api/practice/shoot", {"position": position_data(drill.setup), "shot": body}
+            ).json()
+            assert answer == {**from_setup, "drill_points": answer["drill_points"]}
+            assert (drill.id, answer["drill_points"]) == (
+                drill.id, score_drill(drill.id, [shot]).points[0],
+            )  # fmt: skip
+            seen.add(answer["drill_points"])
+    assert seen >= {0, 1, 2}
 
 
 def test_a_drill_is_scored_by_its_own_rule(client: Client) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import logging
 import re
 from collections import Counter
@@ -176,8 +177,14 @@ def create_app(
         table = None if stored is None else stored[0]
         if table is None or table.game is None:
             return JSONResponse({"error": f"table {table_id} has no game"}, status_code=404)
+        # The game record (R9), with what the table knows beyond the rules: the hints and
+        # heat maps each seat took (readers of the record format ignore the extra key).
+        record = table.game.to_record()
+        record["hints_used"] = {
+            seat.name.lower(): table.hints_used.get(seat, 0) for seat in table.game.rules.seats
+        }
         return Response(
-            table.game.to_json(),
+            json.dumps(record, separators=(",", ":"), allow_nan=False),
             media_type="application/json",
             headers={"Content-Disposition": f'attachment; filename="crokinole-{table_id}.json"'},
         )

@@ -5,7 +5,7 @@
 | GET | /practice | | the practice room (``?p=CODE`` opens a position) |
 | GET | /drills | | the drills page |
 | GET | /api/drills | | ``{"drills": [Drill.to_dict()]}`` |
-| POST | /api/practice/shoot | ``code`` or ``position``, ``shot`` | the shot played |
+| POST | /api/practice/shoot | ``code`` or ``position``, or ``drill``; ``shot`` | the shot played |
 | POST | /api/drills/{id}/results | ``shots`` + X-Device-Token | the set, verified, kept |
 | GET | /api/drills/results | X-Device-Token, ``?drill=`` | bests, trend, open-20 record |
 | GET | /api/daily | (X-Device-Token) | today's challenge (and my score) |
@@ -18,7 +18,11 @@ A position is ``{"seat": "south", "discs": [["s", x, y], ["n", x, y]]}``
 the shot), ``summary`` (valid, foul, twenty, points ...), ``report`` and
 ``trajectory`` in the shapes a game's ``shot`` message carries
 (:mod:`crokinole.server.payloads`), and ``board`` (the discs before the
-shot with their ids, which the report and the trajectory name).
+shot with their ids, which the report and the trajectory name).  Sent
+``drill`` (an id) instead of a position, the shot is played from that
+drill's setup and the answer adds ``drill_points``, what the attempt scores
+under the drill's rule (the page's running count; the set is scored again
+when it is sent).
 
 Scores are never taken from a client: a drill's set and a daily challenge
 are the shots, replayed here with the deterministic physics
@@ -49,6 +53,7 @@ from crokinole.analysis.drills import (
     DRILLS,
     MAX_ATTEMPTS,
     Challenge,
+    Drill,
     challenge_points,
     daily_challenge,
     score_drill,
@@ -147,6 +152,18 @@ def _position(data: dict[str, Any]) -> PracticePosition:
             raise _bad("a position's code is text")
         return position_from_code(code)
     return position_from_data(given)
+
+
+def _drill_of(data: dict[str, Any]) -> Drill | None:
+    """The drill a shot is played in (``drill``), which then gives the position; or None."""
+    drill_id = data.get("drill")
+    if drill_id is None:
+        return None
+    if not isinstance(drill_id, str) or drill_id not in DRILLS:
+        raise _bad(f"there is no drill {drill_id!r}; the drills are {', '.join(DRILLS)}")
+    if data.get("code") is not None or data.get("position") is not None:
+        raise _bad("a drill's shot is played from the drill's own setup: send no position")
+    return DRILLS[drill_id]
 
 
 def _shots(value: object, most: int) -> list[Shot]:
@@ -276,13 +293,17 @@ def routes(
         return JSONResponse(drill_list)
 
     async def shoot(request: Request) -> Response:
-        data = await _body(request, ("code", "position", "shot"))
-        pos = _position(data)
+        data = await _body(request, ("code", "position", "drill", "shot"))
+        drill = _drill_of(data)
+        pos = drill.setup if drill is not None else _position(data)
         if data.get("shot") is None:
             raise _bad("send the shot {position, direction, power}")
         shot = shot_from_data(data["shot"])
         result = await anyio.to_thread.run_sync(practice_shot, pos, shot)
-        return JSONResponse(shot_payload(result))
+        payload = shot_payload(result)
+        if drill is not None:
+            payload["drill_points"] = drill.score_attempt(result)
+        return JSONResponse(payload)
 
     async def drill_results(request: Request) -> Response:
         drill_id = request.path_params["drill"]

@@ -8,7 +8,6 @@
 
 import { drawCharts, lineChart } from "./charts.js";
 import { $, escapeHtml } from "./dom.js";
-import { attemptPoints } from "./drillscore.js";
 import { fetchJson, positionFromJson, positionJson, signed } from "./position.js";
 import * as B from "./practiceboard.js";
 import { loadPrefs, savePrefs } from "./store.js";
@@ -261,7 +260,10 @@ async function onShoot(shot) {
   const run = D.run;
   if (!run || run.done || D.submitting) return;
   B.setBusy(true);
-  const r = await fetchJson("/api/practice/shoot", { method: "POST", body: { position: positionJson(run.setup), shot } });
+  // A drill's attempt is played from the drill's own setup and scored by the server under the
+  // drill's rule (drill_points); the daily challenge's position is sent, its points are the shot's.
+  const body = run.kind === "daily" ? { position: positionJson(run.setup), shot } : { drill: run.id, shot };
+  const r = await fetchJson("/api/practice/shoot", { method: "POST", body });
   if (D.run !== run) return; // the set was stopped meanwhile
   if (!r.ok) {
     B.setBusy(false);
@@ -279,9 +281,8 @@ async function onShoot(shot) {
   await B.animateShot(after, r.body.trajectory, r.body.board);
   if (D.run !== run) return;
   const report = r.body.summary || {};
-  const p = run.kind === "daily"
-    ? (Number.isFinite(report.points) ? report.points : 0)
-    : attemptPoints(run.id, report, after, B.board());
+  const points = run.kind === "daily" ? report.points : r.body.drill_points;
+  const p = Number.isFinite(points) ? points : 0;
   run.shots.push(shot);
   run.points.push(p);
   B.setMessage(attemptWords(run, p, B.shotSentence(r.body.report, report, run.setup)), p <= 0 && run.kind !== "daily");
