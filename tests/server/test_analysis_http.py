@@ -6,7 +6,9 @@ numbers every time); bad input is a 400 with plain words and nothing else.
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -191,6 +193,39 @@ def test_bad_practice_requests_are_400_in_plain_words(
 def test_a_practice_request_that_is_not_a_json_object(web: httpx.Client) -> None:
     answer = web.post("/api/analysis/hints", content=b"[1, 2]")
     assert answer.status_code == 400 and answer.json()["error"] == "the request is a JSON object"
+
+
+def test_one_analysis_at_a_time_per_address_the_next_is_429(server: str) -> None:
+    """A second request from the same address while one is being worked out is refused
+    (429, plain words, nothing computed); once the first is answered the next one runs.
+
+    The first is an Expert-hand heat map of a crowded board (a sizeable fraction of a
+    second); the second is sent a moment after it. A machine that stalls could still let
+    one pair miss the overlap, so a few pairs are tried: one refusal is what is checked."""
+    discs = [["n", x, y] for x, y in ((-6.0, 4.0), (-3.0, 7.0), (0.0, 8.0), (3.0, 7.0),
+             (6.0, 4.0), (-7.0, -1.0), (7.0, -1.0))]  # fmt: skip
+    discs += [["s", x, -y] for _, x, y in discs[:5]]
+    slow = {"position": {"seat": "south", "discs": discs}, "position_deg": 0.0,
+            "accuracy": "expert"}  # fmt: skip
+    quick = {"code": _open_board()}
+    refused: list[str] = []
+    with (
+        httpx.Client(base_url=server, timeout=120) as first,
+        httpx.Client(base_url=server, timeout=120) as second,
+    ):
+        for _ in range(5):
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                running = pool.submit(first.post, "/api/analysis/heatmap", json=slow)
+                time.sleep(0.05)
+                answer = second.post("/api/analysis/hints", json=quick)
+                assert running.result().status_code == 200, running.result().text
+            assert answer.status_code in (200, 429), answer.text
+            if answer.status_code == 429:
+                refused.append(answer.json()["error"])
+                break
+        # The first one answered, the address may ask again.
+        assert second.post("/api/analysis/hints", json=quick).status_code == 200
+    assert refused == ["one analysis at a time: wait for the last one to finish"]
 
 
 def test_the_review_page_is_served_for_a_table_and_for_a_record_file(
