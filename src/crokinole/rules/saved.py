@@ -90,7 +90,11 @@ def parse_record(text: str | bytes) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise InvalidRecordError("a record is a JSON object")
     if data.get("format") != FORMAT:
-        raise InvalidRecordError(f"not a crokinole record (format {data.get('format')!r})")
+        found = data.get("format")
+        said = "no format" if found is None else f"the format {found!r}"
+        raise InvalidRecordError(
+            f'not a crokinole record: a record says "format": "{FORMAT}", this has {said}'
+        )
     if data.get("version") != VERSION:
         raise InvalidRecordError(
             f"record version {data.get('version')!r} is not supported (this is version {VERSION})"
