@@ -319,6 +319,34 @@ def test_discs_are_placed_moved_and_removed_only_where_they_may_lie(
     assert page.evaluate("() => window.crokinolePractice.code()") == position_code(pos)
 
 
+def test_discs_are_placed_by_numbers_from_the_keyboard(new_page: Any, server_url: str) -> None:
+    """The editor's form places a disc of the chosen side by its distance from the centre and
+    a clock direction seen from the shooter (12 the far side, 3 the right), with the keyboard
+    only; a spot R5 refuses and an empty field are refused in words, nothing placed."""
+    page = new_page(viewport={"width": 360, "height": 640}, is_mobile=True, has_touch=True)
+    open_practice(page, server_url)
+    page.get_by_test_id("place-distance").fill("6")
+    page.get_by_test_id("place-clock").fill("6")
+    page.get_by_test_id("place-clock").press("Enter")  # yours (the default), 6 in. your side
+    page.get_by_test_id("place-theirs").check()
+    page.get_by_test_id("place-distance").fill("7")
+    page.get_by_test_id("place-clock").fill("3")
+    page.get_by_test_id("place-submit").focus()
+    page.keyboard.press("Enter")  # theirs, 7 in. to the right: within the 10 circle (8 in.)
+    assert position(page)["discs"] == [["s", 0, -6], ["n", 7, 0]]
+    assert message(page) == "Their disc placed in the 10 zone, east of the centre."
+
+    before = position(page)
+    page.get_by_test_id("place-distance").fill("0.3")
+    page.get_by_test_id("place-clock").press("Enter")
+    assert "20 hole" in message(page)
+    page.get_by_test_id("place-distance").fill("")
+    page.get_by_test_id("place-clock").press("Enter")
+    assert message(page) == "Give the distance from the centre in inches, from 0 to 12."
+    assert position(page) == before
+    check_layout(page)
+
+
 # ------------------------------------------------------------------ shooting, undo, retry
 
 

@@ -321,6 +321,27 @@ function render() {
   renderDiscList(pos);
 }
 
+/**
+ * The editor's form: a disc of the chosen side placed by its distance from the centre (inches)
+ * and a clock direction seen from your seat (12 the far side, 3 your right).
+ */
+function placeByNumbers() {
+  const distance = Number($("place-distance").value);
+  const clock = Number($("place-clock").value);
+  if ($("place-distance").value.trim() === "" || !Number.isFinite(distance) || distance < 0 || distance > 12) {
+    B.setMessage("Give the distance from the centre in inches, from 0 to 12.", true);
+    return;
+  }
+  if ($("place-clock").value.trim() === "" || !Number.isFinite(clock) || clock < 0 || clock > 12) {
+    B.setMessage("Give the direction as an hour on a clock, from 0 to 12 (12 is the far side).", true);
+    return;
+  }
+  const angle = (clock / 12) * 2 * Math.PI;
+  const who = document.querySelector("input[name=who]:checked").value;
+  B.placeDisc(who, distance * Math.sin(angle), distance * Math.cos(angle));
+  render();
+}
+
 function renderDiscList(pos) {
   const list = $("disc-list");
   list.innerHTML = "";
@@ -388,6 +409,10 @@ function start() {
   if (!loaded && !params.get("p")) B.setMessage("Set up the discs you want to practise against: tap an empty spot to place one. Then choose Shoot.");
   $("mode-edit").addEventListener("click", () => setMode("edit"));
   $("mode-shoot").addEventListener("click", () => setMode("shoot"));
+  $("place-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    placeByNumbers();
+  });
   for (const r of document.querySelectorAll("input[name=who]")) {
     r.addEventListener("change", () => B.setPlacing(document.querySelector("input[name=who]:checked").value));
   }
