@@ -94,24 +94,29 @@ def test_connections_dropped_between_calls_are_replaced(pg_store: tuple[Store, s
 
 
 @pytest.mark.postgres
+@pytest.mark.parametrize("members", [None, [ANN]], ids=["a shot", "with the members"])
 def test_a_connection_dropped_in_a_write_is_unavailable_and_writes_nothing(
-    pg_store: tuple[Store, str],
+    pg_store: tuple[Store, str], members: list[TableMember] | None
 ) -> None:
+    """A shot's append is one statement (the update and the insert together): the connection
+    is dropped as it is sent. An append that also writes the members is a transaction: it is
+    dropped before the insert of events, the table's row updated already."""
     store, name = pg_store
     _create(store)
     cut: list[int] = []
 
     def drop_mid_write(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        # The first insert of events: the table's row is updated already, in the
-        # same transaction; the server drops the connection before the insert.
-        if not cut and statement.lstrip().upper().startswith("INSERT INTO TABLE_EVENTS"):
+        if not cut and "INSERT INTO TABLE_EVENTS" in statement.upper():
             pid = conn.connection.dbapi_connection.info.backend_pid
             cut.append(_terminate(name, pid))
 
     sa.event.listen(store._engine, "before_cursor_execute", drop_mid_write)
     try:
         with pytest.raises(StoreUnavailableError) as failed:
-            _append(store, 2)
+            store.append_table_events(
+                "t1", 1, [{"type": "shot", "version": 2}], {"version": 2},
+                members=members, deadline=None, status="playing",
+            )  # fmt: skip
     finally:
         sa.event.remove(store._engine, "before_cursor_execute", drop_mid_write)
     assert cut == [1]
