@@ -328,6 +328,15 @@ _PG_APPEND = _pg_append(snapshot=False)
 _PG_APPEND_AND_SNAPSHOT = _pg_append(snapshot=True)
 
 
+def _not_at(table_id: str, expected_version: int, row: Any) -> StoreConflictError:
+    """The conflict of an append whose table (``row``: its status and version, or None when
+    missing) is not at the expected version."""
+    where = "missing" if row is None else f"{row.status} at version {row.version}"
+    return StoreConflictError(
+        f"table {table_id} is not at version {expected_version} (it is {where})"
+    )
+
+
 def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
@@ -639,10 +648,7 @@ class Store:
                 changed = session.execute(statement, params)
                 if changed.rowcount != 1:  # type: ignore[attr-defined]
                     row = session.get(TableRow, table_id)
-                    where = "missing" if row is None else f"{row.status} at version {row.version}"
-                    raise StoreConflictError(
-                        f"table {table_id} is not at version {expected_version} (it is {where})"
-                    )
+                    raise _not_at(table_id, expected_version, row)
                 session.execute(
                     _INSERT_EVENTS,
                     [
@@ -692,10 +698,7 @@ class Store:
                         _TABLE_ROWS.c.id == table_id
                     )
                 ).first()
-                where = "missing" if row is None else f"{row.status} at version {row.version}"
-                raise StoreConflictError(
-                    f"table {table_id} is not at version {expected_version} (it is {where})"
-                )
+                raise _not_at(table_id, expected_version, row)
 
     def table(self, table_id: str) -> TableData | None:
         """The table as stored, or None."""

@@ -321,25 +321,32 @@ function render() {
   renderDiscList(pos);
 }
 
+/** The number in field `id` when it lies from `low` to `high`; else null. */
+function fieldIn(id, low, high) {
+  const text = $(id).value.trim();
+  const value = Number(text);
+  return text !== "" && Number.isFinite(value) && value >= low && value <= high ? value : null;
+}
+
 /**
  * The editor's form: a disc of the chosen side placed by its distance from the centre (inches)
- * and a clock direction seen from your seat (12 the far side, 3 your right).
+ * and a clock direction seen from your seat (12 the far side, 3 your right). A disc placed
+ * redraws the page (onEdit); a refusal is only said.
  */
 function placeByNumbers() {
-  const distance = Number($("place-distance").value);
-  const clock = Number($("place-clock").value);
-  if ($("place-distance").value.trim() === "" || !Number.isFinite(distance) || distance < 0 || distance > 12) {
+  const distance = fieldIn("place-distance", 0, 12);
+  const clock = fieldIn("place-clock", 0, 12);
+  if (distance === null) {
     B.setMessage("Give the distance from the centre in inches, from 0 to 12.", true);
     return;
   }
-  if ($("place-clock").value.trim() === "" || !Number.isFinite(clock) || clock < 0 || clock > 12) {
+  if (clock === null) {
     B.setMessage("Give the direction as an hour on a clock, from 0 to 12 (12 is the far side).", true);
     return;
   }
   const angle = (clock / 12) * 2 * Math.PI;
   const who = document.querySelector("input[name=who]:checked").value;
   B.placeDisc(who, distance * Math.sin(angle), distance * Math.cos(angle));
-  render();
 }
 
 function renderDiscList(pos) {
