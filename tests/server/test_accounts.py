@@ -109,7 +109,7 @@ class CountingHasher(PasswordHasher):
         super().__init__(time_cost=1, memory_cost=1024, parallelism=1)
         self.verifies = 0
 
-    def verify(self, hash: str | bytes, password: str | bytes) -> bool:  # noqa: A002
+    def verify(self, hash: str | bytes, password: str | bytes) -> bool:
         self.verifies += 1
         return super().verify(hash, password)
 
