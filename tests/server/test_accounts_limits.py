@@ -16,8 +16,10 @@ import sqlalchemy as sa
 from websockets.exceptions import ConnectionClosed
 
 from crokinole.server import create_app
+from crokinole.server.accounts import token_hash
 from crokinole.server.accounts_http import COOKIE, DEVICE_COOKIE
 from crokinole.server.limits import ServerSettings
+from crokinole.store import Store
 from tests.server import helpers
 from tests.server.helpers import serving
 from tests.server.test_ranked_protocol import (
@@ -223,6 +225,21 @@ def test_a_new_password_ends_the_other_sessions_sockets_at_their_ranked_table(
     assert refused["code"] == "ranked_table"
     again.close()
     fay.close()
+
+
+def test_a_session_that_ended_unheard_of_closes_its_sockets_at_the_next_sweep(db: Path) -> None:
+    # A session ended with no broadcast (a lost one, or an expiry) is found by the sweep.
+    settings = ServerSettings(warm_up=False, session_sweep=0.2)
+    with serving(db, settings) as url:
+        cookie = sign_up(url, "hob")
+        player = Ranked(url, cookie)
+        player.hello()
+        store = Store.open(server_database(db))
+        try:
+            assert store.delete_account_session(token_hash(cookie))
+        finally:
+            store.close()
+        assert closed_code(player, timeout=30) == 1008
 
 
 def _redis_url() -> str | None:

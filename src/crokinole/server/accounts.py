@@ -51,7 +51,7 @@ import logging
 import math
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -243,6 +243,12 @@ class Accounts:
             lifetime=timedelta(days=SESSION_DAYS),
         )
         return None if data is None else _public(data)
+
+    def ended_sessions(self, token_hashes: Sequence[str]) -> set[str]:
+        """Those of the session ``token_hashes`` that have ended (logged out, expired ...)."""
+        if not token_hashes:
+            return set()
+        return set(token_hashes) - self._store.live_account_sessions(token_hashes, self._clock())
 
     # ------------------------------------------------------------ limits
 

@@ -253,6 +253,19 @@ def create_app(
                 await session.close()
             gone(address)
 
+    async def sweep_sessions() -> None:
+        """Close the sockets whose login session ended unheard of (a broadcast lost, an expiry)."""
+        while True:
+            await anyio.sleep(settings.session_sweep)
+            logins = {s.login for s in live if s.login is not None}
+            try:
+                ended = await anyio.to_thread.run_sync(accounts.ended_sessions, sorted(logins))
+            except StoreUnavailableError as exc:
+                log.warning("could not check the websockets' login sessions: %s", exc)
+                continue
+            if ended:
+                on_session_ended({"sessions": sorted(ended)})
+
     async def purge() -> None:
         while True:
             before = purge_cutoff(datetime.now(UTC).replace(tzinfo=None), settings.retention_days)
@@ -278,6 +291,7 @@ def create_app(
             # while the kernels compile.
             background.start_soon(warm_up_and_freeze)
             background.start_soon(purge)
+            background.start_soon(sweep_sessions)
             await tables.startup()
             tables.hub.listen(SESSION_ENDED, on_session_ended)
             await ranked.startup()

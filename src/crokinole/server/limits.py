@@ -48,6 +48,9 @@ class ServerSettings:
         signups_per_hour: new accounts one address may make in any hour
             (accounts made, counted in the process; a refused sign up does
             not count).
+        session_sweep: seconds between two checks that the login sessions of
+            this process's websockets still live (a socket whose session ended
+            unheard of, a lost broadcast or an expiry, is closed then).
         lease_ms: with several processes (Redis), how long a process's claim on a
             game lasts without renewal: after its process died, another takes
             the game over within this time.
@@ -76,6 +79,7 @@ class ServerSettings:
     login_limit_address: int = 20
     login_limit_account: int = 25
     signups_per_hour: int = 10
+    session_sweep: float = 60.0
     lease_ms: int = 10_000
     own_process: bool = False
 

@@ -1201,6 +1201,30 @@ class Store:
                     )
         return account
 
+    def live_account_sessions(self, token_hashes: Sequence[str], now: datetime) -> set[str]:
+        """Those of ``token_hashes`` whose sessions are stored and have not expired at ``now``.
+
+        >>> store = Store.open("sqlite://")
+        >>> ann = store.create_account("Ann", "ann", "h", datetime(2026, 1, 1))
+        >>> store.create_account_session("ab" * 32, ann.id, datetime(2026, 1, 1),
+        ...                              datetime(2026, 1, 8))
+        >>> store.live_account_sessions(["ab" * 32, "cd" * 32], datetime(2026, 1, 2)) == {"ab" * 32}
+        True
+        """
+        live: set[str] = set()
+        hashes = sorted(set(token_hashes))
+        with self._session() as session:
+            for start in range(0, len(hashes), 500):
+                live.update(
+                    session.scalars(
+                        select(AccountSessionRow.token_hash).where(
+                            AccountSessionRow.token_hash.in_(hashes[start : start + 500]),
+                            AccountSessionRow.expires_at > now,
+                        )
+                    )
+                )
+        return live
+
     def delete_account_session(self, token_hash: str) -> bool:
         """End a session; False if there was none."""
         with self._writing() as session:
