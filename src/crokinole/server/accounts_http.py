@@ -222,8 +222,10 @@ def routes(
             signups.refund(address, at)
             raise
         old = request.cookies.get(COOKIE)
-        if old and await anyio.to_thread.run_sync(accounts.log_out, old):
-            await ended([token_hash(old)])
+        if old is not None:
+            logged_out: bool = await anyio.to_thread.run_sync(accounts.log_out, old)
+            if logged_out:
+                await ended([token_hash(old)])
         response = JSONResponse({"username": account.username}, status_code=201)
         _set_cookie(response, request, token)
         await remember(response, request, account)
