@@ -207,6 +207,12 @@ def test_a_browser_that_logged_in_is_known_to_that_account_only(store: Store) ->
     assert store.login_device_known(HASH_A, bob.id)
     with pytest.raises(StoreDataError, match="SHA-256"):
         store.remember_login_device("not a hash", ann.id, T0)
+    # Unused for a year, a browser is forgotten (its cookie has expired).
+    store.remember_login_device(HASH_B, ann.id, T0 + timedelta(days=200))
+    gone = store.purge_accounts_data(T0, T0, devices_before=T0 + timedelta(days=100))
+    assert gone == 2  # Ann's and Bob's rows of HASH_A
+    assert not store.login_device_known(HASH_A, ann.id)
+    assert store.login_device_known(HASH_B, ann.id)
 
 
 def test_the_server_secret_is_made_once_and_shared_by_every_store(database: str) -> None:

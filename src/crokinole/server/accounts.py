@@ -76,6 +76,8 @@ PAIR_LOGIN_LIMIT = 5
 ADDRESS_LOGIN_LIMIT = 20
 ACCOUNT_LOGIN_LIMIT = 25
 LOGIN_WINDOW = timedelta(minutes=15)
+#: A browser's device cookie lasts this many days from its last login (then it is forgotten).
+DEVICE_DAYS = 365
 #: The name of the server's secret that keys the failed logins' hashes.
 LIMIT_SECRET = "login_limits"
 
@@ -448,6 +450,9 @@ class Accounts:
             raise AccountError("device_claimed", str(error)) from None
 
     def purge(self) -> int:
-        """Delete expired sessions and failed logins too old to count; how many rows went."""
+        """Delete expired sessions, failed logins too old to count and login devices unused
+        for :data:`DEVICE_DAYS` (their cookie has expired); how many rows went."""
         now = self._clock()
-        return self._store.purge_accounts_data(now, now - self._window)
+        return self._store.purge_accounts_data(
+            now, now - self._window, now - timedelta(days=DEVICE_DAYS)
+        )

@@ -39,6 +39,7 @@ from starlette.routing import Route
 
 from crokinole.errors import CrokinoleError
 from crokinole.server.accounts import (
+    DEVICE_DAYS,
     MAX_PASSWORD,
     SESSION_DAYS,
     Account,
@@ -53,7 +54,6 @@ from crokinole.server.wire import TOKEN_PATTERN
 COOKIE = "crokinole_session"
 #: The browser's device cookie: it has logged in to the accounts the store links it to.
 DEVICE_COOKIE = "crokinole_device"
-DEVICE_DAYS = 365
 DEVICE_PATTERN = re.compile(r"^[A-Za-z0-9_-]{32,128}$")
 MAX_BODY = 4096
 MAX_USERNAME = 64  # longer is refused as bad input before any rule is checked

@@ -1274,8 +1274,11 @@ class Store:
         with self._writing() as session:
             session.execute(delete(LoginFailureRow).where(LoginFailureRow.key == key))
 
-    def purge_accounts_data(self, now: datetime, failures_before: datetime) -> int:
-        """Delete the sessions expired at ``now`` and the failed logins before ``failures_before``.
+    def purge_accounts_data(
+        self, now: datetime, failures_before: datetime, devices_before: datetime | None = None
+    ) -> int:
+        """Delete the sessions expired at ``now``, the failed logins before ``failures_before``
+        and the login devices last used before ``devices_before`` (if given).
 
         Returns:
             The number of rows deleted.
@@ -1287,7 +1290,13 @@ class Store:
             failures = session.execute(
                 delete(LoginFailureRow).where(LoginFailureRow.at < failures_before)
             )
-            return int(sessions.rowcount + failures.rowcount)  # type: ignore[attr-defined]
+            deleted = int(sessions.rowcount + failures.rowcount)  # type: ignore[attr-defined]
+            if devices_before is not None:
+                devices = session.execute(
+                    delete(LoginDeviceRow).where(LoginDeviceRow.last_at < devices_before)
+                )
+                deleted += int(devices.rowcount)  # type: ignore[attr-defined]
+            return deleted
 
     def remember_login_device(self, device_hash: str, account_id: int, now: datetime) -> None:
         """Note that the browser whose device cookie hashes to ``device_hash`` logged in to the
