@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -13,6 +14,7 @@ from argon2 import PasswordHasher
 from crokinole.server.accounts import AccountError, Accounts
 from crokinole.server.limits import ServerSettings
 from crokinole.store import Store
+from crokinole.store.models import LoginFailureRow
 from tests.server.helpers import serving
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
@@ -100,6 +102,62 @@ def test_an_unknown_name_and_a_wrong_password_get_the_same_answer(accounts: Acco
     assert unknown.value.message == wrong.value.message == "wrong username or password"
 
 
+class CountingHasher(PasswordHasher):
+    """The cheap hasher, counting its verifies."""
+
+    def __init__(self) -> None:
+        super().__init__(time_cost=1, memory_cost=1024, parallelism=1)
+        self.verifies = 0
+
+    def verify(self, hash: str | bytes, password: str | bytes) -> bool:
+        self.verifies += 1
+        return super().verify(hash, password)
+
+
+@pytest.mark.parametrize("username", ["nobody", "ann", "not a name!", "Secret-Password-1"])
+def test_a_login_takes_one_argon2_verify_whether_or_not_the_name_exists(
+    username: str, clock: Clock
+) -> None:
+    hasher = CountingHasher()
+    accounts = Accounts(Store.open("sqlite://"), clock=clock, hasher=hasher)
+    accounts.sign_up("Ann", "a fine password")
+    with refused("wrong_login"):
+        accounts.log_in(username, "a wrong password", address="10.0.0.1")
+    assert hasher.verifies == 1
+
+
+def test_wrong_current_passwords_are_counted_like_failed_logins(accounts: Accounts) -> None:
+    ann, token = accounts.sign_up("Ann", "a fine password")
+    for n in range(5):
+        with refused("wrong_password"):
+            accounts.change_password(token, f"guess {n}", "a new password", address="10.0.0.1")
+    with refused("too_many_attempts") as info:
+        accounts.change_password(token, "a fine password", "a new password", address="10.0.0.1")
+    assert info.value.retry_after == 15 * 60
+    # They count as the account's failed logins from that address too.
+    with refused("too_many_attempts"):
+        accounts.log_in("ann", "a fine password", address="10.0.0.1")
+    accounts.log_in("ann", "a fine password", address="10.0.0.2")
+    assert accounts.account_for_token(token) == ann  # nothing changed
+
+
+def test_failed_logins_are_counted_under_keyed_hashes_only(accounts: Accounts) -> None:
+    accounts.sign_up("Ann", "a fine password")
+    with refused("wrong_login"):
+        accounts.log_in("Secret-Password-1", "a fine password", address="10.7.7.7")
+    with refused("wrong_login"):
+        accounts.log_in("ann", "wrong guess", address="10.7.7.7")
+    with accounts._store._session() as session:
+        keys = [row.key for row in session.query(LoginFailureRow)]
+    assert len(keys) == 6  # three counts a failure
+    for key in keys:
+        kind, digest = key.split(":")
+        assert kind in ("pair", "address", "account") and re.fullmatch("[0-9a-f]{64}", digest)
+    assert not any(
+        clear in key for key in keys for clear in ("secret", "Secret", "ann", "10.7.7.7")
+    )
+
+
 def test_login_starts_a_new_session_and_ends_the_one_it_was_sent_with(accounts: Accounts) -> None:
     ann, first = accounts.sign_up("Ann", "a fine password")
     _, second = accounts.log_in("ann", "a fine password", address="1.1.1.1", old_token=first)
@@ -108,12 +166,27 @@ def test_login_starts_a_new_session_and_ends_the_one_it_was_sent_with(accounts: 
     assert accounts.account_for_token(second) == ann
 
 
-def test_a_session_lasts_30_days(accounts: Accounts, clock: Clock) -> None:
+def test_a_session_ends_after_7_idle_days_and_30_days_at_most(
+    accounts: Accounts, clock: Clock
+) -> None:
     ann, token = accounts.sign_up("Ann", "a fine password")
+    _, idle = accounts.log_in("ann", "a fine password", address="10.0.0.1")
+    # Used every 6 days, a session lasts its 30 days, and not a second more.
+    for day in (6, 12, 18, 24, 29):
+        clock.now = T0 + timedelta(days=day)
+        assert accounts.account_for_token(token) == ann
     clock.now = T0 + timedelta(days=30) - timedelta(seconds=1)
     assert accounts.account_for_token(token) == ann
     clock.now = T0 + timedelta(days=30)
     assert accounts.account_for_token(token) is None
+    # Not used for 7 days, a session has ended.
+    clock.now = T0 + timedelta(days=7) - timedelta(seconds=1)
+    _, fresh = accounts.log_in("ann", "a fine password", address="10.0.0.1")
+    clock.now = T0 + timedelta(days=14) - timedelta(seconds=2)
+    assert accounts.account_for_token(fresh) == ann
+    clock.now = T0 + timedelta(days=21) - timedelta(seconds=2)
+    assert accounts.account_for_token(fresh) is None
+    assert accounts.account_for_token(idle) is None
 
 
 def test_logout_ends_the_session_only(accounts: Accounts) -> None:
@@ -144,30 +217,59 @@ def test_a_new_password_ends_the_other_sessions_and_the_old_password(accounts: A
         accounts.change_password(elsewhere, "a new password", "a third password")
 
 
-def test_five_failures_lock_the_account_for_15_minutes_from_the_first(
+def test_five_failures_from_one_address_lock_the_account_there_for_15_minutes(
     accounts: Accounts, clock: Clock
 ) -> None:
     accounts.sign_up("Ann", "a fine password")
-    for minute in range(5):  # failures at 12:00 ... 12:04, from five addresses
+    for minute in range(5):  # failures at 12:00 ... 12:04, from one address
         clock.now = T0 + timedelta(minutes=minute)
         with refused("wrong_login"):
-            accounts.log_in("ann", "wrong guess", address=f"10.0.0.{minute}")
-    # At 12:05 even the right password is refused, from any address: the
-    # earliest failure (12:00) counts until 12:15, ten minutes from now.
+            accounts.log_in("ann", "wrong guess", address="10.0.0.1")
+    # At 12:05 even the right password is refused from there: the earliest
+    # failure (12:00) counts until 12:15, ten minutes from now.
     clock.now = T0 + timedelta(minutes=5)
     with refused("too_many_attempts") as info:
-        accounts.log_in("ann", "a fine password", address="10.0.0.99")
+        accounts.log_in("ann", "a fine password", address="10.0.0.1")
     assert info.value.message == (
         "too many login attempts for this account: try again in 10 minutes"
     )
     assert info.value.retry_after == 600
+    # From another address Ann is let in: the guesses were not hers.
+    accounts.log_in("ann", "a fine password", address="10.0.0.99")
     # Another account is not locked by Ann's.
     accounts.sign_up("Bob", "bob's password")
-    accounts.log_in("bob", "bob's password", address="10.0.0.99")
+    accounts.log_in("bob", "bob's password", address="10.0.0.1")
     # At 12:15 the first failure no longer counts: four remain, one more try is allowed.
     clock.now = T0 + timedelta(minutes=15)
-    account, _ = accounts.log_in("ann", "a fine password", address="10.0.0.99")
+    account, _ = accounts.log_in("ann", "a fine password", address="10.0.0.1")
     assert account.username == "Ann"
+
+
+def test_guesses_from_many_addresses_lock_strangers_out_but_not_a_known_browser(
+    accounts: Accounts,
+) -> None:
+    ann, _ = accounts.sign_up("Ann", "a fine password")
+    accounts.remember_device(ann, "ann-phone-" + "p" * 30)
+    for n in range(25):  # one guess from each of 25 addresses: under every per-address limit
+        with refused("wrong_login"):
+            accounts.log_in("ann", f"guess {n}", address=f"10.1.0.{n}")
+    # Distributed guessing is capped: a 26th guess from a new address is refused ...
+    with refused("too_many_attempts") as info:
+        accounts.log_in("ann", "a fine password", address="10.2.0.1")
+    assert info.value.message.startswith("too many login attempts for this account")
+    with refused("too_many_attempts"):
+        accounts.log_in("ann", "a fine password", address="10.2.0.2", device="x" * 43)
+    # ... but Ann's phone, which logged in before, is let in with her password.
+    account, _ = accounts.log_in(
+        "ann", "a fine password", address="10.2.0.3", device="ann-phone-" + "p" * 30
+    )
+    assert account == ann
+    # Her phone's wrong guesses are still capped, per address.
+    for _ in range(5):
+        with refused("wrong_login"):
+            accounts.log_in("ann", "typo", address="10.2.0.3", device="ann-phone-" + "p" * 30)
+    with refused("too_many_attempts"):
+        accounts.log_in("ann", "typo", address="10.2.0.3", device="ann-phone-" + "p" * 30)
 
 
 def test_a_refused_attempt_is_not_counted_and_the_wait_is_whole_minutes(
@@ -180,11 +282,11 @@ def test_a_refused_attempt_is_not_counted_and_the_wait_is_whole_minutes(
     clock.now = T0 + timedelta(minutes=14, seconds=30)
     for _ in range(3):  # hammering while locked does not lengthen the lock
         with refused("too_many_attempts") as info:
-            accounts.log_in("ann", "wrong guess", address="10.0.0.2")
+            accounts.log_in("ann", "wrong guess", address="10.0.0.1")
     assert info.value.retry_after == 30
     assert info.value.message.endswith("try again in 1 minute")
     clock.now = T0 + timedelta(minutes=15)
-    accounts.log_in("ann", "a fine password", address="10.0.0.2")
+    accounts.log_in("ann", "a fine password", address="10.0.0.1")
 
 
 def test_twenty_failures_from_one_address_lock_that_address(
@@ -226,7 +328,7 @@ def test_the_limits_hold_across_services_on_one_database(tmp_path: Path, clock: 
             with refused("wrong_login"):
                 service.log_in("ann", "guess", address="10.0.0.1")
         with refused("too_many_attempts"):
-            two.log_in("ann", "a fine password", address="10.0.0.3")
+            two.log_in("ann", "a fine password", address="10.0.0.1")
     finally:
         first.close()
         second.close()
@@ -293,7 +395,7 @@ def test_http_sign_up_log_out_log_in(server: str) -> None:
         assert abs((datetime.utcnow() - created).total_seconds()) < 60
         out = web.post("/api/account/logout", json={})
         assert (out.status_code, out.json()) == (200, {})
-        assert not web.cookies  # the cookie was cleared
+        assert "crokinole_session" not in web.cookies  # the cookie was cleared
         assert web.get("/api/account").json() == {"username": None}
         wrong = web.post("/api/account/login", json={"username": "cleo", "password": "nope-nope"})
         assert wrong.status_code == 401

@@ -54,10 +54,15 @@ def logged(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixtur
             logger.removeHandler(caplog.handler)
 
 
-def cookie_of(answer: httpx.Response) -> str:
+def cookies_of(answer: httpx.Response) -> SimpleCookie:
     jar = SimpleCookie()
-    jar.load(answer.headers["set-cookie"])
-    return jar[COOKIE].value
+    for header in answer.headers.get_list("set-cookie"):
+        jar.load(header)
+    return jar
+
+
+def cookie_of(answer: httpx.Response) -> str:
+    return cookies_of(answer)[COOKIE].value
 
 
 def test_no_password_or_session_token_is_stored_or_logged(
@@ -179,9 +184,7 @@ def test_the_cookie_is_httponly_lax_site_wide_30_days_and_secure_over_https(serv
             headers={"X-Forwarded-Proto": "https"},
         )
     for answer, secure in ((plain, False), (https, True)):
-        jar = SimpleCookie()
-        jar.load(answer.headers["set-cookie"])
-        morsel = jar[COOKIE]
+        morsel = cookies_of(answer)[COOKIE]
         assert morsel["httponly"] is True
         assert morsel["samesite"] == "lax"
         assert morsel["path"] == "/"

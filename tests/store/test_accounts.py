@@ -67,14 +67,15 @@ def test_a_new_password_ends_every_other_session_and_a_rehash_none(store: Store)
     later = T0 + timedelta(days=30)
     for token_hash in (HASH_A, HASH_B, "c" * 64):
         store.create_account_session(token_hash, ann.id, T0, later)
-    store.set_password_hash(ann.id, "rehashed", T0 + timedelta(hours=1), changed=False)
+    assert store.set_password_hash(ann.id, "rehashed", T0 + timedelta(hours=1), changed=False) == []
     after_rehash = store.account(ann.id)
     assert after_rehash is not None
     assert (after_rehash.password_hash, after_rehash.password_changed_at) == ("rehashed", T0)
     assert store.account_session_count(ann.id) == 3
-    store.set_password_hash(
+    ended = store.set_password_hash(
         ann.id, "new", T0 + timedelta(hours=2), changed=True, keep_session=HASH_B
     )
+    assert sorted(ended) == [HASH_A, "c" * 64]  # the sessions that ended, for their sockets
     changed = store.account(ann.id)
     assert changed is not None
     assert (changed.password_hash, changed.password_changed_at) == ("new", T0 + timedelta(hours=2))
@@ -172,5 +173,81 @@ def test_migration_0005_goes_down_and_up_again(database: str) -> None:
         assert "accounts" not in names and "tables" in names
         store.migrate()
         assert store.account_by_key("ann") is None  # the data went with the tables
+    finally:
+        store.close()
+
+
+def test_a_used_session_is_renewed_for_its_idle_time_up_to_its_lifetime(store: Store) -> None:
+    ann = store.create_account("Ann", "ann", "h", T0)
+    idle, lifetime = timedelta(days=7), timedelta(days=30)
+    store.create_account_session(HASH_A, ann.id, T0, T0 + idle)
+    store.create_account_session(HASH_B, ann.id, T0, T0 + idle)
+    for day in (5, 10, 15, 20, 25):
+        at = T0 + timedelta(days=day)
+        assert store.session_account(HASH_A, at, idle=idle, lifetime=lifetime) == ann
+    # Renewed to its lifetime, not past it; the session left alone expired after 7 days.
+    assert store.session_account(HASH_A, T0 + lifetime - timedelta(seconds=1)) == ann
+    assert store.session_account(HASH_A, T0 + lifetime, idle=idle, lifetime=lifetime) is None
+    assert store.session_account(HASH_B, T0 + idle, idle=idle, lifetime=lifetime) is None
+    # A read without idle and lifetime renews nothing.
+    store.create_account_session("c" * 64, ann.id, T0, T0 + idle)
+    assert store.session_account("c" * 64, T0 + timedelta(days=6)) == ann
+    assert store.session_account("c" * 64, T0 + idle) is None
+
+
+def test_a_browser_that_logged_in_is_known_to_that_account_only(store: Store) -> None:
+    ann = store.create_account("Ann", "ann", "h", T0)
+    bob = store.create_account("Bob", "bob", "h", T0)
+    store.remember_login_device(HASH_A, ann.id, T0)
+    store.remember_login_device(HASH_A, ann.id, T0 + timedelta(days=1))  # again: one row
+    assert store.login_device_known(HASH_A, ann.id)
+    assert not store.login_device_known(HASH_A, bob.id)
+    assert not store.login_device_known(HASH_B, ann.id)
+    store.remember_login_device(HASH_A, bob.id, T0)  # one browser, two accounts
+    assert store.login_device_known(HASH_A, bob.id)
+    with pytest.raises(StoreDataError, match="SHA-256"):
+        store.remember_login_device("not a hash", ann.id, T0)
+    # Unused for a year, a browser is forgotten (its cookie has expired).
+    store.remember_login_device(HASH_B, ann.id, T0 + timedelta(days=200))
+    gone = store.purge_accounts_data(T0, T0, devices_before=T0 + timedelta(days=100))
+    assert gone == 2  # Ann's and Bob's rows of HASH_A
+    assert not store.login_device_known(HASH_A, ann.id)
+    assert store.login_device_known(HASH_B, ann.id)
+
+
+def test_the_server_secret_is_made_once_and_shared_by_every_store(database: str) -> None:
+    first, second = Store.open(database), Store.open(database)
+    try:
+        made = first.server_secret("login_limits", lambda: "s" * 64, T0)
+        assert second.server_secret("login_limits", lambda: "t" * 64, T0) == made == "s" * 64
+        assert first.server_secret("other", lambda: "u" * 64, T0) == "u" * 64
+    finally:
+        first.close()
+        second.close()
+
+
+def test_migration_0008_forgets_the_clear_failures_and_goes_down_and_up(database: str) -> None:
+    store = Store.open(database, migrate=False)
+    try:
+        store.migrate("0007")
+        store.add_login_failure(["account:Secret-Password", "address:10.0.0.1"], T0)
+        store.migrate("0008")
+        assert store.revision() == "0008"
+        # What was counted in clear (a password typed as a name) is gone.
+        assert store.login_failures("account:Secret-Password", since=T0 - timedelta(1)) == []
+        ann = store.create_account("Ann", "ann", "h", T0)
+        store.remember_login_device(HASH_A, ann.id, T0)
+        store.server_secret("login_limits", lambda: "s" * 64, T0)
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        with store._engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.downgrade(config, "0007")
+        assert store.revision() == "0007"
+        names = sa.inspect(store._engine).get_table_names()
+        assert "login_devices" not in names and "server_secrets" not in names
+        store.migrate()
+        assert not store.login_device_known(HASH_A, ann.id)
+        assert store.server_secret("login_limits", lambda: "t" * 64, T0) == "t" * 64
     finally:
         store.close()

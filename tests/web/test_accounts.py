@@ -36,7 +36,8 @@ DESKTOP = {"width": 1280, "height": 800}
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db: Path = tmp_path_factory.mktemp("db") / "crokinole.db"
-    settings = ServerSettings(warm_up=False, login_limit_account=3)
+    # Both browsers are at one address (127.0.0.1): three guesses there lock the account there.
+    settings = ServerSettings(warm_up=False, login_limit_account=3, login_limit_pair=3)
     with serving(db, settings) as url:
         yield url
 

@@ -10,10 +10,21 @@ and a record that follows a person across devices.  The rules:
   when the hasher's parameters change, and never logged, stored or repeated
   in an error;
 - a login session is a random token in an HttpOnly cookie; the store keeps
-  only its SHA-256; it lasts :data:`SESSION_DAYS` days; logging in always
+  only its SHA-256; it ends after :data:`SESSION_IDLE_DAYS` days unused and
+  :data:`SESSION_DAYS` days after the login at the latest; logging in always
   starts a new one (no session fixation) and ends the one the cookie had;
-- failed logins are counted in the store (they survive restarts and hold
-  across processes): at most 5 per account and 20 per address in 15 minutes.
+- a login and a change of password take the same work whether or not the
+  username exists (one Argon2 verify each, against a dummy hash when it
+  does not);
+- failed logins and wrong current passwords are counted in the store (they
+  survive restarts and hold across processes), in 15 minutes: at most 5 per
+  account from one address, 20 per address, and 25 per account from
+  anywhere (100 an hour: distributed guessing is capped).  A browser that has
+  logged in to the account before (its device cookie says so) is exempt from
+  the per-account limit, so strangers' guesses cannot lock the owner out;
+- the counts are kept under an HMAC-SHA256 of the name and address, keyed
+  with a random secret the server keeps in its database: never what was
+  typed (a password typed into the username box is not stored).
 
 Every method blocks (the database, Argon2 takes tens of milliseconds): the
 HTTP routes call them from worker threads.  Time comes from ``clock``.
@@ -35,11 +46,12 @@ crokinole.server.accounts.AccountError: wrong username or password
 from __future__ import annotations
 
 import hashlib
+import hmac
 import logging
 import math
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -54,11 +66,20 @@ log = logging.getLogger("crokinole.accounts")
 USERNAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{3,20}$")
 MIN_PASSWORD = 8
 MAX_PASSWORD = 128
+#: A session ends this many days after its login, used or not ...
 SESSION_DAYS = 30
-#: Failed logins allowed per account, and per address, in :data:`LOGIN_WINDOW`.
-ACCOUNT_LOGIN_LIMIT = 5
+#: ... and sooner when it is not used (an account request or a connection) for this many days.
+SESSION_IDLE_DAYS = 7
+#: Failed logins allowed in :data:`LOGIN_WINDOW` per account from one address, per
+#: address, and per account from anywhere (browsers that logged in to it before exempt).
+PAIR_LOGIN_LIMIT = 5
 ADDRESS_LOGIN_LIMIT = 20
+ACCOUNT_LOGIN_LIMIT = 25
 LOGIN_WINDOW = timedelta(minutes=15)
+#: A browser's device cookie lasts this many days from its last login (then it is forgotten).
+DEVICE_DAYS = 365
+#: The name of the server's secret that keys the failed logins' hashes.
+LIMIT_SECRET = "login_limits"
 
 Clock = Callable[[], datetime]
 
@@ -168,8 +189,10 @@ class Accounts:
         store: where accounts, sessions and failed logins are kept.
         clock: the time now (UTC, naive).
         hasher: the Argon2id hasher (its defaults unless a test wants a cheap one).
-        account_limit: failed logins per account in ``window``.
+        pair_limit: failed logins per account from one address in ``window``.
         address_limit: failed logins per address in ``window``.
+        account_limit: failed logins per account in ``window`` (browsers
+            that logged in to it before are exempt).
         window: how long a failed login counts.
     """
 
@@ -179,16 +202,19 @@ class Accounts:
         *,
         clock: Clock = utc_now,
         hasher: PasswordHasher | None = None,
-        account_limit: int = ACCOUNT_LOGIN_LIMIT,
+        pair_limit: int = PAIR_LOGIN_LIMIT,
         address_limit: int = ADDRESS_LOGIN_LIMIT,
+        account_limit: int = ACCOUNT_LOGIN_LIMIT,
         window: timedelta = LOGIN_WINDOW,
     ) -> None:
         self._store = store
         self._clock = clock
         self._hasher = hasher or PasswordHasher()
-        self._account_limit = account_limit
+        self._pair_limit = pair_limit
         self._address_limit = address_limit
+        self._account_limit = account_limit
         self._window = window
+        self._secret: bytes | None = None
         # Checked against when the username is unknown, so that a login takes
         # as long whether or not the account exists.
         self._dummy_hash = self._hasher.hash(secrets.token_hex(16))
@@ -199,19 +225,96 @@ class Accounts:
         token = secrets.token_urlsafe(32)
         now = self._clock()
         self._store.create_account_session(
-            token_hash(token), account_id, now, now + timedelta(days=SESSION_DAYS)
+            token_hash(token), account_id, now, now + timedelta(days=SESSION_IDLE_DAYS)
         )
         return token
 
     def account_for_token(self, token: str | None) -> Account | None:
         """The account logged in by a session cookie's token, or None (no session, ended, expired).
 
-        Tokens of the wrong shape are None without a database read.
+        A session found is renewed: it lasts :data:`SESSION_IDLE_DAYS` from
+        now, up to :data:`SESSION_DAYS` after its login.  Tokens of the wrong
+        shape are None without a database read.
         """
         if not token or len(token) > 128:
             return None
-        data = self._store.session_account(token_hash(token), self._clock())
+        data = self._store.session_account(
+            token_hash(token),
+            self._clock(),
+            idle=timedelta(days=SESSION_IDLE_DAYS),
+            lifetime=timedelta(days=SESSION_DAYS),
+        )
         return None if data is None else _public(data)
+
+    def ended_sessions(self, token_hashes: Sequence[str]) -> set[str]:
+        """Those of the session ``token_hashes`` that have ended (logged out, expired ...)."""
+        if not token_hashes:
+            return set()
+        return set(token_hashes) - self._store.live_account_sessions(token_hashes, self._clock())
+
+    # ------------------------------------------------------------ limits
+
+    def _key(self, kind: str, *parts: str) -> str:
+        """The key under which failures are counted: ``kind:`` and a keyed hash of ``parts``."""
+        if self._secret is None:
+            made = self._store.server_secret(
+                LIMIT_SECRET, lambda: secrets.token_hex(32), self._clock()
+            )
+            self._secret = made.encode()
+        digest = hmac.new(self._secret, "\0".join(parts).encode(), hashlib.sha256).hexdigest()
+        return f"{kind}:{digest}"
+
+    def _limits(self, key: str, address: str, known: bool) -> list[tuple[str, int, str]]:
+        """The counts a guess at the account ``key`` from ``address`` goes under, with their
+        limits and whom they lock (the per-account one not for a browser ``known`` to it)."""
+        limits = [
+            (self._key("pair", key, address[:64]), self._pair_limit, "for this account"),
+            (self._key("address", address[:64]), self._address_limit, "from this address"),
+        ]
+        if not known:
+            limits.append((self._key("account", key), self._account_limit, "for this account"))
+        return limits
+
+    def _refused(self, key: str, limit: int, whom: str) -> None:
+        now = self._clock()
+        failures = self._store.login_failures(key, since=now - self._window)
+        if len(failures) < limit:
+            return
+        # Free again when enough of the failures have aged out of the window.
+        free_at = failures[len(failures) - limit] + self._window
+        seconds = max(1, math.ceil((free_at - now).total_seconds()))
+        minutes = math.ceil(seconds / 60)
+        unit = "minute" if minutes == 1 else "minutes"
+        raise AccountError(
+            "too_many_attempts",
+            f"too many login attempts {whom}: try again in {minutes} {unit}",
+            retry_after=seconds,
+        )
+
+    def _known(self, device: str | None, data: AccountData | None) -> bool:
+        if data is None or not device or len(device) > 128:
+            return False
+        return self._store.login_device_known(token_hash(device), data.id)
+
+    def _guess(
+        self, key: str, data: AccountData | None, password: str, address: str, device: str | None
+    ) -> bool:
+        """Check one guess of the password of ``data`` (None: an unknown name, key ``key``):
+        refused when a limit is reached, counted when wrong.  The same work either way: one
+        Argon2 verify (against the dummy hash for an unknown name).
+
+        Raises:
+            AccountError: ``too_many_attempts``.
+        """
+        limits = self._limits(key, address, self._known(device, data))
+        for count, limit, whom in limits:
+            self._refused(count, limit, whom)
+        right = self._verify(None if data is None else data.password_hash, password)
+        if right and data is not None:
+            self._store.clear_login_failures(limits[0][0])
+            return True
+        self._store.add_login_failure([count for count, _, _ in limits], self._clock())
+        return False
 
     # ------------------------------------------------------------ actions
 
@@ -232,43 +335,32 @@ class Accounts:
         log.info("account %s signed up", data.username)
         return _public(data), self._new_session(data.id)
 
-    def _refused(self, key: str, limit: int, whom: str) -> None:
-        now = self._clock()
-        failures = self._store.login_failures(key, since=now - self._window)
-        if len(failures) < limit:
-            return
-        # Free again when enough of the failures have aged out of the window.
-        free_at = failures[len(failures) - limit] + self._window
-        seconds = max(1, math.ceil((free_at - now).total_seconds()))
-        minutes = math.ceil(seconds / 60)
-        unit = "minute" if minutes == 1 else "minutes"
-        raise AccountError(
-            "too_many_attempts",
-            f"too many login attempts {whom}: try again in {minutes} {unit}",
-            retry_after=seconds,
-        )
-
     def log_in(
-        self, username: str, password: str, *, address: str, old_token: str | None = None
+        self,
+        username: str,
+        password: str,
+        *,
+        address: str,
+        old_token: str | None = None,
+        device: str | None = None,
     ) -> tuple[Account, str]:
         """Check the password and start a new session: the account and the new token.
 
         The session of ``old_token`` (the cookie sent with the login), if any,
-        ends: a session id is never carried across a login.
+        ends: a session id is never carried across a login.  ``device`` is
+        the browser's device cookie: after the login it is known to the
+        account (see :meth:`remember_device`), exempt from its per-account limit.
 
         Raises:
-            AccountError: ``too_many_attempts`` (5 failures for this account or
-                20 from this address in 15 minutes; ``retry_after`` says when),
-                or ``wrong_login`` (the same for an unknown username and a
-                wrong password).
+            AccountError: ``too_many_attempts`` (5 failures for this account
+                from this address, 20 from this address, or 25 for this
+                account from browsers it does not know, in 15 minutes;
+                ``retry_after`` says when), or ``wrong_login`` (the same for
+                an unknown username and a wrong password).
         """
-        key = username.lower()
-        account_key, address_key = f"account:{key[:40]}", f"address:{address[:64]}"
-        self._refused(account_key, self._account_limit, "for this account")
-        self._refused(address_key, self._address_limit, "from this address")
+        key = username.lower()[:64]
         data = self._store.account_by_key(key) if USERNAME_PATTERN.fullmatch(username) else None
-        if data is None or not self._verify(data.password_hash, password):
-            self._store.add_login_failure([account_key, address_key], self._clock())
+        if not self._guess(key, data, password, address, device) or data is None:
             # What was typed as an unknown username may be a password: never logged.
             whom = "an unknown username" if data is None else data.username
             log.info("failed login for %s from %s", whom, address)
@@ -277,15 +369,20 @@ class Accounts:
             self._store.set_password_hash(
                 data.id, self._hasher.hash(password), self._clock(), changed=False
             )
-        self._store.clear_login_failures(account_key)
         if old_token:
             self._store.delete_account_session(token_hash(old_token))
         log.info("account %s logged in", data.username)
         return _public(data), self._new_session(data.id)
 
+    def remember_device(self, account: Account, device: str) -> None:
+        """Note that the browser whose device cookie is ``device`` logged in to ``account``."""
+        self._store.remember_login_device(token_hash(device), account.id, self._clock())
+
     def _verify(self, password_hash: str | None, password: str) -> bool:
         try:
-            return self._hasher.verify(password_hash or self._dummy_hash, password)
+            return self._hasher.verify(password_hash or self._dummy_hash, password) and bool(
+                password_hash
+            )
         except (VerifyMismatchError, VerificationError, InvalidHashError):
             return False
 
@@ -295,21 +392,39 @@ class Accounts:
             return False
         return self._store.delete_account_session(token_hash(token))
 
-    def change_password(self, token: str | None, old_password: str, new_password: str) -> Account:
+    def change_password(
+        self,
+        token: str | None,
+        old_password: str,
+        new_password: str,
+        *,
+        address: str = "?",
+        device: str | None = None,
+    ) -> tuple[Account, list[str]]:
         """Change the password of the session's account; its other sessions end.
 
+        A wrong current password counts as a failed login of the account from
+        ``address`` (``device``: the browser's device cookie), under the same
+        limits.
+
+        Returns:
+            The account, and the token hashes of the sessions that ended.
+
         Raises:
-            AccountError: ``not_logged_in``, ``wrong_password`` (the old one),
-                ``bad_password`` (the new one).
+            AccountError: ``not_logged_in``, ``too_many_attempts``,
+                ``wrong_password`` (the old one), ``bad_password`` (the new one).
         """
         account = self.account_for_token(token)
         if account is None or token is None:
             raise AccountError("not_logged_in", "not logged in")
         data = self._store.account(account.id)
-        if data is None or not self._verify(data.password_hash, old_password):
+        if data is None:
+            raise AccountError("not_logged_in", "not logged in")
+        if not self._guess(data.username_key, data, old_password, address, device):
+            log.info("wrong current password for %s from %s", data.username, address)
             raise AccountError("wrong_password", "the current password is wrong")
         check_password(new_password, data.username)
-        self._store.set_password_hash(
+        ended = self._store.set_password_hash(
             data.id,
             self._hasher.hash(new_password),
             self._clock(),
@@ -317,7 +432,7 @@ class Accounts:
             keep_session=token_hash(token),
         )
         log.info("account %s changed its password", data.username)
-        return account
+        return account, ended
 
     def attach_device(self, token: str | None, device_token: str) -> int:
         """Count the device's guest games for the session's account: how many there are.
@@ -335,6 +450,9 @@ class Accounts:
             raise AccountError("device_claimed", str(error)) from None
 
     def purge(self) -> int:
-        """Delete expired sessions and failed logins too old to count; how many rows went."""
+        """Delete expired sessions, failed logins too old to count and login devices unused
+        for :data:`DEVICE_DAYS` (their cookie has expired); how many rows went."""
         now = self._clock()
-        return self._store.purge_accounts_data(now, now - self._window)
+        return self._store.purge_accounts_data(
+            now, now - self._window, now - timedelta(days=DEVICE_DAYS)
+        )

@@ -14,12 +14,20 @@ Every POST must be JSON (``Content-Type: application/json``, else 415) from
 the server's own origin (else 403): a page of another site can neither send
 JSON without the browser asking first, nor pass the origin check, so it
 cannot log anyone in or out.  Errors are ``{"error": "plain words", "code":
-"..."}``; nothing changes.
+"..."}``; nothing changes.  Every answer carries ``Cache-Control: no-store``.
+
+A login (and a sign up) also sets a device cookie (:data:`DEVICE_COOKIE`,
+HttpOnly, a year): a random token whose SHA-256 the store keeps for the
+account, so that this browser is exempt from the per-account limit on failed
+logins.  When a session ends (log out, a new login over it, a new password
+ending the others) every websocket that it logged in is closed, in every
+process (``on_ended``).
 """
 
 from __future__ import annotations
 
 import re
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -30,12 +38,23 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from crokinole.errors import CrokinoleError
-from crokinole.server.accounts import MAX_PASSWORD, SESSION_DAYS, AccountError, Accounts
+from crokinole.server.accounts import (
+    DEVICE_DAYS,
+    MAX_PASSWORD,
+    SESSION_DAYS,
+    Account,
+    AccountError,
+    Accounts,
+    token_hash,
+)
 from crokinole.server.json_input import JsonInputError, read_json
 from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
 from crokinole.server.wire import TOKEN_PATTERN
 
 COOKIE = "crokinole_session"
+#: The browser's device cookie: it has logged in to the accounts the store links it to.
+DEVICE_COOKIE = "crokinole_device"
+DEVICE_PATTERN = re.compile(r"^[A-Za-z0-9_-]{32,128}$")
 MAX_BODY = 4096
 MAX_USERNAME = 64  # longer is refused as bad input before any rule is checked
 #: Argon2 hashes computed at once (each takes 64 MiB and tens of milliseconds):
@@ -119,10 +138,44 @@ def _clear_cookie(response: Response, request: Request) -> None:
     )
 
 
-def routes(accounts: Accounts, settings: ServerSettings) -> list[Route]:
-    """The accounts' routes on the service ``accounts``."""
+def _device(request: Request) -> str | None:
+    """The device cookie's token, if the request has one of the right shape."""
+    device = request.cookies.get(DEVICE_COOKIE)
+    return device if device and DEVICE_PATTERN.fullmatch(device) else None
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "?"
+
+
+#: Told the token hashes of sessions that ended (to close the sockets they logged in).
+Ended = Callable[[list[str]], Awaitable[None]]
+
+
+def routes(
+    accounts: Accounts, settings: ServerSettings, *, on_ended: Ended | None = None
+) -> list[Route]:
+    """The accounts' routes on the service ``accounts``; ``on_ended`` is told of ended sessions."""
     hashing = anyio.CapacityLimiter(HASHING_AT_ONCE)
     signups = RateLimiter(settings.signups_per_hour, 3600.0)
+
+    async def ended(hashes: list[str]) -> None:
+        if on_ended is not None and hashes:
+            await on_ended(hashes)
+
+    async def remember(response: Response, request: Request, account: Account) -> None:
+        """Make this browser known to the account (its device cookie, made if it has none)."""
+        device = _device(request) or secrets.token_urlsafe(32)
+        await anyio.to_thread.run_sync(accounts.remember_device, account, device)
+        response.set_cookie(
+            DEVICE_COOKIE,
+            device,
+            max_age=DEVICE_DAYS * 24 * 3600,
+            path="/",
+            httponly=True,
+            samesite="lax",
+            secure=request.url.scheme == "https",
+        )
 
     def guarded(
         handler: Callable[[Request], Awaitable[Response]], *, post: bool = True
@@ -134,67 +187,94 @@ def routes(accounts: Accounts, settings: ServerSettings) -> list[Route]:
                 if not origin_allowed(origin, host, settings.allowed_origins):
                     return _error(403, "bad_origin", "requests from another site are refused")
             try:
-                return await handler(request)
+                response = await handler(request)
             except BadRequestError as refused:
-                return _error(refused.status, refused.code, refused.message)
+                response = _error(refused.status, refused.code, refused.message)
             except AccountError as error:
                 headers = None
                 if error.retry_after is not None:
                     headers = {"Retry-After": str(error.retry_after)}
-                return _error(STATUS.get(error.code, 400), error.code, error.message, headers)
+                response = _error(STATUS.get(error.code, 400), error.code, error.message, headers)
+            return response
 
-        return run
+        async def checked(request: Request) -> Response:
+            response = await run(request)
+            # Who is logged in, and the cookies, are kept by no cache.
+            response.headers["Cache-Control"] = "no-store"
+            return response
+
+        return checked
 
     async def signup(request: Request) -> Response:
         body = await _body(request, ("username", "password"))
-        address = request.client.host if request.client else "?"
-        if not signups.allow(address, time.monotonic()):
+        address, at = _address(request), time.monotonic()
+        # Accounts made are counted: a refused sign up (a name taken, a short
+        # password) gives its place back.
+        if not signups.allow(address, at):
             raise BadRequestError(
                 429, "too_many_signups", "too many new accounts from this address: try later"
             )
-        account, token = await anyio.to_thread.run_sync(
-            accounts.sign_up, body["username"], body["password"], limiter=hashing
-        )
+        try:
+            account, token = await anyio.to_thread.run_sync(
+                accounts.sign_up, body["username"], body["password"], limiter=hashing
+            )
+        except AccountError:
+            signups.refund(address, at)
+            raise
         old = request.cookies.get(COOKIE)
-        if old:
-            await anyio.to_thread.run_sync(accounts.log_out, old)
+        if old is not None:
+            logged_out: bool = await anyio.to_thread.run_sync(accounts.log_out, old)
+            if logged_out:
+                await ended([token_hash(old)])
         response = JSONResponse({"username": account.username}, status_code=201)
         _set_cookie(response, request, token)
+        await remember(response, request, account)
         return response
 
     async def login(request: Request) -> Response:
         body = await _body(request, ("username", "password"))
-        address = request.client.host if request.client else "?"
+        old = request.cookies.get(COOKIE)
 
-        def log_in() -> tuple[Any, str]:
+        def log_in() -> tuple[Account, str]:
             return accounts.log_in(
                 body["username"],
                 body["password"],
-                address=address,
-                old_token=request.cookies.get(COOKIE),
+                address=_address(request),
+                old_token=old,
+                device=_device(request),
             )
 
         account, token = await anyio.to_thread.run_sync(log_in, limiter=hashing)
+        if old:
+            await ended([token_hash(old)])
         response = JSONResponse({"username": account.username})
         _set_cookie(response, request, token)
+        await remember(response, request, account)
         return response
 
     async def logout(request: Request) -> Response:
         await _body(request, ())
-        await anyio.to_thread.run_sync(accounts.log_out, request.cookies.get(COOKIE))
+        old = request.cookies.get(COOKIE)
+        if await anyio.to_thread.run_sync(accounts.log_out, old) and old:
+            await ended([token_hash(old)])
         response = JSONResponse({})
         _clear_cookie(response, request)
         return response
 
     async def password(request: Request) -> Response:
         body = await _body(request, ("old_password", "new_password"))
-        account = await anyio.to_thread.run_sync(
-            accounts.change_password,
-            request.cookies.get(COOKIE),
-            body["old_password"],
-            body["new_password"],
-            limiter=hashing,
-        )
+
+        def change() -> tuple[Account, list[str]]:
+            return accounts.change_password(
+                request.cookies.get(COOKIE),
+                body["old_password"],
+                body["new_password"],
+                address=_address(request),
+                device=_device(request),
+            )
+
+        account, gone = await anyio.to_thread.run_sync(change, limiter=hashing)
+        await ended(gone)
         return JSONResponse({"username": account.username})
 
     async def me(request: Request) -> Response:

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
@@ -42,7 +42,7 @@ from crokinole.server import (
     sheets,
 )
 from crokinole.server.accounts import Accounts
-from crokinole.server.hub import Hub
+from crokinole.server.hub import Hub, HubUnavailableError
 from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
 from crokinole.server.ranked import RankedQueue
 from crokinole.server.security import SecurityHeaders
@@ -60,6 +60,8 @@ log = logging.getLogger("crokinole.server")
 #: How often abandoned games of protocol 1 (the store's rooms) past the retention
 #: period are compacted; tables are not purged yet.
 PURGE_EVERY_S = 3600.0
+#: The hub's topic on which the token hashes of ended login sessions are broadcast.
+SESSION_ENDED = "accounts.ended"
 
 
 def purge_cutoff(now: datetime, retention_days: float) -> datetime:
@@ -128,13 +130,28 @@ def create_app(
         redis_hub.on_lost = tables.lost
     accounts = Accounts(
         store,
-        account_limit=settings.login_limit_account,
+        pair_limit=settings.login_limit_pair,
         address_limit=settings.login_limit_address,
+        account_limit=settings.login_limit_account,
     )
     ranked = RankedQueue(store, tables, rounds=ranked_rounds)
     presence = Attendance()
     limiter = RateLimiter(settings.rooms_per_minute, 60.0)
     per_address: Counter[str] = Counter()
+    #: This process's connections (those a login session ended are closed).
+    live: set[Session] = set()
+
+    def on_session_ended(payload: dict[str, Any]) -> None:
+        ended = set(payload.get("sessions", ()))
+        for session in [s for s in live if s.login is not None and s.login in ended]:
+            session.session_ended()
+
+    async def session_ended(hashes: list[str]) -> None:
+        """Close the connections of the ended sessions, in every process."""
+        try:
+            await tables.hub.broadcast(SESSION_ENDED, {"sessions": hashes})
+        except HubUnavailableError as exc:  # this process's were closed; the others' will not be
+            log.warning("could not tell the other processes that sessions ended: %s", exc)
 
     async def index(_: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -215,6 +232,7 @@ def create_app(
         session = Session(
             websocket, tables, settings, limiter, presence, accounts=accounts, ranked=ranked
         )
+        live.add(session)
         try:
             await websocket.accept()
             async with anyio.create_task_group() as tasks:
@@ -230,9 +248,23 @@ def create_app(
                 with anyio.move_on_after(1.0), contextlib.suppress(Exception):
                     await websocket.close(code=code, reason=reason)
         finally:
+            live.discard(session)
             with anyio.CancelScope(shield=True):
                 await session.close()
             gone(address)
+
+    async def sweep_sessions() -> None:
+        """Close the sockets whose login session ended unheard of (a broadcast lost, an expiry)."""
+        while True:
+            await anyio.sleep(settings.session_sweep)
+            logins = {s.login for s in live if s.login is not None}
+            try:
+                ended = await anyio.to_thread.run_sync(accounts.ended_sessions, sorted(logins))
+            except StoreUnavailableError as exc:
+                log.warning("could not check the websockets' login sessions: %s", exc)
+                continue
+            if ended:
+                on_session_ended({"sessions": sorted(ended)})
 
     async def purge() -> None:
         while True:
@@ -259,7 +291,9 @@ def create_app(
             # while the kernels compile.
             background.start_soon(warm_up_and_freeze)
             background.start_soon(purge)
+            background.start_soon(sweep_sessions)
             await tables.startup()
+            tables.hub.listen(SESSION_ENDED, on_session_ended)
             await ranked.startup()
             yield
             background.cancel_scope.cancel()
@@ -281,7 +315,7 @@ def create_app(
         *sheets.routes(store),
         *replays.routes(store),
         *pages.routes(),
-        *accounts_http.routes(accounts, settings),
+        *accounts_http.routes(accounts, settings, on_ended=session_ended),
         *ranked_http.routes(store),
         *analysis_http.routes(store, tables, accounts),
         *practice_http.routes(store, accounts, settings),

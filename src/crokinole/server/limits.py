@@ -40,11 +40,17 @@ class ServerSettings:
             starts in a party (unless everyone pressed Next).
         reaction_gap: least seconds between two reactions of one member.
         short_clocks: allow turn clocks under 30 seconds (tests only).
-        login_limit_account: failed logins allowed per account in 15 minutes
-            (more are refused with "try again in N minutes").
+        login_limit_pair: failed logins allowed per account from one address
+            in 15 minutes (more are refused with "try again in N minutes").
         login_limit_address: failed logins allowed per address in 15 minutes.
+        login_limit_account: failed logins allowed per account from anywhere
+            in 15 minutes; browsers that logged in to it before are exempt.
         signups_per_hour: new accounts one address may make in any hour
-            (counted in the process: each hashes a password at Argon2's cost).
+            (accounts made, counted in the process; a refused sign up does
+            not count).
+        session_sweep: seconds between two checks that the login sessions of
+            this process's websockets still live (a socket whose session ended
+            unheard of, a lost broadcast or an expiry, is closed then).
         lease_ms: with several processes (Redis), how long a process's claim on a
             game lasts without renewal: after its process died, another takes
             the game over within this time.
@@ -69,9 +75,11 @@ class ServerSettings:
     round_countdown: float = 10.0
     reaction_gap: float = 2.0
     short_clocks: bool = False
-    login_limit_account: int = 5
+    login_limit_pair: int = 5
     login_limit_address: int = 20
+    login_limit_account: int = 25
     signups_per_hour: int = 10
+    session_sweep: float = 60.0
     lease_ms: int = 10_000
     own_process: bool = False
 
@@ -101,6 +109,20 @@ class RateLimiter:
             for idle in [k for k, v in self._seen.items() if not v or v[-1] <= now - self._window]:
                 del self._seen[idle]
         return True
+
+    def refund(self, key: str, at: float) -> None:
+        """Take back the event counted for ``key`` at ``at`` (what it allowed did not happen).
+
+        >>> limiter = RateLimiter(limit=1, window=60.0)
+        >>> limiter.allow("ip", 0.0), limiter.allow("ip", 1.0)
+        (True, False)
+        >>> limiter.refund("ip", 0.0)
+        >>> limiter.allow("ip", 2.0)
+        True
+        """
+        times = self._seen.get(key)
+        if times is not None and at in times:
+            times.remove(at)
 
 
 def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:

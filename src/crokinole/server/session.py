@@ -32,7 +32,7 @@ from crokinole.analysis import Accuracy, AnalysisError, hints
 from crokinole.analysis.heatmap import heat_map
 from crokinole.board import Seat
 from crokinole.server import rated, wire
-from crokinole.server.accounts import Account, Accounts
+from crokinole.server.accounts import Account, Accounts, token_hash
 from crokinole.server.accounts_http import COOKIE
 from crokinole.server.analysis_http import NO_ACCURACY, own_accuracy
 from crokinole.server.hub import HubUnavailableError
@@ -161,6 +161,8 @@ class Session:
         self.ranked = ranked
         #: The account logged in by the handshake's session cookie (read at hello).
         self.account: Account | None = None
+        #: The token hash of that login session: when it ends, this connection is closed.
+        self.login: str | None = None
         #: Who this connection is at the open table: the device token, or at
         #: a ranked table the account's identity.
         self._me: str | None = None
@@ -223,6 +225,14 @@ class Session:
             return json.dumps(await make())
 
         self._queue(text, _DEFERRED_BYTES)
+
+    def session_ended(self) -> None:
+        """The login session of this connection ended (logged out, a new password ...): the
+        connection is closed, so that it plays no more as the account (it may come back as a
+        guest)."""
+        self.account = None
+        self.login = None
+        self.drop(CLOSE_POLICY, "the login session ended: log in again")
 
     def drop(self, code: int, reason: str) -> None:
         """Disconnect this client: it gets nothing more."""
@@ -581,6 +591,7 @@ class Session:
                 self.account = await anyio.to_thread.run_sync(
                     self.accounts.account_for_token, cookie
                 )
+                self.login = None if self.account is None else token_hash(cookie)
 
         account = self.account
 

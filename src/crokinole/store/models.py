@@ -192,7 +192,11 @@ class AccountSessionRow(Base):
 
 
 class LoginFailureRow(Base):
-    """A failed login, counted under a key (``account:ann``, ``address:1.2.3.4``)."""
+    """A failed login, counted under a key: a kind and a keyed hash (``account:<hmac>``).
+
+    Since 0008 the key holds no name or address in clear, only the HMAC-SHA256
+    (under the server's secret) of what the limit counts.
+    """
 
     __tablename__ = "login_failures"
     __table_args__ = (Index("ix_login_failures_key_at", "key", "at"),)
@@ -200,6 +204,33 @@ class LoginFailureRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     key: Mapped[str] = mapped_column(String(96))
     at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class LoginDeviceRow(Base):
+    """A browser that logged in to an account (0008): the SHA-256 of its device cookie's token.
+
+    Such a browser is exempt from the per-account limit on failed logins, so
+    that strangers' guesses cannot lock the account's owner out.
+    """
+
+    __tablename__ = "login_devices"
+
+    device_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    first_at: Mapped[datetime] = mapped_column(DateTime)
+    last_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class ServerSecretRow(Base):
+    """A random secret of the server (0008), made once and shared by all its processes."""
+
+    __tablename__ = "server_secrets"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(DateTime)
 
 
 class AccountDeviceRow(Base):

@@ -11,9 +11,9 @@ import math
 import re
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol, cast
 
@@ -47,11 +47,13 @@ from crokinole.store.models import (
     DailyScoreRow,
     DrillResultRow,
     EventRow,
+    LoginDeviceRow,
     LoginFailureRow,
     RankedQueueRow,
     RatingChangeRow,
     RatingRow,
     RoomRow,
+    ServerSecretRow,
     SheetRow,
     TableEventRow,
     TableMemberRow,
@@ -1090,8 +1092,8 @@ class Store:
         *,
         changed: bool,
         keep_session: str | None = None,
-    ) -> None:
-        """Replace the account's password hash.
+    ) -> list[str]:
+        """Replace the account's password hash; the token hashes of the sessions it ended.
 
         A new password (``changed``) ends every session of the account but
         ``keep_session`` (a token hash) and stamps ``password_changed_at``; a
@@ -1109,13 +1111,15 @@ class Store:
             )
             if done.rowcount != 1:  # type: ignore[attr-defined]
                 raise StoreDataError(f"there is no account {account_id}")
-            if changed:
-                session.execute(
-                    delete(AccountSessionRow).where(
-                        AccountSessionRow.account_id == account_id,
-                        AccountSessionRow.token_hash != (keep_session or ""),
-                    )
-                )
+            if not changed:
+                return []
+            others = (
+                AccountSessionRow.account_id == account_id,
+                AccountSessionRow.token_hash != (keep_session or ""),
+            )
+            ended = list(session.scalars(select(AccountSessionRow.token_hash).where(*others)))
+            session.execute(delete(AccountSessionRow).where(*others))
+            return ended
 
     def create_account_session(
         self, token_hash: str, account_id: int, now: datetime, expires_at: datetime
@@ -1144,27 +1148,82 @@ class Store:
         except IntegrityError:
             raise StoreConflictError("a session with that token exists already") from None
 
-    def session_account(self, token_hash: str, now: datetime) -> AccountData | None:
+    def session_account(
+        self,
+        token_hash: str,
+        now: datetime,
+        *,
+        idle: timedelta | None = None,
+        lifetime: timedelta | None = None,
+    ) -> AccountData | None:
         """The account of the session stored under ``token_hash`` if it has not expired at ``now``.
+
+        With ``idle`` and ``lifetime``, a session used at ``now`` is renewed:
+        it expires ``idle`` after its last use, but never later than
+        ``lifetime`` after it began (it is written at most once a minute).
 
         >>> store = Store.open("sqlite://")
         >>> ann = store.create_account("Ann", "ann", "h", datetime(2026, 1, 1))
         >>> store.create_account_session("ab" * 32, ann.id, datetime(2026, 1, 1),
-        ...                              datetime(2026, 1, 31))
-        >>> store.session_account("ab" * 32, datetime(2026, 1, 2)).username
+        ...                              datetime(2026, 1, 8))
+        >>> week, month = timedelta(days=7), timedelta(days=30)
+        >>> store.session_account("ab" * 32, datetime(2026, 1, 7), idle=week,
+        ...                       lifetime=month).username
         'Ann'
-        >>> store.session_account("ab" * 32, datetime(2026, 1, 31)) is None  # expired
+        >>> store.session_account("ab" * 32, datetime(2026, 1, 13)).username  # renewed
+        'Ann'
+        >>> store.session_account("ab" * 32, datetime(2026, 1, 14)) is None  # idle a week
         True
         """
         with self._session() as session:
-            row = session.scalars(
-                select(AccountRow)
+            found = session.execute(
+                select(AccountRow, AccountSessionRow.created_at, AccountSessionRow.expires_at)
                 .join(AccountSessionRow, AccountSessionRow.account_id == AccountRow.id)
                 .where(
                     AccountSessionRow.token_hash == token_hash, AccountSessionRow.expires_at > now
                 )
             ).first()
-            return None if row is None else _account_data(row)
+            if found is None:
+                return None
+            row, created_at, expires_at = found
+            account = _account_data(row)
+        if idle is not None and lifetime is not None:
+            renewed = min(created_at + lifetime, now + idle)
+            if renewed - expires_at >= timedelta(minutes=1):
+                with self._writing() as session:
+                    session.execute(
+                        update(AccountSessionRow)
+                        .where(
+                            AccountSessionRow.token_hash == token_hash,
+                            AccountSessionRow.expires_at < renewed,
+                        )
+                        .values(expires_at=renewed)
+                    )
+        return account
+
+    def live_account_sessions(self, token_hashes: Sequence[str], now: datetime) -> set[str]:
+        """Those of ``token_hashes`` whose sessions are stored and have not expired at ``now``.
+
+        >>> store = Store.open("sqlite://")
+        >>> ann = store.create_account("Ann", "ann", "h", datetime(2026, 1, 1))
+        >>> store.create_account_session("ab" * 32, ann.id, datetime(2026, 1, 1),
+        ...                              datetime(2026, 1, 8))
+        >>> store.live_account_sessions(["ab" * 32, "cd" * 32], datetime(2026, 1, 2)) == {"ab" * 32}
+        True
+        """
+        live: set[str] = set()
+        hashes = sorted(set(token_hashes))
+        with self._session() as session:
+            for start in range(0, len(hashes), 500):
+                live.update(
+                    session.scalars(
+                        select(AccountSessionRow.token_hash).where(
+                            AccountSessionRow.token_hash.in_(hashes[start : start + 500]),
+                            AccountSessionRow.expires_at > now,
+                        )
+                    )
+                )
+        return live
 
     def delete_account_session(self, token_hash: str) -> bool:
         """End a session; False if there was none."""
@@ -1215,8 +1274,11 @@ class Store:
         with self._writing() as session:
             session.execute(delete(LoginFailureRow).where(LoginFailureRow.key == key))
 
-    def purge_accounts_data(self, now: datetime, failures_before: datetime) -> int:
-        """Delete the sessions expired at ``now`` and the failed logins before ``failures_before``.
+    def purge_accounts_data(
+        self, now: datetime, failures_before: datetime, devices_before: datetime | None = None
+    ) -> int:
+        """Delete the sessions expired at ``now``, the failed logins before ``failures_before``
+        and the login devices last used before ``devices_before`` (if given).
 
         Returns:
             The number of rows deleted.
@@ -1228,7 +1290,64 @@ class Store:
             failures = session.execute(
                 delete(LoginFailureRow).where(LoginFailureRow.at < failures_before)
             )
-            return int(sessions.rowcount + failures.rowcount)  # type: ignore[attr-defined]
+            deleted = int(sessions.rowcount + failures.rowcount)  # type: ignore[attr-defined]
+            if devices_before is not None:
+                devices = session.execute(
+                    delete(LoginDeviceRow).where(LoginDeviceRow.last_at < devices_before)
+                )
+                deleted += int(devices.rowcount)  # type: ignore[attr-defined]
+            return deleted
+
+    def remember_login_device(self, device_hash: str, account_id: int, now: datetime) -> None:
+        """Note that the browser whose device cookie hashes to ``device_hash`` logged in to the
+        account at ``now`` (the SHA-256 in hex of the cookie's token; the token is never stored).
+
+        Raises:
+            StoreDataError: the hash is not 64 hexadecimal digits; nothing was written.
+        """
+        if not _SHA256_HEX.match(device_hash):
+            raise StoreDataError("a device is stored under a SHA-256 in hex (64 digits)")
+        key = {"device_hash": device_hash, "account_id": account_id}
+        # (suppressed: the same browser remembered at once by another login)
+        with contextlib.suppress(IntegrityError), self._writing() as session:
+            row = session.get(LoginDeviceRow, key)
+            if row is None:
+                session.add(LoginDeviceRow(**key, first_at=now, last_at=now))
+            else:
+                row.last_at = now
+
+    def login_device_known(self, device_hash: str, account_id: int) -> bool:
+        """Whether the browser of ``device_hash`` has logged in to the account before.
+
+        >>> store = Store.open("sqlite://")
+        >>> ann = store.create_account("Ann", "ann", "h", datetime(2026, 1, 1))
+        >>> store.remember_login_device("cd" * 32, ann.id, datetime(2026, 1, 2))
+        >>> store.login_device_known("cd" * 32, ann.id), store.login_device_known("ef" * 32, ann.id)
+        (True, False)
+        """
+        with self._session() as session:
+            key = {"device_hash": device_hash, "account_id": account_id}
+            return session.get(LoginDeviceRow, key) is not None
+
+    def server_secret(self, name: str, make: Callable[[], str], now: datetime) -> str:
+        """The server's secret called ``name``: made by ``make`` and stored the first time.
+
+        Every process on the database gets the same one (the first stored wins).
+
+        >>> store = Store.open("sqlite://")
+        >>> first = store.server_secret("login", lambda: "s1", datetime(2026, 1, 1))
+        >>> first, store.server_secret("login", lambda: "s2", datetime(2026, 1, 2))
+        ('s1', 's1')
+        """
+        for _ in range(3):
+            with self._session() as session:
+                row = session.get(ServerSecretRow, name)
+                if row is not None:
+                    return row.value
+            # (suppressed: another process made it first; it is read again)
+            with contextlib.suppress(IntegrityError), self._writing() as session:
+                session.add(ServerSecretRow(name=name, value=make(), created_at=now))
+        raise StoreDataError(f"the server secret {name} could not be stored")
 
     def attach_device(self, account_id: int, device_token: str, now: datetime) -> int:
         """Count the device's guest games for the account; the number of its finished games.
