@@ -1821,6 +1821,20 @@ class Store:
                 shots=tuple(json.loads(row.shots_json)), finished=row.finished,
             )  # fmt: skip
 
+    def daily_set(self, day: str, device: str, account_id: int | None) -> str | None:
+        """The id of the device's (or account's) entry at ``day``'s challenge, or None."""
+        with self._session() as session:
+            found = session.scalar(
+                select(PracticeSetRow.id)
+                .where(
+                    PracticeSetRow.kind == "daily",
+                    PracticeSetRow.day == day,
+                    _practice_owner(PracticeSetRow, device, account_id),
+                )
+                .limit(1)
+            )
+            return None if found is None else str(found)
+
     def add_practice_shot(self, set_id: str, played: int, shot: dict[str, Any]) -> bool:
         """Add attempt ``played + 1`` to an open set; False when the set moved on (another
         shot came first) or is finished: nothing was written."""
