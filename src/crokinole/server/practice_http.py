@@ -584,7 +584,13 @@ def routes(
         if rank is None:
             raise AlreadyPlayedError(f"this entry at the challenge of {day} was kept already")
         return JSONResponse(
-            {"day": day.isoformat(), "score": score, "rank": rank, "points": list(points)}
+            {
+                "day": day.isoformat(),
+                "score": score,
+                "rank": rank,
+                "points": list(points),
+                "account": account is not None,
+            }
         )
 
     async def leaderboard(request: Request) -> Response:
