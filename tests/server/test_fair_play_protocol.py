@@ -48,8 +48,11 @@ def test_a_ranked_player_cannot_take_another_name(server: tuple[str, Path]) -> N
 
 
 def _help(web: httpx.Client, headers: dict[str, str]) -> list[httpx.Response]:
-    """The practice room's hints and heat map, and a record's review, for an empty board."""
+    """The practice room's hints, heat map and a shot tried there, and a record's review, for
+    an empty board."""
+    shot = {"position": 0, "direction": 0, "power": 28}
     return [
+        web.post("/api/practice/shoot", json={"position": EMPTY, "shot": shot}, headers=headers),
         web.post("/api/analysis/hints", json={"position": EMPTY}, headers=headers),
         web.post(
             "/api/analysis/heatmap", json={"position": EMPTY, "position_deg": 0}, headers=headers
@@ -78,6 +81,10 @@ def test_no_engine_help_for_a_device_or_account_during_its_ranked_game(
             table = web.get(f"/api/tables/{ann.table}/review.json", headers=headers)
             assert table.status_code == 403
         web.cookies.clear()
+        # A drill's shot is not a position's: it is played as before.
+        drill = web.post("/api/practice/shoot", json={"drill": "open20", "shot": {
+            "position": 0, "direction": 0, "power": 28}}, headers=device)  # fmt: skip
+        assert drill.status_code == 200, drill.text
         # Someone else is helped as before.
         other = web.post("/api/analysis/hints", json={"position": EMPTY}, headers={
             "X-Device-Token": "y" * 20})  # fmt: skip
@@ -104,8 +111,11 @@ def test_no_hints_for_the_days_challenge_during_its_day(tmp_path: Path) -> None:
             {"position": position_data(position)},
             {"position": turned},  # seen from the other seat, a little off: the same
         ):
-            for path, extra in (("/api/analysis/hints", {}), ("/api/analysis/heatmap", {
-                    "position_deg": 0})):  # fmt: skip
+            for path, extra in (
+                ("/api/analysis/hints", {}),
+                ("/api/analysis/heatmap", {"position_deg": 0}),
+                ("/api/practice/shoot", {"shot": {"position": 0, "direction": 0, "power": 28}}),
+            ):
                 answer = httpx.post(f"{url}{path}", json={**body, **extra}, headers=headers,
                                     timeout=60)  # fmt: skip
                 assert answer.status_code == 403, answer.text

@@ -50,8 +50,11 @@ player's (session cookie) results count for the account on all its devices.
 
 Errors are ``{"error": "plain words"}``: 400 for any bad input (nothing is
 kept), 415 for a POST that is not JSON, 403 for a POST from another site,
-409 for a second daily score from one device or account, 503 while the
-database cannot be reached.
+409 for a second daily score from one device or account, 403 for a
+practice shot from a position (not a drill) while the device or account
+has a ranked game in play, or of the day's challenge position during its
+day (:mod:`crokinole.server.fair_play`), 503 while the database cannot be
+reached.
 """
 
 from __future__ import annotations
@@ -91,6 +94,7 @@ from crokinole.board import Shot
 from crokinole.errors import AnalysisError
 from crokinole.server.accounts import Account, Accounts
 from crokinole.server.accounts_http import COOKIE
+from crokinole.server.fair_play import daily_refused, engine_help_refused
 from crokinole.server.json_input import JsonInputError, read_json
 from crokinole.server.limits import ServerSettings, origin_allowed
 from crokinole.server.payloads import report_payload, trajectory_payload
@@ -364,6 +368,17 @@ def routes(
             raise _bad(f"this set is not one of {what}")
         return kept
 
+    async def fair_position(request: Request, pos: PracticePosition) -> None:
+        """No trying shots on a position during a ranked game, nor on the day's challenge."""
+        why = daily_refused(pos, today())
+        if why is None:
+            token = request.headers.get("x-device-token")
+            device = _device(request) if token is not None else None
+            account = await account_id(request)
+            why = await anyio.to_thread.run_sync(engine_help_refused, store, device, account)
+        if why is not None:
+            raise _RefusedError(403, why)
+
     async def shoot_in_set(request: Request, data: dict[str, Any]) -> Response:
         if data.get("code") is not None or data.get("position") is not None or data.get("drill"):
             raise _bad("an attempt of a set is played from the set's own position: send no other")
@@ -457,6 +472,8 @@ def routes(
             return await shoot_in_set(request, data)
         drill = _drill_of(data)
         pos = drill.setup if drill is not None else _position(data)
+        if drill is None:
+            await fair_position(request, pos)
         if data.get("shot") is None:
             raise _bad("send the shot {position, direction, power}")
         shot = shot_from_data(data["shot"])
