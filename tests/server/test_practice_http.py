@@ -16,15 +16,23 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+import sqlalchemy as sa
 from argon2 import PasswordHasher
 from starlette.applications import Starlette
 
-from crokinole.analysis.drills import DRILLS, challenge_points, daily_challenge, score_drill
+from crokinole.analysis.drills import (
+    DRILLS,
+    challenge_points,
+    daily_challenge,
+    hand_shot,
+    score_drill,
+)
 from crokinole.analysis.practice import (
     PracticePosition,
     position_code,
     position_data,
     position_from_code,
+    practice_shot,
     shot_from_data,
 )
 from crokinole.board import Shot
@@ -92,9 +100,11 @@ def client(store: Store, accounts: Accounts, tmp_path: Path) -> Client:
     static.mkdir()
     (static / "practice.html").write_text("<title>practice room</title>")
     (static / "drills.html").write_text("<title>drills</title>")
+    seeds = iter(range(1000, 2000))  # each set's seed, known to the test (kept by the server)
     routes = practice_http.routes(
-        store, accounts, ServerSettings(warm_up=False), today=lambda: TODAY, static=static
-    )
+        store, accounts, ServerSettings(warm_up=False), today=lambda: TODAY, static=static,
+        seeds=lambda: next(seeds),
+    )  # fmt: skip
     return Client(Starlette(routes=routes))
 
 
@@ -212,33 +222,123 @@ def test_posts_from_another_site_are_refused(client: Client) -> None:
 # ------------------------------------------------------------------ drill results
 
 
-def _set(client: Client, made: int, missed: int, headers: dict[str, str] = PHONE) -> Any:
-    shots = [OPEN_20] * made + [SHORT] * missed
-    response = client.post("/api/drills/open20/results", {"shots": shots}, headers)
+def _start(
+    client: Client, drill: str = "open20", headers: dict[str, str] = PHONE, **body: Any
+) -> str:
+    response = client.post(f"/api/drills/{drill}/sets", body, headers)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert answer["hand"] == "human" and "seed" not in answer
+    return str(answer["set"])
+
+
+def _attempt(client: Client, set_id: str, shot: Any, headers: dict[str, str] = PHONE) -> Any:
+    response = client.post("/api/practice/shoot", {"set": set_id, "shot": shot}, headers)
     assert response.status_code == 200, response.text
     return response.json()
 
 
-def test_results_are_verified_kept_and_personal_bests_flagged(client: Client) -> None:
-    first = _set(client, 6, 4)
-    assert (first["score"], first["attempts"], first["percent"]) == (6, 10, 60.0)
-    assert first["points"] == [1] * 6 + [0] * 4 and first["personal_best"] is True
-    assert _set(client, 5, 5)["personal_best"] is False
-    assert _set(client, 2, 0)["personal_best"] is False  # 100%, but not a full set
-    assert _set(client, 8, 2)["personal_best"] is True
+def _set(
+    client: Client, shots: list[Any], headers: dict[str, str] = PHONE, drill: str = "open20"
+) -> Any:
+    set_id = _start(client, drill, headers, attempts=len(shots))
+    for shot in shots:
+        _attempt(client, set_id, shot, headers)
+    response = client.post(f"/api/drills/{drill}/results", {"set": set_id}, headers)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def _replayed(store: Store, set_id: str, drill: str = "open20") -> list[int]:
+    """What the set's attempts score when replayed here from its kept seed (the hand, R3)."""
+    kept = store.practice_set(set_id)
+    assert kept is not None
+    pos = DRILLS[drill].setup
+    return [
+        DRILLS[drill].score_attempt(
+            practice_shot(pos, hand_shot(pos, shot_from_data(row["aimed"]), kept.seed, k))
+        )
+        for k, row in enumerate(kept.shots, 1)
+    ]
+
+
+def test_typing_a_made_shot_again_does_not_make_it_again(client: Client, store: Store) -> None:
+    """Under the steady hand the same numbers made an open 20 every time (100%); under the
+    human hand each attempt is played with noise the server draws, so they do not."""
+    made = client.post("/api/practice/shoot", {"drill": "open20", "shot": OPEN_20}).json()
+    assert made["drill_points"] == 1  # the numbers make an open 20 as aimed
+    set_id = _start(client, attempts=20)
+    answers = [_attempt(client, set_id, OPEN_20) for _ in range(20)]
+    played = [a["played"] for a in answers]
+    assert all(a["aimed"] == {"position": 0.0, "direction": 0.0, "power": 28.0} for a in answers)
+    assert len({tuple(p.values()) for p in played}) == 20  # each attempt its own noise
+    assert [a["attempt"] for a in answers] == list(range(1, 21))
+    points = [a["drill_points"] for a in answers]
+    assert points == _replayed(store, set_id)
+    result = client.post("/api/drills/open20/results", {"set": set_id}, PHONE).json()
+    assert result["points"] == points and result["percent"] < 100.0
+    assert result["hand"] == "human"
+
+
+def test_the_seed_is_never_sent_and_a_set_takes_its_attempts_once(
+    client: Client, store: Store
+) -> None:
+    set_id = _start(client, attempts=2)
+    seed = store.practice_set(set_id).seed  # type: ignore[union-attr]
+    texts = [client.post("/api/practice/shoot", {"set": set_id, "shot": OPEN_20}, PHONE).text]
+    texts.append(client.post("/api/practice/shoot", {"set": set_id, "shot": OPEN_20}, PHONE).text)
+    _refused(
+        client.post("/api/practice/shoot", {"set": set_id, "shot": OPEN_20}, PHONE),
+        409, "all 2 attempts of this set are played",
+    )  # fmt: skip
+    texts.append(client.post("/api/drills/open20/results", {"set": set_id}, PHONE).text)
+    texts.append(client.get("/api/drills/results", PHONE).text)
+    assert not any(str(seed) in t or "seed" in t for t in texts)
+    # Kept once: the set is over.
+    _refused(client.post("/api/drills/open20/results", {"set": set_id}, PHONE), 409, "kept")
+    _refused(
+        client.post("/api/practice/shoot", {"set": set_id, "shot": OPEN_20}, PHONE),
+        409, "this set is over",
+    )  # fmt: skip
+    # Another device cannot play or keep it.
+    other = _start(client)
+    _refused(client.post("/api/practice/shoot", {"set": other, "shot": OPEN_20}, OTHER), 404, "")
+    _refused(client.post("/api/drills/open20/results", {"set": other}, OTHER), 404, "no such set")
+
+
+def test_results_are_verified_kept_and_personal_bests_flagged(client: Client, store: Store) -> None:
+    first = _set(client, [OPEN_20] * 6 + [SHORT] * 4)
+    # A short shot stays short under the hand: the made ones decide the score.
+    assert first["attempts"] == 10 and first["points"][6:] == [0] * 4
+    assert first["personal_best"] is True
+    assert first["score"] == sum(first["points"]) and first["full"] is True
+    partial = _set(client, [OPEN_20] * 2)
+    assert partial["personal_best"] is False and partial["full"] is False
     mine = client.get("/api/drills/results", PHONE).json()
-    assert mine["bests"]["open20"]["percent"] == 80.0
-    assert [t["percent"] for t in mine["trend"]] == [60.0, 50.0, 100.0, 80.0]
-    assert mine["open20"] == {"made": 21, "attempts": 32, "rate": 21 / 32}
+    assert mine["bests"]["open20"]["percent"] == first["percent"]
+    assert [t["attempts"] for t in mine["trend"]] == [10, 2]
+    made = first["score"] + partial["score"]
+    assert mine["open20"] == {"made": made, "attempts": 12, "rate": made / 12}
     # Another device has its own results.
     theirs = client.get("/api/drills/results", OTHER).json()
     assert theirs == {"bests": {}, "drill": "open20", "trend": [], "open20": None}
 
 
+def test_a_steady_set_kept_before_counts_for_no_best(client: Client, store: Store) -> None:
+    store.add_drill_result(
+        PHONE["X-Device-Token"], None, "open20", score=10, attempts=10, percent=100.0,
+        shots=[], full=True,
+    )  # fmt: skip
+    with store._engine.begin() as connection:  # as migration 0009 marks the sets before it
+        connection.execute(sa.text("UPDATE drill_results SET hand = 'steady'"))
+    assert client.get("/api/drills/results", PHONE).json()["bests"] == {}
+    assert _set(client, [SHORT] * 10)["personal_best"] is True  # 0%, the first under the hand
+
+
 def test_a_drills_attempt_is_played_from_its_setup_and_scored_by_its_rule(client: Client) -> None:
     """Sent ``drill``, the shot is played from the drill's setup (the same answer as sending
-    that setup) and ``drill_points`` is what the set's replay gives that attempt, for shots
-    that score every amount an attempt can in the drills (the page's running count)."""
+    that setup) and ``drill_points`` is what the drill's rule gives it (the practice room's
+    steady hand, to try a shot; a set is played with the human hand)."""
     seen: set[int] = set()
     for drill in DRILLS.values():
         e = drill.example
@@ -256,40 +356,34 @@ def test_a_drills_attempt_is_played_from_its_setup_and_scored_by_its_rule(client
     assert seen >= {0, 1, 2}
 
 
-def test_a_drill_is_scored_by_its_own_rule(client: Client) -> None:
+def test_a_drill_is_scored_by_its_own_rule(client: Client, store: Store) -> None:
     drill = DRILLS["far_side"]
     example = {"position": drill.example.position, "direction": drill.example.direction,
                "power": drill.example.power}  # fmt: skip
-    miss = {**example, "direction": example["direction"] + 25}
-    answer = client.post("/api/drills/far_side/results", {"shots": [example, miss]}, PHONE).json()
-    assert answer["points"] == [2, 0] and answer["best_possible"] == 4
-    assert answer["percent"] == 50.0 and answer["full"] is False
+    set_id = _start(client, "far_side", attempts=2)
+    _attempt(client, set_id, example)
+    _attempt(client, set_id, {**example, "direction": example["direction"] + 25})
+    answer = client.post("/api/drills/far_side/results", {"set": set_id}, PHONE).json()
+    assert answer["points"] == _replayed(store, set_id, "far_side")
+    assert answer["points"][1] == 0 and answer["best_possible"] == 4 and answer["full"] is False
     trend = client.get("/api/drills/results?drill=far_side", PHONE).json()["trend"]
-    assert [(t["score"], t["attempts"]) for t in trend] == [(2, 2)]
+    assert [t["attempts"] for t in trend] == [2]
 
 
 @pytest.mark.parametrize(
     ("path", "body", "headers", "words"),
     [
-        ("/api/drills/open20/results", {"shots": [OPEN_20]}, {}, "X-Device-Token"),
-        ("/api/drills/open20/results", {"shots": [OPEN_20]}, {"X-Device-Token": "x"}, "16–64"),
-        ("/api/drills/curling/results", {"shots": [OPEN_20]}, PHONE, "there is no drill"),
-        ("/api/drills/open20/results", {"shots": []}, PHONE, "send from 1 to 100 shots, not 0"),
-        ("/api/drills/open20/results", {"shots": [OPEN_20] * 101}, PHONE, "not 101"),
-        ("/api/drills/open20/results", {"shots": "lots"}, PHONE, "shots is a list"),
-        (
-            "/api/drills/open20/results",
-            {"shots": [OPEN_20, {"position": 0, "direction": "left", "power": 30}]},
-            PHONE,
-            "shot 2: a shot's direction is a number",
-        ),
-        (
-            "/api/drills/open20/results",
-            {"shots": [OPEN_20, {"position": 99, "direction": 0, "power": 30}]},
-            PHONE,
-            "attempt 2: this shot cannot be played",
-        ),
-        # A client's own score is not taken: the field is refused.
+        ("/api/drills/open20/sets", {}, {}, "X-Device-Token"),
+        ("/api/drills/open20/sets", {}, {"X-Device-Token": "x"}, "16–64"),
+        ("/api/drills/curling/sets", {}, PHONE, "there is no drill"),
+        ("/api/drills/open20/sets", {"attempts": 0}, PHONE, "from 1 to 100, not 0"),
+        ("/api/drills/open20/sets", {"attempts": 101}, PHONE, "not 101"),
+        ("/api/drills/open20/sets", {"seed": 1}, PHONE, "unknown field"),
+        # Own shots are not taken for a result any more: a set is played with the hand.
+        ("/api/drills/open20/results", {"shots": [OPEN_20]}, PHONE, "shot by shot"),
+        ("/api/drills/open20/results", {"set": "nope"}, PHONE, "32 hexadecimal"),
+        ("/api/practice/shoot", {"set": "a" * 32, "shot": OPEN_20}, {}, "X-Device-Token"),
+        ("/api/practice/shoot", {"set": 5, "shot": OPEN_20}, PHONE, "32 hexadecimal"),
         ("/api/drills/open20/results", {"shots": [SHORT], "score": 1}, PHONE, "unknown field"),
     ],
 )
@@ -300,14 +394,35 @@ def test_bad_results_are_refused_and_nothing_kept(
     assert client.get("/api/drills/results", PHONE).json()["trend"] == []
 
 
+def test_a_bad_attempt_is_refused_and_uses_no_attempt(client: Client, store: Store) -> None:
+    set_id = _start(client, attempts=1)
+    bad = {"position": 99, "direction": 0, "power": 30}
+    _refused(client.post("/api/practice/shoot", {"set": set_id, "shot": bad}, PHONE), 400,
+             "cannot be played")  # fmt: skip
+    _refused(client.post("/api/practice/shoot", {"set": set_id}, PHONE), 400, "send the shot")
+    _refused(
+        client.post("/api/practice/shoot", {"set": set_id, "drill": "open20", "shot": OPEN_20},
+                    PHONE),
+        400, "send no other",
+    )  # fmt: skip
+    assert store.practice_set(set_id).shots == ()  # type: ignore[union-attr]
+    _refused(client.post("/api/drills/open20/results", {"set": set_id}, PHONE), 400, "at least")
+    _refused(client.post("/api/drills/far_side/results", {"set": set_id}, PHONE), 400,
+             "of the drill open20")  # fmt: skip
+
+
 def test_results_of_an_account_count_on_all_its_devices(client: Client, accounts: Accounts) -> None:
     _, token = accounts.sign_up("Ann", "a fine long password")
     client.cookies = {COOKIE: token}
-    _set(client, 9, 1, PHONE)
-    assert _set(client, 7, 3, LAPTOP)["personal_best"] is False  # the phone's 90% stands
-    assert client.get("/api/drills/results", LAPTOP).json()["bests"]["open20"]["percent"] == 90.0
+    phone = _set(client, [OPEN_20] * 10, PHONE)
+    laptop = _set(client, [SHORT] * 10, LAPTOP)
+    assert laptop["personal_best"] is False  # the phone's set stands
+    assert (
+        client.get("/api/drills/results", LAPTOP).json()["bests"]["open20"]["percent"]
+        == (phone["percent"])
+    )
     client.cookies = {}  # the laptop as a guest: only its own sets
-    assert client.get("/api/drills/results", LAPTOP).json()["bests"]["open20"]["percent"] == 70.0
+    assert client.get("/api/drills/results", LAPTOP).json()["bests"]["open20"]["percent"] == 0.0
 
 
 # ------------------------------------------------------------------ the daily challenge
@@ -325,67 +440,120 @@ def test_the_daily_challenge_is_the_days(client: Client) -> None:
     assert answer["attempts"] == 3 and answer["played"] is None
 
 
-def test_daily_scores_are_replayed_ranked_and_one_per_device(client: Client) -> None:
+def _enter(client: Client, headers: dict[str, str]) -> httpx.Response:
+    return client.post("/api/daily/sets", {"day": "2026-12-01"}, headers)
+
+
+def _play_daily(
+    client: Client, headers: dict[str, str], tries: list[Any], name: str | None = None
+) -> httpx.Response:
+    entered = _enter(client, headers)
+    assert entered.status_code == 200, entered.text
+    set_id = entered.json()["set"]
+    for shot in tries:
+        _attempt(client, set_id, shot, headers)
+    body: dict[str, Any] = {"day": "2026-12-01", "set": set_id}
+    if name is not None:
+        body["name"] = name
+    return client.post("/api/daily", body, headers)
+
+
+def test_daily_scores_are_the_hands_shots_replayed_ranked_and_one_per_device(
+    client: Client, store: Store
+) -> None:
     challenge = daily_challenge(TODAY)
     tries = [_shot(-20, 5, 60), _shot(-10, -10, 100), _shot(0, 0, 28)]
-    expected = challenge_points(challenge, [shot_from_data(s) for s in tries])
-    assert max(expected) > 0
-    answer = client.post("/api/daily", {"day": "2026-12-01", "shots": tries, "name": "Ann"}, PHONE)
+    answer = _play_daily(client, PHONE, tries, "Ann")
     assert answer.status_code == 200, answer.text
-    assert answer.json()["points"] == list(expected)
+    set_id = store.daily_set("2026-12-01", PHONE["X-Device-Token"], None)
+    kept = store.practice_set(set_id)  # type: ignore[arg-type]
+    assert kept is not None and kept.finished
+    expected = [
+        challenge_points(
+            challenge, [hand_shot(challenge.position, shot_from_data(s), kept.seed, k)]
+        )[0]
+        for k, s in enumerate(tries, 1)
+    ]
+    assert answer.json()["points"] == expected
     assert answer.json()["score"] == max(expected) and answer.json()["rank"] == 1
     # A zero-power shot from the line is out and touches nothing: a foul worth 0 (R4, R5).
-    low = client.post(
-        "/api/daily", {"day": "2026-12-01", "shots": [_shot(30, 0, 0)], "name": "Bob"}, OTHER
-    ).json()
-    assert (low["score"], low["rank"]) == (0, 2)
+    low = _play_daily(client, OTHER, [_shot(30, 0, 0)], "Bob").json()
+    assert (low["score"], low["rank"]) == (0, 2)  # behind Ann (higher, or as high and earlier)
     board = client.get("/api/daily/leaderboard?day=2026-12-01").json()
-    assert [(s["rank"], s["name"], s["score"]) for s in board["scores"]] == [
+    assert board["scores"] == []  # no account played: the guests are shown apart
+    assert [(s["rank"], s["name"], s["score"]) for s in board["guests"]] == [
         (1, "Ann", max(expected)), (2, "Bob", 0),
     ]  # fmt: skip
-    # The same device again: refused, nothing changes.
-    again = client.post("/api/daily", {"day": "2026-12-01", "shots": tries, "name": "Ann"}, PHONE)
-    _refused(again, 409, "has played the challenge of 2026-12-01 already")
+    # The same device again: no second entry, nothing changes.
+    _refused(_enter(client, PHONE), 409, "this device has entered the challenge of 2026-12-01")
+    again = client.post("/api/daily", {"day": "2026-12-01", "set": set_id, "name": "Ann"}, PHONE)
+    _refused(again, 409, "kept already")
     assert client.get("/api/daily/leaderboard").json() == board
-    mine = client.get("/api/daily", PHONE).json()["played"]
-    assert (mine["name"], mine["score"], mine["rank"]) == ("Ann", max(expected), 1)
+    mine = client.get("/api/daily", PHONE).json()
+    assert (mine["played"]["name"], mine["played"]["score"]) == ("Ann", max(expected))
+    assert mine["entry"]["finished"] and mine["entry"]["played"] == 3
+
+
+def test_a_new_device_token_is_a_guest_apart_and_cannot_take_an_accounts_name(
+    client: Client, accounts: Accounts
+) -> None:
+    _, token = accounts.sign_up("Ann", "a fine long password")
+    client.cookies = {COOKIE: token}
+    assert _play_daily(client, PHONE, [OPEN_20], "Someone else").status_code == 200
+    board = client.get("/api/daily/leaderboard").json()
+    assert [s["name"] for s in board["scores"]] == ["Ann"]  # the account's name, not the one sent
+    # The account has entered today, whichever device it uses.
+    _refused(_enter(client, LAPTOP), 409, "this account has entered")
+    # A fresh device token is a guest: it cannot play under a registered username.
+    client.cookies = {}
+    for name in ("Ann", "ann"):
+        _refused(_play_daily_fresh(client, name), 400, "is a player's username")
+    assert client.get("/api/daily/leaderboard").json() == board
+
+
+def _play_daily_fresh(client: Client, name: str) -> httpx.Response:
+    headers = {"X-Device-Token": f"fresh-{name}-" + "f" * 16}
+    entered = _enter(client, headers)
+    if entered.status_code == 409:  # the same fresh device tried once already
+        set_id = client.get("/api/daily", headers).json()["entry"]["set"]
+    else:
+        set_id = entered.json()["set"]
+        _attempt(client, set_id, OPEN_20, headers)
+    return client.post("/api/daily", {"day": "2026-12-01", "set": set_id, "name": name}, headers)
 
 
 @pytest.mark.parametrize(
     ("body", "words"),
     [
-        ({"day": "2026-11-30", "shots": [OPEN_20], "name": "Ann"}, "2026-11-30 is over"),
-        ({"day": "2026-12-02", "shots": [OPEN_20], "name": "Ann"}, "has not begun"),
-        ({"day": "1 Dec", "shots": [OPEN_20], "name": "Ann"}, "YYYY-MM-DD"),
-        ({"day": "2026-02-30", "shots": [OPEN_20], "name": "Ann"}, "not a day of the calendar"),
-        ({"day": "2026-12-01", "shots": [OPEN_20] * 4, "name": "Ann"}, "from 1 to 3 shots, not 4"),
-        ({"day": "2026-12-01", "shots": [OPEN_20]}, "send the name"),
-        ({"day": "2026-12-01", "shots": [OPEN_20], "name": "  "}, "a leaderboard name is 1 to 24"),
-        ({"day": "2026-12-01", "shots": [OPEN_20], "name": "x" * 25}, "1 to 24"),
-        ({"day": "2026-12-01", "shots": [OPEN_20], "name": "Ann", "score": 99}, "unknown field"),
+        ({"day": "2026-11-30", "set": "a" * 32, "name": "Ann"}, "2026-11-30 is over"),
+        ({"day": "2026-12-02", "set": "a" * 32, "name": "Ann"}, "has not begun"),
+        ({"day": "1 Dec", "set": "a" * 32, "name": "Ann"}, "YYYY-MM-DD"),
+        ({"day": "2026-02-30", "set": "a" * 32, "name": "Ann"}, "not a day of the calendar"),
+        ({"day": "2026-12-01", "shots": [OPEN_20], "name": "Ann"}, "shot by shot"),
+        ({"day": "2026-12-01", "set": "x", "name": "Ann"}, "32 hexadecimal"),
+        ({"day": "2026-12-01", "set": "a" * 32, "name": "Ann", "score": 99}, "unknown field"),
     ],
 )  # fmt: skip
 def test_bad_daily_scores_are_refused_and_nothing_kept(
     client: Client, body: dict[str, Any], words: str
 ) -> None:
     _refused(client.post("/api/daily", body, PHONE), 400, words)
-    assert client.get("/api/daily/leaderboard").json()["scores"] == []
+    assert client.get("/api/daily/leaderboard").json()["guests"] == []
 
 
-def test_a_logged_in_player_is_shown_by_username(client: Client, accounts: Accounts) -> None:
-    _, token = accounts.sign_up("Ann", "a fine long password")
-    client.cookies = {COOKIE: token}
-    body = {"day": "2026-12-01", "shots": [OPEN_20], "name": "Someone else"}
-    assert client.post("/api/daily", body, PHONE).status_code == 200
-    assert client.get("/api/daily/leaderboard").json()["scores"][0]["name"] == "Ann"
-    # The account has played today, whichever device it uses.
-    _refused(client.post("/api/daily", body, LAPTOP), 409, "this account has played")
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [(None, "send the name"), ("  ", "a leaderboard name is 1 to 24"), ("x" * 25, "1 to 24")],
+)
+def test_a_guests_name_is_checked(client: Client, name: str | None, words: str) -> None:
+    _refused(_play_daily(client, PHONE, [OPEN_20], name), 400, words)
+    assert client.get("/api/daily/leaderboard").json()["guests"] == []
 
 
 def test_leaderboard_day_is_checked(client: Client) -> None:
     _refused(client.get("/api/daily/leaderboard?day=yesterday"), 400, "YYYY-MM-DD")
     assert client.get("/api/daily/leaderboard?day=2026-11-30").json() == {
-        "day": "2026-11-30", "scores": [],
+        "day": "2026-11-30", "scores": [], "guests": [],
     }  # fmt: skip
 
 
@@ -401,11 +569,19 @@ def test_the_real_server_mounts_the_routes(tmp_path: Path) -> None:
             timeout=30,
         )  # fmt: skip
         assert shot.status_code == 200 and shot.json()["summary"]["twenty"]
+        made = httpx.post(
+            f"{url}/api/drills/open20/sets", json={"attempts": 2}, headers=PHONE, timeout=30
+        ).json()["set"]
+        for _ in range(2):
+            attempt = httpx.post(
+                f"{url}/api/practice/shoot", json={"set": made, "shot": OPEN_20},
+                headers=PHONE, timeout=30,
+            )  # fmt: skip
+            assert attempt.status_code == 200 and attempt.json()["hand"] == "human"
         kept = httpx.post(
-            f"{url}/api/drills/open20/results", json={"shots": [OPEN_20] * 10}, headers=PHONE,
-            timeout=30,
-        )  # fmt: skip
-        assert kept.json()["percent"] == 100.0 and kept.json()["personal_best"]
+            f"{url}/api/drills/open20/results", json={"set": made}, headers=PHONE, timeout=30
+        )
+        assert kept.json()["attempts"] == 2 and kept.json()["hand"] == "human"
         today = httpx.get(f"{url}/api/daily", timeout=30).json()
         day = datetime.date.fromisoformat(today["day"])
         assert position_from_code(today["code"]) == daily_challenge(day).position

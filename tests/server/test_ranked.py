@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -13,13 +13,15 @@ import pytest
 from crokinole.board import Seat
 from crokinole.ranking import INITIAL, Outcome, display, rate, rate_verdict, result_of
 from crokinole.ranking import SideResult as Side
-from crokinole.server import rated
+from crokinole.server import fair_play, rated
 from crokinole.server.ranked import RETURN_WITHIN_S, RankedQueue
-from crokinole.server.tables import Tables
+from crokinole.server.tables import Tables, results_of
 from crokinole.server.wire import WireError
 from crokinole.store import Store
 from crokinole.table import (
     Connect,
+    Disconnect,
+    GameAborted,
     GameFinished,
     RankedPlayer,
     Resign,
@@ -31,7 +33,7 @@ from crokinole.table import (
     Tick,
     Timings,
 )
-from tests.table.helpers import legal_shot
+from tests.table.helpers import legal_shot, shoot
 
 T0 = 1000.0
 
@@ -96,9 +98,13 @@ def test_a_side_the_cpu_stood_in_for_most_of_the_game_loses_whatever_the_score(
 ) -> None:
     ann, bob = accounts(store, "ann", "bob")
     table = ranked_table(store, [ann, bob])
-    table, _ = table.apply(Connect(rated.identity(ann)), T0)  # bob never comes
-    before, after, events = play_out(table, T0)
-    assert after.standin_share(Seat.NORTH) == 1.0 and after.standin_share(Seat.SOUTH) == 0.0
+    for who in (ann, bob):
+        table, _ = table.apply(Connect(rated.identity(who)), T0)
+    table, _ = shoot(table, T0 + 1)  # ann's first disc
+    table, _ = shoot(table, T0 + 2)  # bob shows for his first, then goes
+    table, _ = table.apply(Disconnect(rated.identity(bob)), T0 + 3)
+    before, after, events = play_out(table, T0 + 3)
+    assert after.standin_share(Seat.NORTH) == 7 / 8 and after.standin_share(Seat.SOUTH) == 0.0
     changes = rated.rating_changes(store, before, after, events)
     assert [(c.account_id, c.side, c.outcome) for c in changes] == [
         (ann, 0, "win"),
@@ -107,6 +113,67 @@ def test_a_side_the_cpu_stood_in_for_most_of_the_game_loses_whatever_the_score(
     (ann_after,), (bob_after,) = rate([INITIAL], [INITIAL], Outcome.WIN)
     assert [c.rating_after for c in changes] == [display(ann_after), display(bob_after)]
     assert all(c.rating_before == 1000 and c.game_number == 1 for c in changes)
+
+
+def test_a_no_show_aborts_the_game_rates_nobody_and_is_kept(store: Store) -> None:
+    """Bob never comes: before, a stand-in played his whole game and he was rated as beaten;
+    now his first turn's clock aborts it, and it counts in no rating and no record."""
+    ann, bob = accounts(store, "ann", "bob")
+    table = ranked_table(store, [ann, bob])
+    table, _ = table.apply(Connect(rated.identity(ann)), T0)
+    table, _ = shoot(table, T0 + 1)
+    deadline = table.next_deadline()
+    assert deadline is not None and deadline.kind.value == "no_show"
+    before = table
+    after, events = table.apply(Tick(), deadline.at)
+    assert [type(e) for e in events] == [GameAborted, GameFinished]
+    assert after.stage is Stage.FINISHED and after.standin_turns == {}
+    assert rated.rating_changes(store, before, after, events) == []
+    assert results_of(after, events, before=before) == []
+    assert rated.no_shows(before, events) == [bob]
+
+
+def test_repeated_no_shows_keep_an_account_out_of_the_queue_for_a_while(store: Store) -> None:
+    ann, bob = accounts(store, "ann", "bob")
+    now = datetime.now(UTC).replace(tzinfo=None)
+    clock = Clock()
+
+    def no_show(table_id: str, at: datetime) -> None:
+        store.create_table(
+            table_id, kind="ranked", code=None, events=[{"type": "created", "version": 1}],
+            snapshot={}, members=[], deadline=None, status="playing",
+        )  # fmt: skip
+        store.append_table_events(
+            table_id, 1, [{"type": "aborted", "version": 2}], None, deadline=None,
+            status="finished", no_shows=[bob], now=at,
+        )  # fmt: skip
+
+    async def codes() -> list[str]:
+        tables = Tables(store, clock=clock)
+        queue = RankedQueue(store, tables)
+        found = []
+        for account in (bob, ann):
+            client = Client(account)
+            try:
+                await queue.queue(client, "singles")
+                found.append(client.sent[-1]["type"])
+                await queue.leave(client)
+            except WireError as exc:
+                found.append(f"{exc.code}: {exc.message}")
+        await tables.close()
+        return found
+
+    no_show("a" * 32, now - timedelta(hours=3))
+    assert anyio.run(codes) == ["queued", "queued"]  # one no-show: a slip
+    no_show("b" * 32, now - timedelta(minutes=5))
+    until = now - timedelta(minutes=5) + fair_play.NO_SHOW_BAR
+    assert anyio.run(codes) == [
+        "no_shows: you did not take your first shot in 2 ranked games lately: you can queue "
+        f"again at {until:%H:%M} UTC",
+        "queued",  # ann is not barred
+    ]
+    assert fair_play.queue_barred_until(store, bob, until + timedelta(seconds=1)) is None
+    assert fair_play.queue_barred_until(store, bob, now + timedelta(days=2)) is None
 
 
 def test_a_played_game_is_rated_by_its_score_from_the_stored_ratings(store: Store) -> None:

@@ -21,6 +21,14 @@ BOB_PHONE = "c" * 24
 DAY = "2026-12-01"
 
 
+#: drill_results as migration 0007 made it (a row kept before 0009).
+OLD_DRILL_RESULTS = sa.table(
+    "drill_results",
+    *(sa.column(c) for c in ("device_token", "drill", "score", "attempts", "percent", "full",
+                             "shots_json", "at")),
+)  # fmt: skip
+
+
 def _set(
     store: Store,
     device: str,
@@ -123,11 +131,15 @@ def test_daily_leaderboard_best_first_then_earliest(store: Store) -> None:
     assert _daily(store, BOB_PHONE, "Bob", 20, at=T0 + timedelta(minutes=5)) == 1
     assert _daily(store, "d" * 24, "Cy", 15, at=T0 + timedelta(minutes=1)) == 3
     assert _daily(store, "e" * 24, "Di", -5, at=T0) == 4
-    board = store.daily_leaderboard(DAY)
+    board = store.daily_leaderboard(DAY, guests=True)
+    assert store.daily_leaderboard(DAY) == []  # no account's entry: guests are shown apart
     assert [(e["rank"], e["name"], e["score"]) for e in board] == [
         (1, "Bob", 20), (2, "Ann", 15), (3, "Cy", 15), (4, "Di", -5),
     ]  # fmt: skip
-    assert [e["name"] for e in store.daily_leaderboard(DAY, limit=2)] == ["Bob", "Ann"]
+    assert [e["name"] for e in store.daily_leaderboard(DAY, limit=2, guests=True)] == [
+        "Bob",
+        "Ann",
+    ]
     assert store.daily_leaderboard("2026-12-02") == []
     assert store.daily_entry(DAY, "d" * 24, None) == {
         "name": "Cy", "score": 15, "rank": 3, "at": "2026-12-01T09:01:00Z",
@@ -167,7 +179,7 @@ def test_results_outlive_their_account(store: Store, database: str) -> None:
     finally:
         engine.dispose()
     assert store.drill_bests(ANN_PHONE, None)["open20"]["percent"] == 100.0
-    assert store.daily_leaderboard(DAY)[0]["name"] == "Ann"
+    assert store.daily_leaderboard(DAY, guests=True)[0]["name"] == "Ann"
 
 
 def test_migration_0007_goes_down_and_up_again(database: str) -> None:
@@ -176,7 +188,11 @@ def test_migration_0007_goes_down_and_up_again(database: str) -> None:
         store.migrate("0006")
         store.migrate("0007")
         assert store.revision() == "0007"
-        _set(store, ANN_PHONE, "open20", [1])
+        with store._engine.begin() as connection:
+            connection.execute(sa.insert(OLD_DRILL_RESULTS).values(
+                device_token=ANN_PHONE, drill="open20", score=1, attempts=1, percent=100.0,
+                full=True, shots_json="[]", at=T0,
+            ))  # fmt: skip
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS))
         with store._engine.begin() as connection:

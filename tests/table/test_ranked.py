@@ -9,7 +9,9 @@ from crokinole.rules import Layout, Scoring, TieSetting
 from crokinole.table import (
     ChangeSettings,
     Connect,
+    Disconnect,
     Event,
+    GameAborted,
     GameFinished,
     Join,
     Kind,
@@ -152,17 +154,81 @@ def test_its_players_cannot_change_rules_or_seats_start_or_rematch(command: obje
     assert error.value.code == "ranked_table"
 
 
-def test_a_player_who_never_comes_is_stood_in_for_after_the_grace() -> None:
-    table, _ = ranked(standin_grace=10.0)
-    table, _ = table.apply(Connect(BOB), T0)
+def test_a_player_who_goes_after_a_first_shot_is_stood_in_for_after_the_grace() -> None:
+    table = connected(ranked(standin_grace=10.0)[0])
+    table, _ = shoot(table, T0 + 1)  # South's first disc
+    table, _ = shoot(table, T0 + 2)  # North's
+    table, _ = table.apply(Disconnect(ANN), T0 + 3)
     deadline = table.next_deadline()
-    assert deadline is not None and deadline.kind.value == "standin" and deadline.at == T0 + 10
-    table, events = table.apply(Tick(), T0 + 10)
+    assert deadline is not None and deadline.kind.value == "standin" and deadline.at == T0 + 13
+    table, events = table.apply(Tick(), T0 + 13)
     assert [e.TYPE for e in events] == ["stand_in_on"]
     assert table.cpu_turn() == (Seat.SOUTH, "normal")
-    table, _ = shoot(table, T0 + 11)
-    assert table.turns == {Seat.SOUTH: 1} and table.standin_share(Seat.SOUTH) == 1.0
+    table, _ = shoot(table, T0 + 14)
+    assert table.turns == {Seat.SOUTH: 2, Seat.NORTH: 1} and table.standin_share(Seat.SOUTH) == 0.5
     assert table.standin_share(Seat.NORTH) == 0.0
+
+
+def test_a_player_who_never_comes_gets_no_stand_in_and_the_game_is_aborted() -> None:
+    table, log = ranked(standin_grace=10.0)
+    table, connect = table.apply(Connect(BOB), T0)
+    log += connect
+    clock = 30 + Timings().turn_grace
+    deadline = table.next_deadline()
+    assert deadline is not None and deadline.kind.value == "no_show" and deadline.at == T0 + clock
+    # Past the stand-in's grace nothing happens: a no-show's game is not played by a CPU.
+    assert table.apply(Tick(), T0 + 10) == (table, [])
+    assert table.cpu_turn() is None
+    table, events = table.apply(Tick(), T0 + clock)
+    assert [e.TYPE for e in events] == ["game_aborted", "game_finished"]
+    aborted, finished = events
+    assert isinstance(aborted, GameAborted) and aborted.seat is Seat.SOUTH
+    assert aborted.reason == "no_show" and table.no_show is Seat.SOUTH
+    assert isinstance(finished, GameFinished) and finished.abandoned
+    assert table.stage is Stage.FINISHED and table.next_deadline() is None
+    # Nothing was played, and the log replays to the aborted table.
+    assert table.turns == {}
+    assert Table.replay(event_from_dict(e.to_dict()) for e in [*log, *events]) == table
+
+
+def test_the_second_player_missing_their_first_turn_aborts_it_too() -> None:
+    table = connected(ranked()[0])
+    table, _ = shoot(table, T0 + 5)  # South shows; North's first turn starts at T0 + 5
+    deadline = table.next_deadline()
+    clock = 30 + Timings().turn_grace
+    assert deadline is not None and deadline.kind.value == "no_show"
+    assert deadline.at == T0 + 5 + clock
+    # Just before the clock runs out North may still shoot; then the clocks are the usual ones.
+    table, _ = table.apply(Tick(), T0 + 4 + clock)
+    assert table.stage is Stage.PLAYING
+    played, _ = shoot(table, T0 + 4.5 + clock)
+    later = played.next_deadline()
+    assert later is not None and later.kind.value == "turn"
+    # At the clock, a shot is refused and the game is aborted.
+    with pytest.raises(TableError, match="aborted") as error:
+        shoot(table, T0 + 5 + clock)
+    assert error.value.code == "not_your_turn"
+    table, events = table.apply(Tick(), T0 + 5 + clock)
+    aborted = events[0]
+    assert isinstance(aborted, GameAborted) and aborted.seat is Seat.NORTH
+
+
+def test_a_second_turn_that_runs_out_goes_to_the_ditch_as_usual() -> None:
+    table = connected(ranked()[0])
+    table, _ = shoot(table, T0 + 1)
+    table, _ = shoot(table, T0 + 2)
+    clock = 30 + Timings().turn_grace
+    table, events = table.apply(Tick(), T0 + 2 + clock)
+    assert [e.TYPE for e in events] == ["turn_timed_out"]
+    assert table.stage is Stage.PLAYING
+
+
+def test_ranked_names_are_the_accounts_and_cannot_change() -> None:
+    table = connected(ranked()[0])
+    with pytest.raises(TableError, match="names are the accounts'") as error:
+        table.apply(Rename(ANN, "user2"), T0 + 1)
+    assert error.value.code == "ranked_table"
+    assert [m.name for m in table.members] == ["user1", "user2"]
 
 
 def test_the_turn_clock_is_30_seconds_and_a_game_plays_to_its_end() -> None:

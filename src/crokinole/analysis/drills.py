@@ -8,9 +8,16 @@ score of a set is the sum of its attempts; the percentage is that score
 out of the most the attempts could make.
 
 The physics is deterministic, so the same shots always give the same
-score: :func:`score_drill` and :func:`score_challenge` replay the shots a
-player sent, and that replay **is** the server's verification (a client
-sends shots, never scores).
+score: :func:`score_drill` and :func:`score_challenge` replay the shots
+played, and that replay **is** the server's verification (a client sends
+shots, never scores).
+
+Drills and the daily challenge are played with the human hand (R3, the
+tables' :data:`~crokinole.table.settings.HAND_NOISE`): :func:`hand_shot`
+turns the aimed shot into the shot played with noise drawn from a seed and
+the attempt's number.  The server keeps the seed of each set it hands out
+and never sends it, so typing the numbers of a made shot again does not
+make it again, and the noise cannot be probed before a shot.
 
 The drills (scores per attempt; a foul, R4, scores 0 unless said):
 
@@ -56,10 +63,12 @@ from crokinole.analysis.practice import (
     PracticeResult,
     position_code,
     position_data,
+    practice_game,
     practice_shot,
 )
 from crokinole.board import TOURNAMENT_BOARD, Point, Shot, Zone
-from crokinole.errors import AnalysisError
+from crokinole.errors import AnalysisError, InvalidShotError
+from crokinole.table.settings import HAND_NOISE
 
 __all__ = [
     "CHALLENGE_ATTEMPTS",
@@ -70,6 +79,8 @@ __all__ = [
     "DrillScore",
     "challenge_points",
     "daily_challenge",
+    "hand_shot",
+    "holds_position",
     "score_challenge",
     "score_drill",
 ]
@@ -475,3 +486,79 @@ def score_challenge(challenge: Challenge, shots: Sequence[Shot]) -> int:
     0
     """
     return max(challenge_points(challenge, shots))
+
+
+# ------------------------------------------------------------------ the human hand
+
+
+def hand_shot(pos: PracticePosition, aimed: Shot, seed: int, attempt: int) -> Shot:
+    """The shot played from ``pos`` when ``aimed`` is meant, with the human hand (R3).
+
+    The noise is drawn from ``np.random.default_rng([seed, attempt])``: the
+    same seed and attempt give the same shot, and without the seed the shot
+    cannot be foretold.  As at the tables, the hand never slides the disc onto
+    another: a placement the noise would make illegal stays as aimed.
+
+    Raises:
+        AnalysisError: the aimed shot cannot be played there (R3), in plain words.
+
+    >>> aimed = Shot(0.0, 0.0, 28.0)
+    >>> hand_shot(PracticePosition(), aimed, 7, 1) == hand_shot(PracticePosition(), aimed, 7, 1)
+    True
+    >>> hand_shot(PracticePosition(), aimed, 7, 1) == aimed
+    False
+    """
+    if not isinstance(aimed, Shot):
+        raise AnalysisError(f"a shot is Shot(position, direction, power), got {aimed!r}")
+    game = practice_game(pos)
+    seat = pos.shooter
+    problem = game.placement_problem(seat, aimed.position)
+    if problem is not None:
+        raise AnalysisError(f"this shot cannot be played: {problem}")
+    try:
+        game.board.launch(seat, aimed)
+    except InvalidShotError as exc:
+        raise AnalysisError(f"this shot cannot be played: {exc}") from None
+    rng = np.random.default_rng([int(seed), int(attempt)])
+    played = HAND_NOISE.perturb(game.board, aimed, rng)
+    if game.placement_problem(seat, played.position) is not None:
+        played = Shot(aimed.position, played.direction, played.power)
+    return played
+
+
+def _shooters_view(pos: PracticePosition) -> list[tuple[bool, float, float]]:
+    """The discs as the shooter sees them from south: (mine, x, y) each."""
+    mine = "s" if pos.seat == "south" else "n"
+    turn = 1.0 if pos.seat == "south" else -1.0
+    return [(side == mine, turn * x, turn * y) for side, x, y in pos.discs]
+
+
+def holds_position(pos: PracticePosition, target: PracticePosition, within: float = 1.0) -> bool:
+    """Whether ``pos`` holds ``target``'s discs: each of them has a disc of the same
+    side (the shooter's, or the other's) within ``within`` inches, seen from the
+    shooter's seat, as laid out or mirrored left to right.  Discs added besides
+    do not hide a position (the daily challenge's hints are refused for it).
+
+    >>> day = daily_challenge(datetime.date(2026, 12, 1)).position
+    >>> holds_position(day, day), holds_position(PracticePosition(), day)
+    (True, False)
+    """
+    have = _shooters_view(pos)
+    want = _shooters_view(target)
+    if not want:
+        return False
+    for mirror in (1.0, -1.0):
+        free = list(have)
+        for side, x, y in want:
+            near = [
+                (math.hypot(mirror * hx - x, hy - y), k)
+                for k, (hs, hx, hy) in enumerate(free)
+                if hs == side
+            ]
+            best = min(near, default=None)
+            if best is None or best[0] > within:
+                break
+            free.pop(best[1])
+        else:
+            return True
+    return False

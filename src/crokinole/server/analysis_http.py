@@ -15,6 +15,12 @@ client address has one at a time (429 otherwise).  Bad input is answered
 400 ``{"error": "<plain words>"}``; nothing is ever stored.  A table's
 review is kept (a finished game's review never changes).
 
+**Fair play** (:mod:`crokinole.server.fair_play`): while the device
+(``X-Device-Token``) or the logged-in account has a ranked game in play,
+every route here but the page answers 403 with plain words, for any
+position or game; the practice room's hints and heat maps refuse the day's
+challenge position (or one that holds it) during its day (403).
+
 The accuracies (``accuracy``) are the analysis layer's names: ``steady``
 (every shot as aimed), ``human`` (the human hand of the tables), a CPU
 level's id, or ``mine``: the accuracy fitted to the open-20 drill results
@@ -23,6 +29,7 @@ of the device (``X-Device-Token`` header) or of the logged-in account.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import re
 import threading
@@ -52,7 +59,9 @@ from crokinole.errors import CrokinoleError, InvalidRecordError
 from crokinole.rules import Game
 from crokinole.server.accounts import Accounts
 from crokinole.server.accounts_http import COOKIE
+from crokinole.server.fair_play import daily_refused, engine_help_refused
 from crokinole.server.json_input import JsonInputError, read_json
+from crokinole.server.practice_http import utc_today
 from crokinole.server.tables import Tables, stored_table
 from crokinole.server.wire import LEVEL_IDS, TABLE_PATTERN, TOKEN_PATTERN, seat_names
 from crokinole.store import Store
@@ -264,10 +273,38 @@ def _device(request: Request) -> str | None:
 # ---------------------------------------------------------------- routes
 
 
-def routes(store: Store, tables: Tables, accounts: Accounts | None = None) -> list[BaseRoute]:
-    """The review JSON and page, and the practice room's hints and heat maps."""
+def routes(
+    store: Store,
+    tables: Tables,
+    accounts: Accounts | None = None,
+    *,
+    today: Callable[[], datetime.date] = utc_today,
+) -> list[BaseRoute]:
+    """The review JSON and page, and the practice room's hints and heat maps.
+
+    ``today`` is the UTC date (a clock for tests): the day's challenge gets no hints.
+    """
     cache = _Cache()
     running: set[str] = set()
+
+    async def account_of(request: Request) -> int | None:
+        cookie = request.cookies.get(COOKIE)
+        if accounts is None or not cookie:
+            return None
+        account = await anyio.to_thread.run_sync(accounts.account_for_token, cookie)
+        return account.id if account is not None else None
+
+    async def fair(request: Request) -> None:
+        """Engine help is refused to a device or account with a ranked game in play."""
+        device, account = _device(request), await account_of(request)
+        why = await anyio.to_thread.run_sync(engine_help_refused, store, device, account)
+        if why is not None:
+            raise AnalysisHttpError(403, why)
+
+    def not_the_daily(position: PracticePosition) -> None:
+        why = daily_refused(position, today())
+        if why is not None:
+            raise AnalysisHttpError(403, why)
 
     @asynccontextmanager
     async def one_at_a_time(request: Request) -> AsyncIterator[None]:
@@ -301,6 +338,7 @@ def routes(store: Store, tables: Tables, accounts: Accounts | None = None) -> li
     ) -> Callable[[Request], Awaitable[Response]]:
         async def route(request: Request) -> Response:
             try:
+                await fair(request)
                 async with one_at_a_time(request):
                     payload = await make(request)
             except AnalysisHttpError as exc:
@@ -362,6 +400,7 @@ def routes(store: Store, tables: Tables, accounts: Accounts | None = None) -> li
         data = await _json_object(request)
         _unknown(data, {"code", "position", "accuracy"})
         position = _position(data)
+        not_the_daily(position)
         accuracy = await accuracy_of(request, _accuracy_name(data.get("accuracy"), "steady"))
         try:
             game = practice_game(position)
@@ -379,6 +418,7 @@ def routes(store: Store, tables: Tables, accounts: Accounts | None = None) -> li
         data = await _json_object(request)
         _unknown(data, {"code", "position", "position_deg", "metric", "accuracy"})
         position = _position(data)
+        not_the_daily(position)
         where = data.get("position_deg")
         if isinstance(where, bool) or not isinstance(where, int | float):
             raise AnalysisHttpError(

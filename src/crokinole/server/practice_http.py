@@ -6,10 +6,13 @@
 | GET | /drills | | the drills page |
 | GET | /api/drills | | ``{"drills": [Drill.to_dict()]}`` |
 | POST | /api/practice/shoot | ``code`` or ``position``, or ``drill``; ``shot`` | the shot played |
-| POST | /api/drills/{id}/results | ``shots`` + X-Device-Token | the set, verified, kept |
+| POST | /api/practice/shoot | ``set``, ``shot`` + X-Device-Token | the attempt, with the hand |
+| POST | /api/drills/{id}/sets | (``attempts``) + X-Device-Token | a new set: its id |
+| POST | /api/drills/{id}/results | ``set`` + X-Device-Token | the set, verified, kept |
 | GET | /api/drills/results | X-Device-Token, ``?drill=`` | bests, trend, open-20 record |
 | GET | /api/daily | (X-Device-Token) | today's challenge (and my score) |
-| POST | /api/daily | ``day``, ``shots``, ``name`` + X-Device-Token | score and rank |
+| POST | /api/daily/sets | ``day`` + X-Device-Token | the day's entry: its set id |
+| POST | /api/daily | ``day``, ``set``, ``name`` + X-Device-Token | score and rank |
 | GET | /api/daily/leaderboard | ``?day=YYYY-MM-DD`` (today) | the day's best scores |
 
 A position is ``{"seat": "south", "discs": [["s", x, y], ["n", x, y]]}``
@@ -24,22 +27,41 @@ drill's setup and the answer adds ``drill_points``, what the attempt scores
 under the drill's rule (the page's running count; the set is scored again
 when it is sent).
 
-Scores are never taken from a client: a drill's set and a daily challenge
-are the shots, replayed here with the deterministic physics
-(:func:`~crokinole.analysis.drills.score_drill`), and the score kept is the
-replay's.  A logged-in player's (session cookie) results count for the
-account on all its devices.
+**The human hand.**  Drills and the daily challenge are played with the
+human hand (R3), its noise drawn here: ``POST /api/drills/{id}/sets`` (or
+``/api/daily/sets``) hands out a set, whose secret seed the server keeps and
+never sends.  Each attempt is ``POST /api/practice/shoot`` with the ``set``
+and the aimed ``shot``: the server draws the noise of that attempt
+(:func:`~crokinole.analysis.drills.hand_shot`), plays the shot, keeps it
+in the set and answers ``aimed``, ``played``, ``attempt`` and ``attempts``.
+The same numbers typed again are played with new noise, and the noise of
+an attempt cannot be seen before it is played.  The results (``POST
+.../results``, ``POST /api/daily``) are worked out from the shots the set
+kept, replayed with the deterministic physics
+(:func:`~crokinole.analysis.drills.score_drill`) after the noise is drawn
+again from the seed (the verification): never from anything a client
+sends.  Personal bests, trends and the open-20 record count only such sets.
+
+**The daily challenge** is entered once a day: one set per account, and
+for a guest one per device (``409`` for a second).  Accounts and guests are
+on separate boards (``scores`` and ``guests``); an account's name is its
+username, and a guest cannot take a registered username.  A logged-in
+player's (session cookie) results count for the account on all its devices.
 
 Errors are ``{"error": "plain words"}``: 400 for any bad input (nothing is
 kept), 415 for a POST that is not JSON, 403 for a POST from another site,
-409 for a second daily score from one device or account, 503 while the
-database cannot be reached.
+409 for a second daily score from one device or account, 403 for a
+practice shot from a position (not a drill) while the device or account
+has a ranked game in play, or of the day's challenge position during its
+day (:mod:`crokinole.server.fair_play`), 503 while the database cannot be
+reached.
 """
 
 from __future__ import annotations
 
 import datetime
 import re
+import secrets
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -54,8 +76,8 @@ from crokinole.analysis.drills import (
     MAX_ATTEMPTS,
     Challenge,
     Drill,
-    challenge_points,
     daily_challenge,
+    hand_shot,
     score_drill,
 )
 from crokinole.analysis.practice import (
@@ -72,11 +94,13 @@ from crokinole.board import Shot
 from crokinole.errors import AnalysisError
 from crokinole.server.accounts import Account, Accounts
 from crokinole.server.accounts_http import COOKIE
+from crokinole.server.fair_play import daily_refused, engine_help_refused
 from crokinole.server.json_input import JsonInputError, read_json
 from crokinole.server.limits import ServerSettings, origin_allowed
 from crokinole.server.payloads import report_payload, trajectory_payload
 from crokinole.server.wire import TOKEN_PATTERN
-from crokinole.store import AlreadyPlayedError, Store, StoreUnavailableError
+from crokinole.store import AlreadyPlayedError, PracticeSetData, Store, StoreUnavailableError
+from crokinole.table.events import shot_from_dict, shot_to_dict
 
 __all__ = ["MAX_BODY", "MAX_NAME", "routes", "utc_today"]
 
@@ -166,24 +190,11 @@ def _drill_of(data: dict[str, Any]) -> Drill | None:
     return DRILLS[drill_id]
 
 
-def _shots(value: object, most: int) -> list[Shot]:
-    if not isinstance(value, list):
-        raise _bad("shots is a list of shots {position, direction, power}")
-    if not 1 <= len(value) <= most:
-        raise _bad(f"send from 1 to {most} shots, not {len(value)}")
-    shots = []
-    for k, item in enumerate(value, 1):
-        try:
-            shots.append(shot_from_data(item))
-        except AnalysisError as error:
-            raise _bad(f"shot {k}: {error}") from None
-    return shots
-
-
-def _shot_rows(shots: list[Shot], points: tuple[int, ...]) -> list[dict[str, Any]]:
+def _set_rows(kept: PracticeSetData, points: tuple[int, ...]) -> list[dict[str, Any]]:
+    """The shots kept with a result: each as played (with its aimed shot), and its points."""
     return [
-        {"position": s.position, "direction": s.direction, "power": s.power, "points": p}
-        for s, p in zip(shots, points, strict=True)
+        {**row["played"], "aimed": row["aimed"], "points": p}
+        for row, p in zip(kept.shots, points, strict=True)
     ]
 
 
@@ -194,6 +205,58 @@ def _day(value: object) -> datetime.date:
         return datetime.date.fromisoformat(value)
     except ValueError:
         raise _bad(f"{value} is not a day of the calendar") from None
+
+
+#: What an old client that sends its own shots for a result is told.
+OWN_SHOTS = (
+    "drills and the daily challenge are played shot by shot with the human hand, its noise "
+    "drawn by the server: ask for a set first (POST /api/drills/{id}/sets or /api/daily/sets) "
+    "and play each attempt with it"
+)
+
+
+def _set_id(value: object) -> str:
+    if not isinstance(value, str) or not re.fullmatch(r"[a-f0-9]{32}", value):
+        raise _bad("set is the id the server gave the set (32 hexadecimal digits)")
+    return value
+
+
+def _attempts(value: object, drill: Drill) -> int:
+    if value is None:
+        return drill.attempts
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ATTEMPTS:
+        raise _bad(f"attempts is a whole number from 1 to {MAX_ATTEMPTS}, not {value!r}")
+    return value
+
+
+def _set_position(kept: PracticeSetData) -> PracticePosition:
+    if kept.kind == "daily" and kept.day is not None:
+        return daily_challenge(datetime.date.fromisoformat(kept.day)).position
+    return DRILLS[kept.drill].setup
+
+
+def _set_points(kept: PracticeSetData, result: PracticeResult) -> int:
+    return result.points if kept.kind == "daily" else DRILLS[kept.drill].score_attempt(result)
+
+
+def replay_set(kept: PracticeSetData) -> tuple[list[Shot], tuple[int, ...]]:
+    """The shots a set played, each drawn again from its seed and aimed shot, and their
+    points replayed (blocking): the server's verification of what it kept.
+
+    Raises:
+        AnalysisError: a kept shot that does not replay as kept (plain words).
+    """
+    pos = _set_position(kept)
+    played: list[Shot] = []
+    points: list[int] = []
+    for k, row in enumerate(kept.shots, 1):
+        aimed = shot_from_dict(row["aimed"])
+        shot = hand_shot(pos, aimed, kept.seed, k)
+        if shot != shot_from_dict(row["played"]):
+            raise AnalysisError(f"attempt {k} of this set does not replay as it was played")
+        played.append(shot)
+        points.append(_set_points(kept, practice_shot(pos, shot)))
+    return played, tuple(points)
 
 
 def _name(value: object) -> str:
@@ -233,6 +296,7 @@ def routes(
     *,
     today: Callable[[], datetime.date] = utc_today,
     static: Path = STATIC,
+    seeds: Callable[[], int] = lambda: secrets.randbits(63),
 ) -> list[BaseRoute]:
     """The practice room's, the drills' and the daily challenge's routes.
 
@@ -243,6 +307,7 @@ def routes(
         settings: the server's settings (the origins allowed to POST).
         today: the current UTC date (a clock for tests).
         static: where the pages are.
+        seeds: a new set's secret seed (random; a fixed sequence for tests).
 
     >>> [r.path for r in routes(Store.open("sqlite://"))][:3]
     ['/practice', '/drills', '/api/drills']
@@ -292,10 +357,123 @@ def routes(
     async def drills(_: Request) -> Response:
         return JSONResponse(drill_list)
 
+    async def my_set(request: Request, value: object, kind: str | None = None) -> PracticeSetData:
+        """The set ``value`` names, if it is this device's (and of ``kind``)."""
+        device = _device(request)
+        kept = await anyio.to_thread.run_sync(store.practice_set, _set_id(value))
+        if kept is None or kept.device != device:
+            raise _RefusedError(404, "there is no such set on this device: ask for a new one")
+        if kind is not None and kept.kind != kind:
+            what = "the daily challenge" if kind == "daily" else "a drill"
+            raise _bad(f"this set is not one of {what}")
+        return kept
+
+    async def fair_position(request: Request, pos: PracticePosition) -> None:
+        """No trying shots on a position during a ranked game, nor on the day's challenge."""
+        why = daily_refused(pos, today())
+        if why is None:
+            token = request.headers.get("x-device-token")
+            device = _device(request) if token is not None else None
+            account = await account_id(request)
+            why = await anyio.to_thread.run_sync(engine_help_refused, store, device, account)
+        if why is not None:
+            raise _RefusedError(403, why)
+
+    async def shoot_in_set(request: Request, data: dict[str, Any]) -> Response:
+        if data.get("code") is not None or data.get("position") is not None or data.get("drill"):
+            raise _bad("an attempt of a set is played from the set's own position: send no other")
+        kept = await my_set(request, data.get("set"))
+        set_id = kept.id
+        if kept.finished:
+            raise _RefusedError(409, "this set is over: its result was kept; ask for a new set")
+        if len(kept.shots) >= kept.attempts:
+            raise _RefusedError(409, f"all {kept.attempts} attempts of this set are played")
+        if kept.kind == "daily" and kept.day != today().isoformat():
+            raise _bad(f"the challenge of {kept.day} is over")
+        if data.get("shot") is None:
+            raise _bad("send the shot {position, direction, power}")
+        aimed = shot_from_data(data["shot"])
+        pos = _set_position(kept)
+        attempt = len(kept.shots) + 1
+
+        def play() -> tuple[Shot, PracticeResult]:
+            played = hand_shot(pos, aimed, kept.seed, attempt)
+            return played, practice_shot(pos, played)
+
+        played, result = await anyio.to_thread.run_sync(play)
+        points = _set_points(kept, result)
+        row = {"aimed": shot_to_dict(aimed), "played": shot_to_dict(played), "points": points}
+        added = await anyio.to_thread.run_sync(
+            store.add_practice_shot, set_id, len(kept.shots), row
+        )
+        if not added:
+            raise _RefusedError(409, "another attempt of this set was played meanwhile: look again")
+        payload = shot_payload(result)
+        payload.update(
+            set=set_id, attempt=attempt, attempts=kept.attempts, aimed=shot_to_dict(aimed),
+            played=shot_to_dict(played), hand="human", points_scored=points,
+        )  # fmt: skip
+        if kept.kind == "drill":
+            payload["drill_points"] = points
+        return JSONResponse(payload)
+
+    async def new_drill_set(request: Request) -> Response:
+        drill_id = request.path_params["drill"]
+        if drill_id not in DRILLS:
+            raise _bad(f"there is no drill {drill_id!r}; the drills are {', '.join(DRILLS)}")
+        device = _device(request)
+        data = await _body(request, ("attempts",))
+        drill = DRILLS[drill_id]
+        attempts = _attempts(data.get("attempts"), drill)
+        account = await account_id(request)
+        set_id = secrets.token_hex(16)
+
+        def keep() -> None:
+            store.create_practice_set(
+                set_id, kind="drill", drill=drill_id, device=device, account_id=account,
+                seed=seeds(), attempts=attempts,
+            )  # fmt: skip
+
+        await anyio.to_thread.run_sync(keep)
+        return JSONResponse(
+            {"set": set_id, "drill": drill_id, "attempts": attempts, "hand": "human"}
+        )
+
+    async def new_daily_set(request: Request) -> Response:
+        device = _device(request)
+        data = await _body(request, ("day",))
+        day = _today_only(data.get("day"))
+        challenge = daily_challenge(day)
+        account = await account_id(request)
+        set_id = secrets.token_hex(16)
+
+        def keep() -> None:
+            store.create_practice_set(
+                set_id, kind="daily", drill="daily", day=day.isoformat(), device=device,
+                account_id=account, seed=seeds(), attempts=challenge.attempts,
+            )  # fmt: skip
+
+        await anyio.to_thread.run_sync(keep)
+        return JSONResponse(
+            {"set": set_id, "day": day.isoformat(), "attempts": challenge.attempts, "hand": "human"}
+        )
+
+    def _today_only(value: object) -> datetime.date:
+        day, now = _day(value), today()
+        if day < now:
+            raise _bad(f"the challenge of {day} is over: today's is the challenge of {now}")
+        if day > now:
+            raise _bad(f"the challenge of {day} has not begun: today's is the challenge of {now}")
+        return day
+
     async def shoot(request: Request) -> Response:
-        data = await _body(request, ("code", "position", "drill", "shot"))
+        data = await _body(request, ("code", "position", "drill", "shot", "set"))
+        if data.get("set") is not None:
+            return await shoot_in_set(request, data)
         drill = _drill_of(data)
         pos = drill.setup if drill is not None else _position(data)
+        if drill is None:
+            await fair_position(request, pos)
         if data.get("shot") is None:
             raise _bad("send the shot {position, direction, power}")
         shot = shot_from_data(data["shot"])
@@ -310,19 +488,31 @@ def routes(
         if drill_id not in DRILLS:
             raise _bad(f"there is no drill {drill_id!r}; the drills are {', '.join(DRILLS)}")
         device = _device(request)
-        data = await _body(request, ("shots",))
-        shots = _shots(data.get("shots"), MAX_ATTEMPTS)
-        score = await anyio.to_thread.run_sync(score_drill, drill_id, shots)
+        data = await _body(request, ("shots", "set"))
+        if data.get("set") is None:
+            raise _bad(OWN_SHOTS)
+        kept = await my_set(request, data.get("set"), "drill")
+        if kept.drill != drill_id:
+            raise _bad(f"this set is of the drill {kept.drill}, not {drill_id}")
+        if not kept.shots:
+            raise _bad("play at least one attempt of the set first")
+        played, _ = await anyio.to_thread.run_sync(replay_set, kept)
+        score = await anyio.to_thread.run_sync(score_drill, drill_id, played)
         account = await account_id(request)
 
-        def keep() -> bool:
+        def keep() -> bool | None:
+            if not store.finish_practice_set(kept.id):
+                return None
             return store.add_drill_result(
                 device, account, drill_id, score=score.score, attempts=score.attempts,
-                percent=score.percent, shots=_shot_rows(shots, score.points), full=score.full,
+                percent=score.percent, shots=_set_rows(kept, score.points), full=score.full,
+                set_id=kept.id,
             )  # fmt: skip
 
         best = await anyio.to_thread.run_sync(keep)
-        return JSONResponse({**score.to_dict(), "personal_best": best})
+        if best is None:
+            raise _RefusedError(409, "this set's result was kept already: ask for a new set")
+        return JSONResponse({**score.to_dict(), "personal_best": best, "hand": "human"})
 
     async def my_results(request: Request) -> Response:
         device = _device(request)
@@ -346,40 +536,78 @@ def routes(
 
     async def daily(request: Request) -> Response:
         challenge = daily_challenge(today())
-        played = None
+        played = entry = None
         if request.headers.get("x-device-token") is not None:
             device = _device(request)
             account = await account_id(request)
             played = await anyio.to_thread.run_sync(
                 store.daily_entry, challenge.day.isoformat(), device, account
             )
-        return JSONResponse(_challenge_payload(challenge, played))
+            entry = await anyio.to_thread.run_sync(
+                _entry_of, challenge.day.isoformat(), device, account
+            )
+        return JSONResponse({**_challenge_payload(challenge, played), "entry": entry})
+
+    def _entry_of(day: str, device: str, account: int | None) -> dict[str, Any] | None:
+        """Today's entry of the device or account: its set (if this device's), attempts played."""
+        set_id = store.daily_set(day, device, account)
+        kept = None if set_id is None else store.practice_set(set_id)
+        if kept is None:
+            return None
+        return {
+            "set": kept.id if kept.device == device else None,
+            "played": len(kept.shots),
+            "attempts": kept.attempts,
+            "finished": kept.finished,
+            "points": [row["points"] for row in kept.shots],
+        }
 
     async def daily_score(request: Request) -> Response:
         device = _device(request)
-        data = await _body(request, ("day", "shots", "name"))
-        day, now = _day(data.get("day")), today()
-        if day < now:
-            raise _bad(f"the challenge of {day} is over: today's is the challenge of {now}")
-        if day > now:
-            raise _bad(f"the challenge of {day} has not begun: today's is the challenge of {now}")
-        challenge = daily_challenge(day)
-        shots = _shots(data.get("shots"), challenge.attempts)
+        data = await _body(request, ("day", "shots", "name", "set"))
+        day = _today_only(data.get("day"))
+        if data.get("set") is None:
+            raise _bad(OWN_SHOTS)
+        kept = await my_set(request, data.get("set"), "daily")
+        if kept.day != day.isoformat():
+            raise _bad(f"this entry is of the challenge of {kept.day}, not {day}")
+        if not kept.shots:
+            raise _bad("play at least one attempt first")
         account = await logged_in(request)
-        name = account.username if account is not None else _name(data.get("name"))
-        points = await anyio.to_thread.run_sync(challenge_points, challenge, shots)
+        if account is not None and kept.account_id not in (None, account.id):
+            raise _RefusedError(404, "there is no such set on this device: ask for a new one")
+        if account is not None:
+            name = account.username
+        else:
+            name = _name(data.get("name"))
+            taken = await anyio.to_thread.run_sync(store.account_by_key, name.lower())
+            if taken is not None:
+                raise _bad(
+                    f"{name} is a player's username: log in to play under it, "
+                    "or choose another name"
+                )
+        _, points = await anyio.to_thread.run_sync(replay_set, kept)
         score = max(points)
 
-        def keep() -> int:
+        def keep() -> int | None:
+            if not store.finish_practice_set(kept.id):
+                return None
             return store.add_daily_score(
                 day.isoformat(), device, None if account is None else account.id, name=name,
-                score=score,
-                shots=_shot_rows(shots, points),
+                score=score, shots=_set_rows(kept, points),
             )  # fmt: skip
 
         rank = await anyio.to_thread.run_sync(keep)
+        if rank is None:
+            raise AlreadyPlayedError(f"this entry at the challenge of {day} was kept already")
         return JSONResponse(
-            {"day": day.isoformat(), "score": score, "rank": rank, "points": list(points)}
+            {
+                "day": day.isoformat(),
+                "score": score,
+                "rank": rank,
+                "points": list(points),
+                "account": account is not None,
+            }
         )
 
     async def leaderboard(request: Request) -> Response:
@@ -388,7 +616,10 @@ def routes(
         scores = await anyio.to_thread.run_sync(
             store.daily_leaderboard, day.isoformat(), LEADERBOARD_LENGTH
         )
-        return JSONResponse({"day": day.isoformat(), "scores": scores})
+        guests = await anyio.to_thread.run_sync(
+            lambda: store.daily_leaderboard(day.isoformat(), LEADERBOARD_LENGTH, guests=True)
+        )
+        return JSONResponse({"day": day.isoformat(), "scores": scores, "guests": guests})
 
     return [
         Route("/practice", practice_page),
@@ -397,7 +628,9 @@ def routes(
         Route("/api/practice/shoot", handled(shoot, post=True), methods=["POST"]),
         Route("/api/drills/results", handled(my_results)),
         Route("/api/drills/{drill}/results", handled(drill_results, post=True), methods=["POST"]),
+        Route("/api/drills/{drill}/sets", handled(new_drill_set, post=True), methods=["POST"]),
         Route("/api/daily", handled(daily)),
+        Route("/api/daily/sets", handled(new_daily_set, post=True), methods=["POST"]),
         Route("/api/daily", handled(daily_score, post=True), methods=["POST"]),
         Route("/api/daily/leaderboard", handled(leaderboard)),
     ]

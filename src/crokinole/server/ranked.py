@@ -46,13 +46,17 @@ logged, and the next tick tries again.
 
 Errors are :class:`~crokinole.server.wire.WireError` with the protocol's
 codes: ``not_logged_in``, ``already_queued``, ``in_ranked_game``,
-``bad_ladder``, ``bad_partner``.
+``bad_ladder``, ``bad_partner``, ``no_shows`` (the account did not take its
+first shot in :data:`~crokinole.server.fair_play.NO_SHOW_LIMIT` ranked games
+lately, and waits :data:`~crokinole.server.fair_play.NO_SHOW_BAR` after the
+last: :func:`~crokinole.server.fair_play.queue_barred_until`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import logging
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
@@ -64,7 +68,7 @@ import anyio.to_thread
 from crokinole.board import Seat
 from crokinole.ranking import INITIAL, Entry, Ladder, Match, Rating, display, is_provisional, pair
 from crokinole.rules import Layout
-from crokinole.server import rated, wire
+from crokinole.server import fair_play, rated, wire
 from crokinole.server.hub import HubUnavailableError
 from crokinole.server.tables import Tables, stored_table
 from crokinole.store import AlreadyQueuedError, QueueEntryData, Store, StoreUnavailableError
@@ -339,6 +343,7 @@ class RankedQueue:
                 return
             if await self._in_ranked_game(account):
                 raise wire.WireError("in_ranked_game", "finish your ranked game first")
+            await self._not_barred(account)
             entry = await anyio.to_thread.run_sync(self._enter, account, ladder, self._clock())
             rating, provisional = await self._rating(account, ladder)
             waiting = _Waiting(
@@ -833,6 +838,19 @@ class RankedQueue:
             if found is not None:
                 return _matched(found[0])
         return None
+
+    async def _not_barred(self, account: int) -> None:
+        """Refuse an account that repeatedly did not show for its ranked games' first shot."""
+        now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+        until = await anyio.to_thread.run_sync(
+            fair_play.queue_barred_until, self._store, account, now
+        )
+        if until is not None:
+            raise wire.WireError(
+                "no_shows",
+                f"you did not take your first shot in {fair_play.NO_SHOW_LIMIT} ranked games "
+                f"lately: you can queue again at {until:%H:%M} UTC",
+            )
 
     async def _in_ranked_game(self, account: int) -> bool:
         return bool(await anyio.to_thread.run_sync(self._ranked_tables, account))

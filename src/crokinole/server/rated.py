@@ -8,7 +8,9 @@ table as that identity, from any device.
 :func:`rating_changes` decides, at the end of a ranked game, every player's
 new rating with :mod:`crokinole.ranking`: a side that left (abandoned) or that
 a CPU stood in for more than half its shots loses as if beaten
-(:func:`~crokinole.ranking.result_of`); otherwise the score decides.  The
+(:func:`~crokinole.ranking.result_of`); otherwise the score decides.  A game
+aborted because a player never took a first shot (``GameAborted``, a
+no-show) is not rated; :func:`no_shows` names the accounts that did not show.  The
 owner of the table stores the changes in the same transaction as the game's
 last events.
 """
@@ -32,7 +34,16 @@ from crokinole.ranking import (
 )
 from crokinole.rules import Layout
 from crokinole.store import RatingChange, Store
-from crokinole.table import Event, GameFinished, Kind, MemberLeft, Person, Stage, Table
+from crokinole.table import (
+    Event,
+    GameAborted,
+    GameFinished,
+    Kind,
+    MemberLeft,
+    Person,
+    Stage,
+    Table,
+)
 
 __all__ = [
     "ACCOUNT_PREFIX",
@@ -40,6 +51,7 @@ __all__ = [
     "finished_ratings",
     "identity",
     "ladder_of",
+    "no_shows",
     "rating_changes",
 ]
 
@@ -88,6 +100,8 @@ def rating_changes(
         return []
     if before.stage is not Stage.PLAYING:
         return []
+    if any(isinstance(e, GameAborted) for e in events):
+        return []  # a no-show: the game was never played, nobody is rated
     end = finished[-1]
     rules = game.rules
     ladder = ladder_of(rules.layout)
@@ -150,6 +164,20 @@ def rating_changes(
                 )
             )  # fmt: skip
     return changes
+
+
+def no_shows(before: Table, events: Sequence[Event]) -> list[int]:
+    """The accounts whose no-show ``events`` abort a ranked game (kept for the queue's bar)."""
+    found = []
+    for event in events:
+        if not isinstance(event, GameAborted) or before.kind is not Kind.RANKED:
+            continue
+        occupant = before.seats.get(event.seat)
+        member = before.member(occupant.mid) if isinstance(occupant, Person) else None
+        account = account_of(member.device if member is not None else None)
+        if account is not None:
+            found.append(account)
+    return found
 
 
 def finished_ratings(store: Store, table_id: str, game_number: int) -> list[dict[str, object]]:

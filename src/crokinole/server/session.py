@@ -415,12 +415,25 @@ class Session:
                 "not_a_member", "you are not at this table: join it with its code or link"
             )
         self._me = me
+        if table.kind is Kind.RANKED and table.stage == "playing":
+            await self._note_ranked_device(table.id)
         missed = table.version - last_event if last_event is not None else 0
         if last_event is not None and last_event >= 1 and 0 < missed <= MAX_CATCH_UP:
             await self._catch_up(table, last_event)
         else:
             self._show(table)
         await self._arrive()
+
+    async def _note_ranked_device(self, table_id: str) -> None:
+        """Keep the device a ranked player plays from: engine help is refused to it until
+        the game ends (:mod:`crokinole.server.fair_play`)."""
+        token = self.token
+        if token is None:
+            return
+        try:
+            await anyio.to_thread.run_sync(self.tables.store.add_ranked_device, table_id, token)
+        except Exception:
+            log.exception("could not note the device of a ranked player at table %s", table_id)
 
     async def _catch_up(self, table: Table, last_event: int) -> None:
         """Send the events after ``last_event`` as they were first sent (else the whole view).

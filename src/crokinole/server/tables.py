@@ -65,6 +65,7 @@ from crokinole.table import (
     Deadline,
     Disconnect,
     Event,
+    GameAborted,
     GameFinished,
     Join,
     Kind,
@@ -832,6 +833,7 @@ class Tables:
             status=after.stage,
             results=results_of(after, events, before=before),
             rating_changes=rated.rating_changes(self._store, before, after, events),
+            no_shows=rated.no_shows(before, events),
         )
 
     async def _give_up(self, held: _Held) -> None:
@@ -1040,9 +1042,12 @@ def results_of(
     level, else ``people``.  An abandoned game is a loss for the devices
     still playing it (a resigned game on one device), and for a player who
     leaves a game under way (``before``: the table before ``events``; one
-    the host removed abandoned nothing).
+    the host removed abandoned nothing).  A ranked game aborted for a
+    no-show counts for nobody.
     """
     rows = _left_mid_game(before, events) if before is not None else []
+    if any(isinstance(e, GameAborted) for e in events):
+        return rows  # a ranked no-show: a game never played counts in nobody's record
     finished = [e for e in events if isinstance(e, GameFinished)]
     if not finished or table.game is None:
         return rows

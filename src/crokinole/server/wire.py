@@ -28,6 +28,7 @@ from crokinole.table import (
     Closed,
     Cpu,
     Event,
+    GameAborted,
     GameFinished,
     GameStarted,
     HintTaken,
@@ -522,7 +523,28 @@ def view(table: Table, device: str | None, now: float) -> dict[str, Any]:
         "server_time": now,
         "game_number": table.game_number,
         "game": _shared_game(table),
+        "aborted": aborted_payload(table),
         "reactions": list(REACTIONS),
+    }
+
+
+def aborted_payload(table: Table) -> dict[str, Any] | None:
+    """Why the table's last game was aborted, in words (a ranked no-show), or None.
+
+    ``{"reason": "no_show", "seat", "name", "message"}``.
+    """
+    seat = table.no_show
+    if seat is None:
+        return None
+    name = table.occupant_name(seat)
+    return {
+        "reason": "no_show",
+        "seat": seat_name(seat),
+        "name": name,
+        "message": (
+            f"{name} ({seat_name(seat)}) did not take a first shot within the first turn's "
+            "clock: the game is aborted and not rated, nobody's rating changes"
+        ),
     }
 
 
@@ -723,10 +745,12 @@ def _event_fields(
         return {"type": "next_pressed", "member": event.mid}
     if isinstance(event, RoundStarted):
         return {"type": "round", "round": event.round, "game": _shared_game(table)}
+    if isinstance(event, GameAborted):
+        return {"type": "aborted", **(aborted_payload(table) or {"reason": str(event.reason)})}
     if isinstance(event, GameFinished):
         return {"type": "finished", "winner": event.winner, "drawn": list(event.drawn),
-                "abandoned": event.abandoned, "game": _shared_game(table),
-                "record": None}  # fmt: skip
+                "abandoned": event.abandoned, "aborted": aborted_payload(table),
+                "game": _shared_game(table), "record": None}  # fmt: skip
     if isinstance(event, RematchVoted):
         return {"type": "rematch_vote", "member": event.mid}
     if isinstance(event, Reacted):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     DateTime,
     Double,
@@ -334,6 +335,11 @@ class DrillResultRow(Base):
     full: Mapped[bool] = mapped_column(Boolean)
     shots_json: Mapped[str] = mapped_column(Text)
     at: Mapped[datetime] = mapped_column(DateTime)
+    # 0009: the hand the set was played with (sets kept before it: ``steady``;
+    # only ``human`` sets count for bests, trends and the open-20 record), and
+    # the server's set it was played in.
+    hand: Mapped[str] = mapped_column(String(8), default="human", server_default="steady")
+    set_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
 
 class DailyScoreRow(Base):
@@ -354,4 +360,63 @@ class DailyScoreRow(Base):
     name: Mapped[str] = mapped_column(String(32))
     score: Mapped[int] = mapped_column(Integer)
     shots_json: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(DateTime)
+
+
+# ------------------------------------------------------------------ fair play (0009)
+
+
+class PracticeSetRow(Base):
+    """A set of a drill, or an entry at a day's challenge, played with the server's hand.
+
+    The server draws each shot's noise from ``seed`` (never sent to a
+    client): the shot played is the aimed shot and that noise.  ``shots_json``
+    holds the attempts so far (aimed, played, points); ``played`` counts them
+    (a shot is added only at the count it was played at).  ``entry_key``
+    makes one daily entry per account (``DAY:account:ID``) or guest device
+    (``DAY:device:TOKEN``); drill sets have none.
+    """
+
+    __tablename__ = "practice_sets"
+    __table_args__ = (Index("ix_practice_sets_device", "device_token", "day"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))  # drill/daily
+    drill: Mapped[str] = mapped_column(String(16))  # a drill id, or "daily"
+    day: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    device_token: Mapped[str] = mapped_column(String(64))
+    account_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("accounts.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    seed: Mapped[int] = mapped_column(BigInteger)
+    attempts: Mapped[int] = mapped_column(Integer)
+    played: Mapped[int] = mapped_column(Integer)
+    shots_json: Mapped[str] = mapped_column(Text)
+    finished: Mapped[bool] = mapped_column(Boolean)
+    entry_key: Mapped[str | None] = mapped_column(String(96), nullable=True, unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class RankedDeviceRow(Base):
+    """A device that a ranked table's player played from (engine help is refused to it
+    while the game is played)."""
+
+    __tablename__ = "ranked_devices"
+
+    table_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    device_token: Mapped[str] = mapped_column(String(64), primary_key=True, index=True)
+    at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class NoShowRow(Base):
+    """A ranked game aborted because this account never took a first shot."""
+
+    __tablename__ = "no_shows"
+    __table_args__ = (Index("ix_no_shows_account", "account_id", "at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(Integer, ForeignKey("accounts.id", ondelete="CASCADE"))
+    table_id: Mapped[str] = mapped_column(String(32))
     at: Mapped[datetime] = mapped_column(DateTime)

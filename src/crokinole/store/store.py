@@ -49,6 +49,9 @@ from crokinole.store.models import (
     EventRow,
     LoginDeviceRow,
     LoginFailureRow,
+    NoShowRow,
+    PracticeSetRow,
+    RankedDeviceRow,
     RankedQueueRow,
     RatingChangeRow,
     RatingRow,
@@ -575,6 +578,7 @@ class Store:
         status: str,
         results: Sequence[ResultIn] = (),
         rating_changes: Sequence[RatingChange] = (),
+        no_shows: Sequence[int] = (),
         now: datetime | None = None,
     ) -> None:
         """Commit events ``expected_version + 1, ...`` with the table's new state, all or nothing.
@@ -586,7 +590,8 @@ class Store:
         are added to the devices' records (:class:`TableResult` values or dicts
         with the same keys); ``rating_changes`` (a ranked game's end) become
         the accounts' ratings and are kept with the game (see
-        :meth:`rating_changes`).
+        :meth:`rating_changes`); ``no_shows`` are the accounts whose no-show
+        aborted the game (:meth:`no_shows_since`).
 
         >>> store = Store.open("sqlite://")
         >>> store.create_table(
@@ -637,7 +642,7 @@ class Store:
             _check_change(table_id, change)
         try:
             if self._engine.dialect.name == "postgresql" and not (
-                member_rows is not None or result_rows or rating_changes
+                member_rows is not None or result_rows or rating_changes or no_shows
             ):
                 # A shot (nothing but the events and the table's state): one statement.
                 self._append_in_one_statement(table_id, expected_version, params, event_rows)
@@ -662,6 +667,9 @@ class Store:
                 if member_rows is not None:
                     _replace_members(session, table_id, member_rows)
                 _rate(session, table_id, rating_changes, now)
+                session.add_all(
+                    NoShowRow(account_id=int(a), table_id=table_id, at=now) for a in no_shows
+                )
                 session.flush()
         except IntegrityError as error:
             # The (table, version) key: a writer that got past the version check
@@ -1572,14 +1580,18 @@ class Store:
         percent: float,
         shots: list[dict[str, Any]],
         full: bool = True,
+        set_id: str | None = None,
         now: datetime | None = None,
     ) -> bool:
         """Keep a verified set of a drill; whether it is a new personal best.
 
         A personal best is a full set whose percentage is higher than that of
         every full set of the drill before it on this device or account
-        (:meth:`drill_bests`).  Each shot may carry its attempt's ``points``
-        (the open-20 record counts attempts from them).
+        (:meth:`drill_bests`).  The set was played with the human hand
+        (``set_id``: the server's set it was played in); the sets of a steady
+        hand kept before migration 0009 count for no best, trend or record.
+        Each shot may carry its attempt's ``points`` (the open-20 record
+        counts attempts from them).
 
         >>> store = Store.open("sqlite://")
         >>> def add(score: int) -> bool:
@@ -1605,6 +1617,7 @@ class Store:
                     select(func.max(DrillResultRow.percent)).where(
                         DrillResultRow.drill == drill,
                         DrillResultRow.full.is_(True),
+                        DrillResultRow.hand == "human",
                         _practice_owner(DrillResultRow, device, account_id),
                     )
                 )
@@ -1619,6 +1632,8 @@ class Store:
                     full=full,
                     shots_json=shots_json,
                     at=at,
+                    hand="human",
+                    set_id=set_id,
                 )
             )
             return full and (best is None or float(percent) > float(best))
@@ -1640,6 +1655,7 @@ class Store:
                 )
                 .where(
                     DrillResultRow.full.is_(True),
+                    DrillResultRow.hand == "human",
                     _practice_owner(DrillResultRow, device, account_id),
                 )
                 .order_by(
@@ -1675,6 +1691,7 @@ class Store:
                 )
                 .where(
                     DrillResultRow.drill == drill,
+                    DrillResultRow.hand == "human",
                     _practice_owner(DrillResultRow, device, account_id),
                 )
                 .order_by(DrillResultRow.id.desc())
@@ -1710,6 +1727,7 @@ class Store:
                 select(DrillResultRow.score, DrillResultRow.attempts, DrillResultRow.shots_json)
                 .where(
                     DrillResultRow.drill == "open20",
+                    DrillResultRow.hand == "human",
                     _practice_owner(DrillResultRow, device, account_id),
                 )
                 .order_by(DrillResultRow.id.desc())
@@ -1809,20 +1827,214 @@ class Store:
             rank = _daily_rank(session, row)
             return {"name": row.name, "score": row.score, "rank": rank, "at": _iso(row.at)}
 
-    def daily_leaderboard(self, day: str, limit: int = 20) -> list[dict[str, Any]]:
-        """The best ``limit`` scores at ``day``'s challenge: the highest first, then the
-        earliest: ``{"rank", "name", "score", "at"}`` each."""
+    def daily_leaderboard(
+        self, day: str, limit: int = 20, *, guests: bool = False
+    ) -> list[dict[str, Any]]:
+        """The best ``limit`` scores of accounts (``guests``: of guests) at ``day``'s
+        challenge: the highest first, then the earliest: ``{"rank", "name", "score", "at"}``
+        each.  An account's name is its username (as it is now); the two boards are
+        ranked apart."""
         with self._session() as session:
+            if guests:
+                query = select(DailyScoreRow.name, DailyScoreRow.score, DailyScoreRow.at).where(
+                    DailyScoreRow.day == day, DailyScoreRow.account_id.is_(None)
+                )
+            else:
+                query = (
+                    select(AccountRow.username, DailyScoreRow.score, DailyScoreRow.at)
+                    .join(AccountRow, AccountRow.id == DailyScoreRow.account_id)
+                    .where(DailyScoreRow.day == day)
+                )
             rows = session.execute(
-                select(DailyScoreRow.name, DailyScoreRow.score, DailyScoreRow.at)
-                .where(DailyScoreRow.day == day)
-                .order_by(DailyScoreRow.score.desc(), DailyScoreRow.at, DailyScoreRow.id)
-                .limit(limit)
+                query.order_by(
+                    DailyScoreRow.score.desc(), DailyScoreRow.at, DailyScoreRow.id
+                ).limit(limit)
             ).all()
         return [
             {"rank": rank, "name": name, "score": score, "at": _iso(at)}
             for rank, (name, score, at) in enumerate(rows, 1)
         ]
+
+    # ---------------------------------------------------------------- fair play (0009)
+
+    def create_practice_set(
+        self,
+        set_id: str,
+        *,
+        kind: str,
+        drill: str,
+        device: str,
+        account_id: int | None,
+        seed: int,
+        attempts: int,
+        day: str | None = None,
+        now: datetime | None = None,
+    ) -> None:
+        """Keep a new set the server hands out, with its secret ``seed``.
+
+        A daily set (``kind`` ``daily``, ``day``) is the entry of an account
+        (or, for a guest, of the device) at that day's challenge: one a day.
+
+        >>> store = Store.open("sqlite://")
+        >>> def enter(set_id: str, device: str) -> None:
+        ...     store.create_practice_set(set_id, kind="daily", drill="daily", day="2026-12-01",
+        ...         device=device, account_id=None, seed=7, attempts=3)
+        >>> enter("s1", "a" * 16)
+        >>> enter("s2", "a" * 16)
+        Traceback (most recent call last):
+        ...
+        crokinole.store.store.AlreadyPlayedError: this device has entered the challenge of \
+2026-12-01 already: one entry a day
+
+        Raises:
+            AlreadyPlayedError: a second daily entry of the account or device.
+            StoreDataError: a value the store will not keep; nothing was written.
+        """
+        _check_practice(device, drill, 0, attempts)
+        if kind not in ("drill", "daily") or (kind == "daily") != (day is not None):
+            raise StoreDataError(f"a set is of a drill, or of a day's challenge, not {kind!r}")
+        if not isinstance(set_id, str) or not 1 <= len(set_id) <= 32:
+            raise StoreDataError("a set's id is 1 to 32 characters")
+        key = None
+        if day is not None:
+            key = (
+                f"{day}:account:{account_id}"
+                if account_id is not None
+                else f"{day}:device:{device}"
+            )
+        try:
+            with self._writing() as session:
+                if day is not None:
+                    entered = session.scalar(
+                        select(func.count())
+                        .select_from(PracticeSetRow)
+                        .where(
+                            PracticeSetRow.kind == "daily",
+                            PracticeSetRow.day == day,
+                            _practice_owner(PracticeSetRow, device, account_id),
+                        )
+                    )
+                    if entered:
+                        raise _entered(day, account_id)
+                session.add(
+                    PracticeSetRow(
+                        id=set_id, kind=kind, drill=drill, day=day, device_token=device,
+                        account_id=account_id, seed=int(seed), attempts=int(attempts), played=0,
+                        shots_json="[]", finished=False, entry_key=key,
+                        created_at=_now() if now is None else now,
+                    )
+                )  # fmt: skip
+                session.flush()
+        except IntegrityError:
+            raise _entered(day, account_id) from None
+
+    def practice_set(self, set_id: str) -> PracticeSetData | None:
+        """A set the server handed out (its seed included: never for a client), or None."""
+        with self._session() as session:
+            row = session.get(PracticeSetRow, set_id)
+            if row is None:
+                return None
+            return PracticeSetData(
+                id=row.id, kind=row.kind, drill=row.drill, day=row.day, device=row.device_token,
+                account_id=row.account_id, seed=int(row.seed), attempts=row.attempts,
+                shots=tuple(json.loads(row.shots_json)), finished=row.finished,
+            )  # fmt: skip
+
+    def daily_set(self, day: str, device: str, account_id: int | None) -> str | None:
+        """The id of the device's (or account's) entry at ``day``'s challenge, or None."""
+        with self._session() as session:
+            found = session.scalar(
+                select(PracticeSetRow.id)
+                .where(
+                    PracticeSetRow.kind == "daily",
+                    PracticeSetRow.day == day,
+                    _practice_owner(PracticeSetRow, device, account_id),
+                )
+                .limit(1)
+            )
+            return None if found is None else str(found)
+
+    def add_practice_shot(self, set_id: str, played: int, shot: dict[str, Any]) -> bool:
+        """Add attempt ``played + 1`` to an open set; False when the set moved on (another
+        shot came first) or is finished: nothing was written."""
+        shot_json = _dumps(shot, "the shot")
+        with self._writing() as session:
+            row = session.get(PracticeSetRow, set_id)
+            if row is None or row.finished or row.played != played or played >= row.attempts:
+                return False
+            shots = [*json.loads(row.shots_json), json.loads(shot_json)]
+            changed = session.execute(
+                update(PracticeSetRow)
+                .where(
+                    PracticeSetRow.id == set_id,
+                    PracticeSetRow.played == played,
+                    PracticeSetRow.finished.is_(False),
+                )
+                .values(played=played + 1, shots_json=json.dumps(shots))
+            )
+            return bool(changed.rowcount == 1)  # type: ignore[attr-defined]
+
+    def finish_practice_set(self, set_id: str) -> bool:
+        """Close a set (its result is being kept); False when it was closed already."""
+        with self._writing() as session:
+            changed = session.execute(
+                update(PracticeSetRow)
+                .where(PracticeSetRow.id == set_id, PracticeSetRow.finished.is_(False))
+                .values(finished=True)
+            )
+            return bool(changed.rowcount == 1)  # type: ignore[attr-defined]
+
+    def add_ranked_device(self, table_id: str, device: str, now: datetime | None = None) -> None:
+        """Note that a ranked table's player plays from ``device`` (kept once)."""
+        with self._writing() as session:
+            if session.get(RankedDeviceRow, (table_id, device)) is None:
+                session.add(
+                    RankedDeviceRow(
+                        table_id=table_id, device_token=device, at=_now() if now is None else now
+                    )
+                )
+
+    def ranked_game_in_play(self, device: str | None, account_id: int | None) -> str | None:
+        """The ranked table being played by the account, or from the device, or None."""
+        with self._session() as session:
+            if account_id is not None:
+                found = session.scalar(
+                    select(TableRow.id)
+                    .join(TableMemberRow, TableMemberRow.table_id == TableRow.id)
+                    .where(
+                        TableMemberRow.device_token == f"account:{account_id}",
+                        TableRow.kind == "ranked",
+                        TableRow.status == "playing",
+                    )
+                    .limit(1)
+                )
+                if found is not None:
+                    return str(found)
+            if device is not None:
+                found = session.scalar(
+                    select(TableRow.id)
+                    .join(RankedDeviceRow, RankedDeviceRow.table_id == TableRow.id)
+                    .where(
+                        RankedDeviceRow.device_token == device,
+                        TableRow.kind == "ranked",
+                        TableRow.status == "playing",
+                    )
+                    .limit(1)
+                )
+                if found is not None:
+                    return str(found)
+        return None
+
+    def no_shows_since(self, account_id: int, since: datetime) -> list[datetime]:
+        """When the account's no-shows since ``since`` were, the earliest first."""
+        with self._session() as session:
+            return list(
+                session.scalars(
+                    select(NoShowRow.at)
+                    .where(NoShowRow.account_id == account_id, NoShowRow.at >= since)
+                    .order_by(NoShowRow.at)
+                ).all()
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -1893,6 +2105,31 @@ class RatingChangeData:
     username: str
     change: RatingChange
     at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PracticeSetData:
+    """A set the server handed out (:meth:`Store.create_practice_set`).
+
+    ``shots`` are the attempts played so far: ``{"aimed", "played", "points"}``
+    each (shots as ``{"position", "direction", "power"}``).
+    """
+
+    id: str
+    kind: str
+    drill: str
+    day: str | None
+    device: str
+    account_id: int | None
+    seed: int
+    attempts: int
+    shots: tuple[dict[str, Any], ...]
+    finished: bool
+
+
+def _entered(day: str | None, account_id: int | None) -> AlreadyPlayedError:
+    who = "this device" if account_id is None else "this account"
+    return AlreadyPlayedError(f"{who} has entered the challenge of {day} already: one entry a day")
 
 
 @dataclass(frozen=True, slots=True)
@@ -2064,6 +2301,10 @@ def _daily_rank(session: Session, row: DailyScoreRow) -> int:
         .select_from(DailyScoreRow)
         .where(
             DailyScoreRow.day == row.day,
+            # Accounts and guests are ranked apart.
+            DailyScoreRow.account_id.is_(None)
+            if row.account_id is None
+            else DailyScoreRow.account_id.is_not(None),
             or_(
                 DailyScoreRow.score > row.score,
                 (DailyScoreRow.score == row.score) & (DailyScoreRow.at < row.at),

@@ -30,6 +30,7 @@ __all__ = [
     "EVENT_TYPES",
     "Closed",
     "Event",
+    "GameAborted",
     "GameFinished",
     "GameStarted",
     "HintTaken",
@@ -252,6 +253,17 @@ class GameFinished(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class GameAborted(Event):
+    """A ranked game stopped before it was played: ``seat``'s player did not
+    shoot a first disc within its first turn clock (``reason`` ``no_show``).
+    A ``GameFinished`` (abandoned) follows; the game is not rated."""
+
+    TYPE: ClassVar[str] = "game_aborted"
+    seat: Seat
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RankedSeated(Event):
     """A ranked table shows the rating its seat's player had when the game was made."""
 
@@ -316,6 +328,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         NextPressed,
         RoundStarted,
         GameFinished,
+        GameAborted,
         RematchVoted,
         Reacted,
         Closed,

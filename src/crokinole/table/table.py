@@ -45,6 +45,11 @@ Decisions taken where the issue and the contract are silent:
   (join, watch, act) is ``ranked_table``, and so are rule and seat changes,
   Start and Rematch by its players.  A player who leaves or resigns during
   the game abandons it: it ends at once (``abandoned``), their seat empty.
+  The names are the accounts': ``rename`` is ``ranked_table``.
+* **No-shows.**  At a ranked table a seat's first turn of a game has no
+  stand-in and no ditch: if its player has not shot by the end of that turn's
+  clock (``turn_time + turn_grace``, the ranked clock), the game is aborted
+  (``GameAborted``, then ``GameFinished`` abandoned) and is not rated.
 """
 
 from __future__ import annotations
@@ -96,6 +101,7 @@ from crokinole.table.commands import (
 from crokinole.table.events import (
     Closed,
     Event,
+    GameAborted,
     GameFinished,
     GameStarted,
     HintTaken,
@@ -129,7 +135,14 @@ from crokinole.table.members import (
     occupant_from_dict,
     occupant_to_dict,
 )
-from crokinole.table.settings import HAND_NOISE, Hand, Kind, TableSettings, Timings
+from crokinole.table.settings import (
+    HAND_NOISE,
+    RANKED_TURN_TIME,
+    Hand,
+    Kind,
+    TableSettings,
+    Timings,
+)
 
 __all__ = ["MAX_SPECTATORS", "ME", "Deadline", "DeadlineKind", "Played", "Stage", "Table"]
 
@@ -154,6 +167,7 @@ class DeadlineKind(StrEnum):
     TURN = "turn"  # the shooter's clock ran out: the disc goes to the ditch (R3)
     STANDIN = "standin"  # the missing shooter's seat is played by the stand-in CPU
     ROUND = "round"  # the round result has been shown long enough: next round
+    NO_SHOW = "no_show"  # a ranked seat's first turn ran out unplayed: the game is aborted
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +237,8 @@ class Table:
             player asks again (a heat map follows the disc as it moves).
         hinted: the (seat, kind, turn) of each help taken in the current
             game; the turn is the number of the game's actions before it.
+        no_show: the seat whose player did not take a first shot, when the
+            last game was aborted for it (ranked tables; else None).
         last_report: the last shot or timeout (not stored, not compared).
         shot_reports: the shots and timeouts of the last ``apply`` by event
             version (not stored, not compared).
@@ -298,6 +314,7 @@ class Table:
     standin_turns: dict[Seat, int] = field(default_factory=dict)
     hints_used: dict[Seat, int] = field(default_factory=dict)
     hinted: frozenset[tuple[Seat, str, int]] = frozenset()
+    no_show: Seat | None = None
     last_report: Played | None = field(default=None, compare=False, repr=False)
     shot_reports: dict[int, Played] = field(default_factory=dict, compare=False, repr=False)
 
@@ -587,7 +604,10 @@ class Table:
         * standin: ``max(turn_started, disconnected_at) + standin_grace``
           when that person is not connected (not on one device);
         * round: ``round_over_at + round_countdown`` (not on one device,
-          where the next round waits for Next).
+          where the next round waits for Next);
+        * no_show: at a ranked table, on a seat's first turn of the game,
+          ``turn_started + turn_time + turn_grace`` instead of the other two
+          (no stand-in, no ditch: the game is aborted).
         """
         game = self.game
         if self.stage is not Stage.PLAYING or game is None:
@@ -597,6 +617,15 @@ class Table:
         if game.phase is Phase.PLAYING and self.turn_started is not None:
             seat = game.current_seat
             occupant = self.seats.get(seat) if seat is not None else None
+            if (
+                self.kind is Kind.RANKED
+                and seat is not None
+                and isinstance(occupant, Person)
+                and self.turns.get(seat, 0) == 0
+            ):
+                clock = self.settings.turn_time or RANKED_TURN_TIME
+                at = self.turn_started + clock + timings.turn_grace
+                return Deadline(at, DeadlineKind.NO_SHOW)
             if isinstance(occupant, Person) and seat not in self.standing_in:
                 if self.settings.turn_time is not None:
                     at = self.turn_started + self.settings.turn_time + timings.turn_grace
@@ -699,6 +728,7 @@ class Table:
             "standin_turns": {_seat_word(s): n for s, n in self.standin_turns.items()},
             "hints_used": {_seat_word(s): n for s, n in self.hints_used.items()},
             "hinted": sorted([_seat_word(s), k, n] for s, k, n in self.hinted),
+            "no_show": None if self.no_show is None else _seat_word(self.no_show),
         }
 
     @classmethod
@@ -749,6 +779,7 @@ class Table:
                 hinted=frozenset(
                     (seat_from_name(s), str(k), int(n)) for s, k, n in data.get("hinted", [])
                 ),
+                no_show=None if data.get("no_show") is None else seat_from_name(data["no_show"]),
             )
         except InvalidRecordError:
             raise
@@ -814,6 +845,7 @@ def _fold_changes(t: Table, event: Event, played: Played | None) -> dict[str, An
             "standin_turns": {},
             "hints_used": {},
             "hinted": frozenset(),
+            "no_show": None,
             "game": Game(t.settings.rules(), first_seat=event.first_seat),
             "game_number": event.game_number,
             "people_seats": frozenset(s for s, o in t.seats.items() if isinstance(o, Person)),
@@ -878,6 +910,10 @@ def _fold_changes(t: Table, event: Event, played: Played | None) -> dict[str, An
             "next_pressed": frozenset(),
             "rematch_votes": frozenset(),
         }
+    if isinstance(event, GameAborted):
+        if t.stage is not Stage.PLAYING or event.seat not in t.seats:
+            raise InvalidRecordError("only a game being played can be aborted")
+        return {"no_show": event.seat}  # the GameFinished that follows ends it
     if isinstance(event, RematchVoted):
         return {"rematch_votes": t.rematch_votes | {event.mid}}
     if isinstance(event, HintTaken):
@@ -1163,6 +1199,10 @@ def _rename(d: _Draft, c: Rename) -> None:
     t = d.table
     _open(t)
     member = _sender(t, c.device)
+    if t.kind is Kind.RANKED:
+        raise _refuse(
+            "ranked_table", "this is a ranked game: the names are the accounts' and cannot change"
+        )
     name = check_name(c.name)
     if name != member.name:
         d.emit(Renamed, mid=member.mid, name=name)
@@ -1306,6 +1346,13 @@ def _shoot(d: _Draft, c: Shoot) -> None:
         and d.now >= deadline.at
     ):
         raise _refuse("not_your_turn", "the clock ran out on this turn: the disc goes to the ditch")
+    if (
+        by == "person"
+        and deadline is not None
+        and deadline.kind is DeadlineKind.NO_SHOW
+        and d.now >= deadline.at
+    ):
+        raise _refuse("not_your_turn", "the clock ran out on your first turn: this game is aborted")
     shot = c.shot
     if not isinstance(shot, Shot):
         raise _refuse("illegal_shot", f"a shot is (position, direction, power), not {shot!r}")
@@ -1454,6 +1501,10 @@ def _tick(d: _Draft, c: Tick) -> None:
         if deadline.kind is DeadlineKind.ROUND:
             d.emit(RoundStarted, round=t.game.round_number + 1)
             _begin_turn(d)
+        elif seat is not None and deadline.kind is DeadlineKind.NO_SHOW:
+            # The player never took a first shot: nobody is rated for a game not played.
+            d.emit(GameAborted, seat=seat, reason="no_show")
+            d.emit(GameFinished, winner=None, drawn=(), abandoned=True)
         elif seat is not None and deadline.kind is DeadlineKind.STANDIN:
             d.emit(StandInOn, seat=seat)
         elif seat is not None:

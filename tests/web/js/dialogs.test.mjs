@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { gameBody, gameTitle, replayLink } from "../../../src/crokinole/web/static/dialogs.js";
+import { gameBody, gameTitle, ratingsBlock, replayLink } from "../../../src/crokinole/web/static/dialogs.js";
 import { gameEnded, initialState, reduce } from "../../../src/crokinole/web/static/state.js";
 
 const T = "d".repeat(32);
@@ -152,4 +152,25 @@ test("a reload's snapshot of the abandoned ranked table keeps it ended, with its
   // An unranked party's finished lobby is not an end by itself.
   const party = reduce(initialState(), { type: "table", table: T, event: 4, view: view({ stage: "finished" }) }, 0);
   assert.ok(!gameEnded(party));
+});
+
+// A ranked no-show (issue 19): bob never took his first shot; the game is aborted, not rated,
+// and both are told why in words, whether they follow the game or open it again afterwards.
+test("a ranked game aborted for a no-show says so in words, for both players, and rates nobody", () => {
+  const why = { reason: "no_show", seat: "north", name: "bob",
+    message: "bob (north) did not take a first shot within the first turn's clock: the game is aborted and not rated, nobody's rating changes" };
+  for (const me of [M1, M2]) {
+    let s = reduce(initialState(), { type: "table", table: T, event: 3, view: rankedView(me, BOTH) }, 0);
+    s = reduce(s, { type: "aborted", table: T, event: 4, ...why }, 0);
+    s = reduce(s, { type: "finished", table: T, event: 5, winner: null, drawn: [], abandoned: true, aborted: why, game: game(), lobby: { stage: "finished", seats: BOTH, you: rankedView(me, BOTH).you }, ratings: [] }, 0);
+    assert.equal(gameTitle(s), "Game aborted: not rated");
+    const block = ratingsBlock(s);
+    assert.match(block, /bob \(north\) did not take a first shot .* not rated, nobody&#39;s rating changes\./);
+    assert.doesNotMatch(block, /being worked out|counts as a loss/);
+    // Opened again later: the view says it too.
+    const later = reduce(initialState(), { type: "table", table: T, event: 5, view: rankedView(me, BOTH, { stage: "finished", aborted: why }) }, 0);
+    assert.equal(gameTitle(later), "Game aborted: not rated");
+  }
+  // An abandoned game that was not aborted keeps its own words.
+  assert.equal(gameTitle(abandoned(M2)), "Your opponent left: you win");
 });

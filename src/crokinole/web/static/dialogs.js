@@ -81,6 +81,7 @@ export function gameTitle(s) {
   const o = g.outcome;
   const side = mySide(s);
   if (!o && g.phase !== "game_over") {
+    if (s.aborted) return "Game aborted: not rated";
     const ranked = s.ranked ? rankedAbandonTitle(s) : null;
     if (ranked) return ranked;
     if (s.kind === "party" || s.ranked || isHotSeat(s) || isSpectator(s)) return "Game abandoned";
@@ -203,6 +204,10 @@ export function setPeek(on) {
 export function ratingsBlock(s) {
   const list = s.ratingChanges;
   if (!s.ranked) return "";
+  if (s.aborted) {
+    // A no-show: the game was never played, nobody's rating changes; said in words.
+    return `<p class="note" data-testid="aborted-message">${escapeHtml(sentenceOf(s.aborted.message))}</p>`;
+  }
   if (!Array.isArray(list) || !list.length) {
     return s.stage === "finished" || s.stage === "closed" ? '<p class="note" data-testid="ratings-pending">The ratings of this game are being worked out: see them on your profile.</p>' : "";
   }
@@ -221,11 +226,17 @@ export function ratingsBlock(s) {
     <p class="note"><a href="/leaderboard${list[0].ladder ? `?ladder=${encodeURIComponent(list[0].ladder)}` : ""}" target="_blank" rel="noopener">Leaderboard</a></p>`;
 }
 
+/** The server's words with a full stop (a username keeps its own case, so no capital). */
+function sentenceOf(text) {
+  const t = String(text).trim();
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+}
+
 /** The ratings part of the open result: the `finished` message may come after the last shot. */
 function renderRatings(S) {
   const box = $("game-ratings");
   if (!box) return;
-  const key = JSON.stringify([S.table, S.ranked, S.stage, S.abandoned, S.ratingChanges]);
+  const key = JSON.stringify([S.table, S.ranked, S.stage, S.abandoned, S.aborted, S.ratingChanges]);
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   box.innerHTML = ratingsBlock(S);

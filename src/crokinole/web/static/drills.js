@@ -1,14 +1,16 @@
 // The drills (/drills): the list from GET /api/drills with this device's personal bests
 // (GET /api/drills/results), the open-20 trend chart, and the daily challenge with its
 // leaderboard (GET /api/daily, /api/daily/leaderboard). A drill is played attempt by attempt
-// with the board and controls of play, each attempt from the drill's setup
-// (POST /api/practice/shoot shows what the shot did); at the end the shots go to
-// POST /api/drills/{id}/results (or POST /api/daily), where the server plays them again and
-// answers the score: that verified score is the one shown and kept, never a count made here.
+// with the board and controls of play, each attempt from the drill's setup, with the human
+// hand: a set is asked for first (POST /api/drills/{id}/sets, or /api/daily/sets: the day's one
+// entry), and each attempt is POST /api/practice/shoot with the set, where the server draws the
+// hand's noise from the set's secret seed, plays the shot and keeps it (the answer says what
+// was aimed and what was played). At the end POST /api/drills/{id}/results (or POST
+// /api/daily) names the set: the server scores the shots it kept, never a count made here.
 
 import { drawCharts, lineChart } from "./charts.js";
 import { $, escapeHtml } from "./dom.js";
-import { fetchJson, positionFromJson, positionJson, signed } from "./position.js";
+import { fetchJson, positionFromJson, signed } from "./position.js";
 import * as B from "./practiceboard.js";
 import { loadPrefs, savePrefs } from "./store.js";
 
@@ -128,7 +130,7 @@ async function loadDaily() {
   D.daily = r.body;
   $("daily-title").textContent = `Daily challenge · ${r.body.day}`;
   $("daily-summary").textContent = `${r.body.summary || "The same position for everyone today: make the best shot you can."} ${r.body.attempts} attempts, once a day.`;
-  showPlayed(r.body.played);
+  showPlayed(r.body.played, r.body.entry);
   $("leaderboard-title").textContent = `Leaderboard of ${r.body.day}`;
   await loadLeaderboard(r.body.day);
 }
@@ -140,25 +142,37 @@ async function loadLeaderboard(day, mine = null) {
     box.innerHTML = `<p class="status-line bad">${escapeHtml(`The leaderboard could not be read: ${r.reason}`)}</p>`;
     return;
   }
-  const scores = Array.isArray(r.body.scores) ? r.body.scores : [];
-  if (!scores.length) {
-    box.innerHTML = '<p class="note">No scores yet today: be the first.</p>';
-    return;
-  }
-  box.innerHTML = `<table class="leaderboard"><caption class="sr-only">Scores of ${escapeHtml(day)}, best first</caption>
+  // Players' accounts and guests are ranked apart; an account's name is its username.
+  const guest = D.daily && D.daily.played && D.daily.played.guest;
+  box.innerHTML = boardTable(r.body.scores, day, "Players' scores", "No player's score yet today: be the first.", guest ? null : mine);
+  $("guest-board").innerHTML = boardTable(r.body.guests, day, "Guests' scores", "No guest scores yet today.", guest ? mine : null);
+}
+
+function boardTable(list, day, caption, empty, mine) {
+  const scores = Array.isArray(list) ? list : [];
+  if (!scores.length) return `<p class="note">${escapeHtml(empty)}</p>`;
+  return `<table class="leaderboard"><caption class="sr-only">${escapeHtml(caption)} of ${escapeHtml(day)}, best first</caption>
     <thead><tr><th scope="col" class="num">#</th><th scope="col">Name</th><th scope="col" class="num">Points</th></tr></thead>
     <tbody>${scores.map((s) => `<tr${mine && s.rank === mine ? ' class="me"' : ""}><td class="num">${s.rank}</td><td class="who">${escapeHtml(s.name)}</td><td class="num">${escapeHtml(signed(s.score, 0))}</td></tr>`).join("")}</tbody></table>`;
 }
 
-/** Whether this device has played today's challenge: then its score and rank, and no Play. */
-function showPlayed(played) {
+/**
+ * Whether this device (or account) has entered today's challenge: its score and rank and no
+ * Play once scored; an entry begun here and not finished is played on (one entry a day); one
+ * begun on another device cannot be.
+ */
+function showPlayed(played, entry = null) {
   const done = Boolean(played && Number.isFinite(Number(played.score)));
-  $("daily-played").hidden = !done;
+  const elsewhere = !done && entry && !entry.set;
+  $("daily-played").hidden = !done && !elsewhere;
   if (done) {
     $("daily-played").textContent = `You have played today's challenge: ${signed(played.score, 0)} point${Math.abs(played.score) === 1 ? "" : "s"}${played.rank ? `, ${ordinal(played.rank)} on the leaderboard` : ""}. Come back tomorrow for the next one.`;
+  } else if (elsewhere) {
+    $("daily-played").textContent = "You have entered today's challenge on another device: one entry a day. Come back tomorrow for the next one.";
   }
-  $("daily-name-row").hidden = done;
-  $("daily-play").disabled = done || !D.daily;
+  $("daily-name-row").hidden = done || Boolean(elsewhere);
+  $("daily-play").disabled = done || Boolean(elsewhere) || !D.daily;
+  $("daily-play").textContent = entry && entry.set && !done ? "Go on with today's challenge" : "Play today's challenge";
 }
 
 function startDaily() {
@@ -172,8 +186,15 @@ function startDaily() {
   }
   startRun({
     kind: "daily", id: d.id, day: d.day, name: `Daily challenge · ${d.day}`, setup, attempts: d.attempts,
-    summary: d.summary || "",
+    summary: d.summary || "", entry: d.entry && d.entry.set ? d.entry : null,
   });
+}
+
+/** A new set from the server (its secret seed stays there), or the day's entry begun already. */
+async function askForSet(run) {
+  if (run.kind === "daily" && run.entry) return { ok: true, body: { set: run.entry.set, attempts: run.entry.attempts } };
+  if (run.kind === "daily") return fetchJson("/api/daily/sets", { method: "POST", body: { day: run.day }, token: true });
+  return fetchJson(`/api/drills/${encodeURIComponent(run.id)}/sets`, { method: "POST", body: { attempts: run.attempts }, token: true });
 }
 
 // ------------------------------------------------------------------ playing a set
@@ -188,8 +209,18 @@ function startDrill(d) {
   startRun({ kind: "drill", id: d.id, name: d.name, setup, attempts: d.attempts, maxPer: d.max_per_attempt || 1, summary: d.summary });
 }
 
-function startRun(run) {
-  D.run = { ...run, shots: [], points: [], done: false };
+async function startRun(run) {
+  const asked = await askForSet(run);
+  if (!asked.ok) {
+    const status = run.kind === "daily" ? $("daily-played") : $("list-status");
+    status.hidden = false;
+    status.textContent = `This set could not begin: ${asked.reason}`;
+    status.classList.add("bad");
+    return;
+  }
+  const kept = run.entry ? run.entry.points || [] : [];
+  D.run = { ...run, set: asked.body.set, attempts: asked.body.attempts || run.attempts, shots: kept.map(() => null), played: kept.map(() => null), points: [...kept], done: false, entry: null };
+  run = D.run;
   $("list-view").hidden = true;
   $("play-view").hidden = false;
   $("back-button").hidden = false;
@@ -204,7 +235,7 @@ function startRun(run) {
   B.setAim({ position: 0, direction: 0, power: 20 });
   B.setMode("shoot");
   B.setBusy(false);
-  B.setMessage("Tap your part of the shooting line to place the disc, press on it and pull back to shoot; or use the controls.");
+  B.setMessage("Tap your part of the shooting line to place the disc, press on it and pull back to shoot; or use the controls. You shoot with the human hand: the server draws each shot's small error when you shoot.");
   window.scrollTo(0, 0);
   B.layout();
   renderRun();
@@ -250,6 +281,13 @@ function renderRun() {
   }
 }
 
+/** What the hand did to the shot, in words: aimed, then played (drawn by the server). */
+function handWords(aimed, played) {
+  if (!aimed || !played) return "";
+  const f = (x) => Number(x).toFixed(1);
+  return `Your hand: aimed ${f(aimed.direction)}° at ${f(aimed.power)}% from ${f(aimed.position)}°, played ${f(played.direction)}° at ${f(played.power)}% from ${f(played.position)}° (the server drew the error).`;
+}
+
 function attemptWords(run, p, explain) {
   if (run.kind === "daily") return `${explain} This attempt: ${signed(p, 0)} point${Math.abs(p) === 1 ? "" : "s"}.`.trim();
   if ((run.maxPer || 1) === 1) return `${p > 0 ? "Made!" : "Missed."} ${explain}`.trim();
@@ -260,10 +298,9 @@ async function onShoot(shot) {
   const run = D.run;
   if (!run || run.done || D.submitting) return;
   B.setBusy(true);
-  // A drill's attempt is played from the drill's own setup and scored by the server under the
-  // drill's rule (drill_points); the daily challenge's position is sent, its points are the shot's.
-  const body = run.kind === "daily" ? { position: positionJson(run.setup), shot } : { drill: run.id, shot };
-  const r = await fetchJson("/api/practice/shoot", { method: "POST", body });
+  // An attempt of the set: the server draws the hand's noise, plays the shot from the set's
+  // position, keeps it and scores it (points_scored), answering what was aimed and played.
+  const r = await fetchJson("/api/practice/shoot", { method: "POST", body: { set: run.set, shot }, token: true });
   if (D.run !== run) return; // the set was stopped meanwhile
   if (!r.ok) {
     B.setBusy(false);
@@ -281,11 +318,13 @@ async function onShoot(shot) {
   await B.animateShot(after, r.body.trajectory, r.body.board);
   if (D.run !== run) return;
   const report = r.body.summary || {};
-  const points = run.kind === "daily" ? report.points : r.body.drill_points;
+  const points = r.body.points_scored;
   const p = Number.isFinite(points) ? points : 0;
   run.shots.push(shot);
+  run.played.push(r.body.played || null);
   run.points.push(p);
-  B.setMessage(attemptWords(run, p, B.shotSentence(r.body.report, report, run.setup)), p <= 0 && run.kind !== "daily");
+  const hand = handWords(r.body.aimed, r.body.played);
+  B.setMessage(`${attemptWords(run, p, B.shotSentence(r.body.report, report, run.setup))} ${hand}`.trim(), p <= 0 && run.kind !== "daily");
   if (run.shots.length >= run.attempts) {
     run.done = true;
     $("controls").hidden = true;
@@ -305,13 +344,13 @@ async function submit(run) {
   $("quit-button").disabled = true;
   const box = $("result");
   box.hidden = false;
-  box.innerHTML = "<p>Sending your shots: the server plays them again to score them…</p>";
+  box.innerHTML = "<p>The server is scoring the shots it kept for this set…</p>";
   let r;
   if (run.kind === "daily") {
     const name = ($("daily-name").value || "").trim().slice(0, 24) || "Player";
-    r = await fetchJson("/api/daily", { method: "POST", body: { day: run.day, shots: run.shots, name }, token: true });
+    r = await fetchJson("/api/daily", { method: "POST", body: { day: run.day, set: run.set, name }, token: true });
   } else {
-    r = await fetchJson(`/api/drills/${encodeURIComponent(run.id)}/results`, { method: "POST", body: { shots: run.shots }, token: true });
+    r = await fetchJson(`/api/drills/${encodeURIComponent(run.id)}/results`, { method: "POST", body: { set: run.set }, token: true });
   }
   D.submitting = false;
   $("quit-button").disabled = false;
@@ -332,7 +371,8 @@ async function submit(run) {
       <p data-testid="daily-rank">Your best attempt, checked by the server. You are ${ordinal(a.rank)} on today's leaderboard.</p>
       ${againButtons(run)}`;
     if (D.daily) {
-      D.daily.played = { score: a.score, rank: a.rank };
+      D.daily.played = { score: a.score, rank: a.rank, guest: !a.account };
+      D.daily.entry = null;
       showPlayed(D.daily.played);
       loadLeaderboard(run.day, a.rank);
     }
@@ -348,7 +388,7 @@ async function submit(run) {
     box.innerHTML = `<h3>${escapeHtml(run.name)}: your score</h3>
       <p class="big" data-testid="verified-score">${a.score} of ${most} · ${Math.round(Number(a.percent))}%</p>
       <p class="${pb ? "pb" : ""}" data-testid="personal-best">${pb ? "A new personal best!" : best ? `Your best is ${best.score} of ${most} (${Math.round(Number(best.percent))}%).` : "Not a personal best."}</p>
-      <p class="note">Checked by the server, which played your ${a.attempts} shots again.</p>
+      <p class="note">Scored by the server from the ${a.attempts} shots it played with your hand.</p>
       ${againButtons(run)}`;
     if (drill) await loadResults();
   }
@@ -371,7 +411,7 @@ function againButtons(run) {
 
 function wireAgain(run) {
   const again = $("again-button");
-  if (again) again.addEventListener("click", () => startRun({ ...run }));
+  if (again) again.addEventListener("click", () => startRun({ kind: run.kind, id: run.id, name: run.name, setup: run.setup, attempts: run.attempts, maxPer: run.maxPer, summary: run.summary }));
   const list = $("list-button");
   if (list) list.addEventListener("click", showList);
 }
@@ -417,7 +457,7 @@ start();
 
 // For the browser tests: where the drills page stands.
 window.crokinoleDrills = {
-  run: () => (D.run ? { id: D.run.id, kind: D.run.kind, shots: D.run.shots.length, points: [...D.run.points], done: D.run.done } : null),
+  run: () => (D.run ? { id: D.run.id, kind: D.run.kind, set: D.run.set, shots: D.run.shots.length, played: [...D.run.played], points: [...D.run.points], done: D.run.done } : null),
   drills: () => D.drills,
   get busy() { return B.isAnimating() || D.submitting || $("controls").disabled; },
   toPage: (x, y) => B.toPage(x, y),

@@ -38,7 +38,7 @@ async function onShoot(shot) {
   const before = B.currentPosition();
   B.setBusy(true);
   B.setMessage("Shooting…");
-  const r = await fetchJson("/api/practice/shoot", { method: "POST", body: { position: positionJson(before), shot } });
+  const r = await fetchJson("/api/practice/shoot", { method: "POST", body: { position: positionJson(before), shot }, token: true });
   if (!r.ok) {
     B.setBusy(false);
     B.setMessage(`The shot was not played: ${r.reason}`, true);

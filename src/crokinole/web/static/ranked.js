@@ -7,7 +7,7 @@
 export const LADDERS = ["singles", "doubles"];
 export const LADDER_NAME = { singles: "Singles", doubles: "Doubles" };
 /** The server's refusals about ranked play, shown in the ranked panel. */
-export const RANKED_ERRORS = new Set(["not_logged_in", "already_queued", "in_ranked_game", "bad_ladder", "bad_partner"]);
+export const RANKED_ERRORS = new Set(["not_logged_in", "already_queued", "in_ranked_game", "bad_ladder", "bad_partner", "no_shows"]);
 const OUTCOME_WORD = { win: "Won", won: "Won", draw: "Drawn", drawn: "Drawn", loss: "Lost", lost: "Lost" };
 
 /** "Won", "Drawn" or "Lost" for a stored outcome (win/draw/loss). */

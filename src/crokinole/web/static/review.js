@@ -214,7 +214,7 @@ async function loadTable(table) {
   replay.href = `/replay/${table}${game ? `?game=${encodeURIComponent(game)}` : ""}`;
   replay.hidden = false;
   status("Reviewing the game: each shot is compared with the Expert's best (this takes a few seconds)…");
-  const r = await fetchJson(`/api/tables/${table}/review.json${query()}`);
+  const r = await fetchJson(`/api/tables/${table}/review.json${query()}`, { token: true });
   if (!r.ok || !Array.isArray(r.body.shots)) {
     status(`No review: ${r.reason || "the server's answer held none."}`, true);
     $("review").setAttribute("aria-busy", "false");
@@ -247,7 +247,7 @@ async function reviewFile(file) {
   }
   status(`Reviewing "${file.name}": each shot is compared with the Expert's best (this takes a few seconds)…`);
   $("record-file").disabled = true;
-  const r = await fetchJson(`/api/review${query()}`, { method: "POST", body: record });
+  const r = await fetchJson(`/api/review${query()}`, { method: "POST", body: record, token: true });
   $("record-file").disabled = false;
   if (!r.ok || !Array.isArray(r.body.shots)) {
     status(`No review of "${file.name}": ${r.reason || "the server's answer held none."}`, true);

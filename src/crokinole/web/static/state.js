@@ -72,6 +72,7 @@ export function initialState() {
     reactions: [], // recent reactions: [{member, reaction, event}]
     closed: null, // reason
     abandoned: false,
+    aborted: null, // a ranked game aborted for a no-show: {reason, seat, name, message}
     error: null, // the last refusal {code, message}
     ranked: false, // a ranked table (docs/ranked.md): fixed rules, each seat's rating shown
     ratings: {}, // a ranked table's {seat: {username, rating, provisional}} as the view gave them
@@ -163,6 +164,8 @@ function applyView(s, view, event, localNow) {
   let out = { ...s, table: view.table, closed: null, abandoned: same && ended && s.abandoned, error: null };
   if (!same) out = { ...out, ranked: false, ratings: {}, ratingChanges: null, seatNames: {}, mySeats: [], hintsUsed: {} };
   out = applyParts(out, view);
+  // Why the last game was aborted (a ranked no-show), as the view says; none once a game starts.
+  out.aborted = view.aborted && typeof view.aborted.message === "string" ? view.aborted : null;
   // The game's number at the table (a rematch is game 2): the replay link names it.
   if (Number.isInteger(view.game_number) && view.game_number > 0) out.gameNumber = view.game_number;
   else if (!same) out.gameNumber = null;
@@ -252,7 +255,12 @@ function reduceMessage(s, msg, localNow) {
       out.log = [];
       if (!msg.lobby && msg.next_pressed === undefined) out.nextPressed = []; // a new round: nobody pressed
       return out;
+    case "aborted":
+      // A ranked game stopped before it was played: the player who did not take a first shot.
+      out.aborted = typeof msg.message === "string" ? { reason: msg.reason, seat: msg.seat, name: msg.name, message: msg.message } : null;
+      return out;
     case "finished":
+      if (msg.aborted && typeof msg.aborted.message === "string") out.aborted = msg.aborted;
       if (msg.game) out.game = withDistinctNames(msg.game);
       out.stage = (msg.lobby && msg.lobby.stage) || msg.stage || (msg.abandoned && s.kind === "solo" ? "closed" : "finished");
       out.abandoned = Boolean(msg.abandoned);
