@@ -12,14 +12,14 @@ for the sets kept before: they count for no best) and in which set.
 shot (repeated no-shows keep an account out of the queue for a while).
 
 Revision ID: 0009
-Revises: 0007 (the coordinator may chain it after another 0008)
+Revises: 0008
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0009"
-down_revision = "0007"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 
