@@ -50,7 +50,7 @@ export function wireSettings(hooks) {
   $("settings-button").addEventListener("click", () => {
     const S = h.state();
     const prefs = h.prefs();
-    sform.elements.turn_board.checked = Boolean(prefs.turn_board);
+    sform.elements.turn_board.checked = !prefs.fixed_board;
     sform.elements.sound.checked = Boolean(prefs.sound);
     sform.elements.scheme.value = prefs.scheme || "classic";
     sform.elements.cpu_pause.value = String(h.cpuPause());
@@ -81,7 +81,7 @@ export function wireSettings(hooks) {
     savePrefs(h.prefs());
   });
   sform.elements.turn_board.addEventListener("change", () => {
-    h.prefs().turn_board = sform.elements.turn_board.checked;
+    h.prefs().fixed_board = !sform.elements.turn_board.checked;
     savePrefs(h.prefs());
     h.refresh();
   });
