@@ -228,9 +228,11 @@ def test_play_against_the_cpu_by_click_drag_and_keyboard(server_url: str, new_pa
     assert in_hand(answered, "north") == in_hand(game, "north") - 1
     shot(page, "game-in-progress")
 
-    # The turn starts from the last aim (position 12); keyboard: D moves the disc, arrows aim,
-    # Enter shoots.
-    assert page.evaluate("() => window.crokinole.aim.position") == pytest.approx(12.0, abs=0.3)
+    # R3: the turn starts at the middle of the line (or the nearest free place), not at the
+    # last placement (12); keyboard: D moves the disc, arrows aim, Enter shoots.
+    middle = page.evaluate("() => window.crokinole.freePosition(0)")
+    assert page.evaluate("() => window.crokinole.aim.position") == pytest.approx(middle, abs=0.01)
+    assert abs(middle) < 11.5
     page.get_by_test_id("position-input").fill("0")
     page.get_by_test_id("board-canvas").focus()
     page.keyboard.press("Escape")  # resets the aim: direction 0, power 20
