@@ -186,3 +186,8 @@ def test_against_the_cpu_the_round_result_counts_down_and_the_result_counts_the_
     assert (won, drawn, lost) == expected, (title, record.inner_text())
     expect_visible(page, "game-result")
     shot(page, "cpu-game-result-record-1280x800")
+    # Reopened, the result shows the same record (the welcome's, current).
+    text = record.inner_text()
+    page.reload()
+    expect_visible(page, "game-result")
+    sync_api.expect(page.get_by_test_id("game-record")).to_have_text(text)

@@ -428,7 +428,9 @@ function afterEvent(msg, before) {
     const foul = Boolean(entry.report && entry.report.valid === false);
     setMessage(text, foul);
   }
-  if (msg.type === "finished") UI.counted = `${S.table}/${S.gameNumber}`;
+  // The record that counts this game comes with its `finished` (the last shot, which ends the
+  // game, comes first), or with a table opened after the end (welcome's record is current).
+  if (msg.type === "finished" || (msg.type === "table" && gameEnded(S))) UI.counted = `${S.table}/${S.gameNumber}`;
   if (msg.type === "round") {
     closeDialog($("round-dialog"));
     UI.roundShown = null;
@@ -751,6 +753,7 @@ function refresh() {
     renderReactions(S, send);
     renderLog();
   }
+  if ($("game-dialog").open) renderGameRecord(S, DIALOG_HOOKS.levelName, DIALOG_HOOKS.counted());
   renderBusy();
   $("pause-button").disabled = UI.screen !== "game" || S.kind !== "solo";
   requestDraw();
@@ -1321,6 +1324,8 @@ function init() {
   if (saved && saved.state && typeof saved.table === "string" && saved.state.table === saved.table) {
     S = { ...initialState(), ...saved.state, connection: "connecting" };
     if (saved.aim && typeof saved.aim === "object") UI.aim = saved.aim;
+    // A game that had ended when this page was left: welcome brings the record counting it.
+    if (gameEnded(S)) UI.counted = `${S.table}/${S.gameNumber}`;
     if (UI.joinLink) {
       // A link to another party than the one this device is in: the link wins.
       if (UI.joinLink.code !== S.code) S = leaveTable(S);

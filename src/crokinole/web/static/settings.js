@@ -4,7 +4,7 @@
 
 import { cpuOpponent } from "./dialogs.js";
 import { $, closeDialog, openDialog } from "./dom.js";
-import { isSpectator, memberOf } from "./state.js";
+import { isHotSeat, isSpectator, memberOf } from "./state.js";
 import { savePrefs } from "./store.js";
 
 let h = null;
@@ -56,7 +56,8 @@ export function wireSettings(hooks) {
     sform.elements.cpu_pause.value = String(h.cpuPause());
     if (!sform.elements.cpu_pause.value) sform.elements.cpu_pause.value = "0.8";
     const me = memberOf(S, S.you.member);
-    $("rename-field").hidden = !me;
+    // People sharing a device named their seats when they started: the device's name shows nowhere.
+    $("rename-field").hidden = !me || isHotSeat(S);
     sform.elements.rename.value = me ? me.name : "";
     resetConfirm();
     $("settings-resign").hidden = !inGame();
