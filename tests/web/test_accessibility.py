@@ -15,6 +15,7 @@ from tests.web.test_browser import (
     new_page,
     open_client,
     shoot_from_a_free_place,
+    shot,
     start_game,
     wait_my_turn,
 )
@@ -79,6 +80,7 @@ def test_nothing_scrolls_sideways_at_320_px(server_url: str, new_page: Any, heig
     shoot_from_a_free_place(page, power=24)
     wait_my_turn(page)
     assert page.evaluate(SIDEWAYS) == {"page": 0, "bar": 0}
+    shot(page, f"game-320x{height}")
     # The menu's buttons are on screen, whole, and still at least 24 px high.
     for box in page.locator(".topbar .tools > *").all():
         b = box.bounding_box()
