@@ -10,7 +10,11 @@ CLUSTER_TESTS := tests/server $(wildcard tests/cluster)
 CLUSTER_ENV := CROKINOLE_TEST_DATABASE_URL="$${CROKINOLE_TEST_DATABASE_URL:-$(TEST_POSTGRES)}" \
 	CROKINOLE_TEST_REDIS_URL="$${CROKINOLE_TEST_REDIS_URL:-$(TEST_REDIS)}"
 
-.PHONY: run test test-postgres test-cluster lint bench clean
+# axe-core, pinned, from npm: the accessibility test (tests/web/test_axe.py) injects it.
+AXE_VERSION := 4.14.1
+AXE := .cache/axe/node_modules/axe-core/axe.min.js
+
+.PHONY: run test test-postgres test-cluster lint bench clean axe
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +35,7 @@ lint: $(STAMP)
 ## test: set up, lint and run every test (slow suites included) on SQLite and the in-memory hub,
 ## then the server tests again on PostgreSQL + Redis (test-cluster); that second run is skipped,
 ## with a message, where they are not running, except in CI
-test: lint
+test: lint $(if $(shell command -v npm),$(AXE))
 	$(BIN)/pytest -m "" --ignore=tests/cluster
 	@if [ -n "$$CI" ] || $(CLUSTER_ENV) $(BIN)/python -m tests.server_database; then \
 		$(MAKE) --no-print-directory test-cluster; \
@@ -50,8 +54,14 @@ test-postgres: $(STAMP)
 test-cluster: $(STAMP)
 	$(CLUSTER_ENV) $(BIN)/pytest -m "" $(CLUSTER_TESTS)
 
+## axe: install axe-core $(AXE_VERSION) into .cache/axe (npm) for the accessibility test
+axe: $(AXE)
+
+$(AXE):
+	npm install --silent --no-audit --no-fund --prefix .cache/axe axe-core@$(AXE_VERSION)
+
 bench: $(STAMP)
 	$(BIN)/crokinole bench physics
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .cache/axe

@@ -133,3 +133,61 @@ def test_a_solo_rematch_starts_at_once_with_the_next_first_seat() -> None:
     assert [e.TYPE for e in events] == ["game_started"]
     assert table.game is not None and table.game.first_seat is Seat.NORTH
     assert table.cpu_turn() == (Seat.NORTH, "normal")
+
+
+def named(names: dict[Seat, object], seats: dict[Seat, str] | None = None) -> Table:
+    table, events = Table.create(
+        id="s" * 32,
+        kind="solo",
+        code=None,
+        host_device=device(1),
+        host_name="You",
+        settings=TableSettings.for_kind("solo", layout=Layout.THREE_SINGLES),
+        seed=3,
+        now=T0,
+        seats=seats or dict.fromkeys((Seat.SOUTH, Seat.WEST, Seat.NORTH), "me"),
+        names=names,  # type: ignore[arg-type]
+    )
+    assert Table.replay(events) == table
+    assert Table.from_dict(table.to_dict()) == table
+    return table
+
+
+def test_people_on_one_device_name_their_seats() -> None:
+    table = named({Seat.SOUTH: "  Ann ", Seat.NORTH: "Cat"})
+    assert table.seat_names == {Seat.SOUTH: "Ann", Seat.NORTH: "Cat"}  # West gave none
+
+
+@pytest.mark.parametrize(
+    ("names", "seats", "code", "words"),
+    [
+        ({Seat.WEST: ""}, None, "bad_name", "West's name: a name has 1 to 24 characters"),
+        ({Seat.WEST: "x" * 25}, None, "bad_name", "West's name: a name has 1 to 24"),
+        ({Seat.WEST: "A\nB"}, None, "bad_name", "holds the control character"),
+        ({Seat.WEST: 7}, None, "bad_name", "West's name: a name is text"),
+        ({Seat.SOUTH: "Ann", Seat.NORTH: "ann"}, None, "bad_name", "both called ann"),
+        ({Seat.EAST: "Dan"}, None, "not_a_seat", "east is not a seat"),
+        (
+            {Seat.WEST: "Bob"},
+            {Seat.SOUTH: "me", Seat.WEST: "easy", Seat.NORTH: "me"},
+            "bad_settings",
+            "West is played by a CPU",
+        ),
+    ],
+)
+def test_bad_names_on_one_device_are_refused_in_plain_words(
+    names: dict[Seat, object], seats: dict[Seat, str] | None, code: str, words: str
+) -> None:
+    with pytest.raises(TableError) as info:
+        named(names, seats)
+    assert info.value.code == code
+    assert words in info.value.message
+
+
+def test_a_party_takes_no_seat_names() -> None:
+    with pytest.raises(TableError) as info:
+        Table.create(
+            id="p" * 32, kind="party", code="ABC234", host_device=device(1), host_name="Ann",
+            settings=TableSettings.for_kind("party"), seed=1, now=T0, names={Seat.SOUTH: "Ann"},
+        )  # fmt: skip
+    assert info.value.code == "bad_settings"

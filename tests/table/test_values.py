@@ -36,6 +36,7 @@ from crokinole.table import (
     Renamed,
     RoundStarted,
     SeatChanged,
+    SeatNamed,
     SettingsChanged,
     ShotPlayed,
     StandInOff,
@@ -185,6 +186,7 @@ ONE_OF_EACH: list[Event] = [
     Closed(version=19, at=19.0, reason="everyone left"),
     RankedSeated(version=20, at=20.0, seat=Seat.NORTH, rating=1040, provisional=True),
     HintTaken(version=21, at=21.0, member="m1", seat=Seat.SOUTH, kind="heatmap"),
+    SeatNamed(version=22, at=22.0, seat=Seat.WEST, name="Bob"),
 ]
 
 

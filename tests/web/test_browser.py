@@ -179,6 +179,9 @@ def test_start_screen_and_how_to_play(server_url: str, new_page: Any) -> None:
     sync_api.expect(help_dialog).to_be_visible()
     sync_api.expect(help_dialog).to_contain_text("required contact", ignore_case=True)
     assert help_dialog.locator("svg").count() >= 4
+    # Under the dialog's own heading the page's headings come one level down (h1 -> h2).
+    assert help_dialog.locator("h1").count() == 0
+    assert help_dialog.locator("h2").count() == 1 and help_dialog.locator("h3").count() >= 8
     shot(page, "how-to-play")
     page.keyboard.press("Escape")
     sync_api.expect(help_dialog).to_be_hidden()
@@ -225,9 +228,11 @@ def test_play_against_the_cpu_by_click_drag_and_keyboard(server_url: str, new_pa
     assert in_hand(answered, "north") == in_hand(game, "north") - 1
     shot(page, "game-in-progress")
 
-    # The turn starts from the last aim (position 12); keyboard: D moves the disc, arrows aim,
-    # Enter shoots.
-    assert page.evaluate("() => window.crokinole.aim.position") == pytest.approx(12.0, abs=0.3)
+    # R3: the turn starts at the middle of the line (or the nearest free place), not at the
+    # last placement (12); keyboard: D moves the disc, arrows aim, Enter shoots.
+    middle = page.evaluate("() => window.crokinole.freePosition(0)")
+    assert page.evaluate("() => window.crokinole.aim.position") == pytest.approx(middle, abs=0.01)
+    assert abs(middle) < 11.5
     page.get_by_test_id("position-input").fill("0")
     page.get_by_test_id("board-canvas").focus()
     page.keyboard.press("Escape")  # resets the aim: direction 0, power 20
@@ -453,13 +458,18 @@ def test_two_players_on_one_device_alternate(server_url: str, new_page: Any) -> 
     start_game(page, server_url, "local")
     assert page.evaluate("() => window.crokinole.you") == ["south", "north"]
     wait_my_turn(page)
+    # The board turns to the player to move unless Settings fixes it: fixed, south-up, here.
+    page.get_by_test_id("settings-button").click()
+    page.locator("#turn-board").uncheck()
+    page.locator("#settings-close").click()
     first = state(page)["current_seat"]
     assert first == "south"
     set_aim(page, 0, 0, 40)
     page.get_by_test_id("shoot-button").click()
     page.wait_for_function("() => window.crokinole.state.current_seat === 'north'")
     wait_my_turn(page)
-    # One device, two people: each is named by their seat, and the board stays south-up.
+    # One device, two people who gave no names: each is named by their seat; the board is
+    # fixed south-up.
     sync_api.expect(page.locator("#controls-legend")).to_contain_text("North's shot")
     sync_api.expect(page.locator("#controls-hint")).to_contain_text("from the top")
     expect_visible(page, "turn-indicator")
@@ -507,13 +517,10 @@ def test_three_people_on_one_device_with_the_board_turned(server_url: str, new_p
     start_game(page, server_url, "local", layout="three_singles")
     assert page.evaluate("() => window.crokinole.you") == ["south", "west", "north"]
     wait_my_turn(page)
-    page.get_by_test_id("settings-button").click()
-    page.locator("#turn-board").check()
-    page.locator("#settings-close").click()
     for seat, word in (("south", "South"), ("west", "West"), ("north", "North")):
         page.wait_for_function(f"() => window.crokinole.state.current_seat === '{seat}'")
         wait_my_turn(page)
-        # The board turns so that the player to move sits at the bottom.
+        # The board turns so that the player to move sits at the bottom (by default).
         assert page.evaluate("() => window.crokinole.bottom") == seat
         sync_api.expect(page.locator("#controls-legend")).to_contain_text(f"{word}'s shot")
         shoot_from_a_free_place(page, power=24)
@@ -524,14 +531,13 @@ def test_three_people_on_one_device_with_the_board_turned(server_url: str, new_p
     shot(page, "three-on-one-device")
 
 
-def test_people_on_one_device_are_told_they_are_named_by_their_seats(
-    server_url: str, new_page: Any
-) -> None:
-    # Sharing a device, the players are South, West, North: the form asks no one name.
+def test_people_on_one_device_are_asked_their_names(server_url: str, new_page: Any) -> None:
+    # Sharing a device, the players name their seats (optional): no one name for the device.
     page = new_page()
     open_client(page, server_url)
     name = page.get_by_test_id("name-input")
     sync_api.expect(name).to_be_visible()
+    sync_api.expect(page.get_by_test_id("seat-names")).to_be_hidden()
     page.get_by_test_id("mode-device").check()
     page.get_by_test_id("layout-select").select_option("three_singles")
     sync_api.expect(name).to_be_hidden()
@@ -539,12 +545,18 @@ def test_people_on_one_device_are_told_they_are_named_by_their_seats(
     sync_api.expect(note).to_have_text(
         "3 people take turns on this device as South, West and North."
     )
+    fields = page.get_by_test_id("seat-names").locator("input")
+    assert [f.get_attribute("placeholder") for f in fields.all()] == ["South", "West", "North"]
+    page.get_by_test_id("seat-name-west").fill("Bob")
     page.get_by_test_id("people-select").select_option("2")
     sync_api.expect(note).to_have_text(
         "2 people take turns on this device as South and West; CPUs play the other seats."
     )
+    sync_api.expect(fields).to_have_count(2)
+    sync_api.expect(page.get_by_test_id("seat-name-west")).to_have_value("Bob")  # kept
     page.get_by_test_id("mode-cpu").check()
     sync_api.expect(name).to_be_visible()
+    sync_api.expect(page.get_by_test_id("seat-names")).to_be_hidden()
 
 
 def test_settings_resign_or_start_anew_after_confirmation(server_url: str, new_page: Any) -> None:
@@ -925,16 +937,23 @@ def test_aim_defaults(server_url: str, new_page: Any) -> None:
     first = Shot(position=aim["position"], direction=aim["direction"], power=aim["power"])
     result = simulate_shot(TOURNAMENT_BOARD, [], TOURNAMENT_BOARD.launch(Seat.SOUTH, first))
     assert result.discs[0].status is not DiscStatus.IN_HOLE, aim
-    # The next turn starts from the aim of the player's last shot.
+    # R3: the next turn's disc starts at the middle of the line (or, taken, the nearest free
+    # place); the direction and power are the last shot's, and the screen says so.
     set_aim(page, 6.5, 3, 25)
     page.get_by_test_id("shoot-button").click()
     page.wait_for_function("() => window.crokinole.state.seats[0].in_hand === 7")
     wait_my_turn(page)
+    middle = page.evaluate("() => window.crokinole.freePosition(0)")
+    assert middle is not None and abs(middle) < 6.5
     assert page.evaluate("() => window.crokinole.aim") == {
-        "position": 6.5,
+        "position": pytest.approx(middle, abs=0.01),
         "direction": 3,
         "power": 25,
     }
+    sync_api.expect(page.get_by_test_id("aim-carry")).to_have_text(
+        "Each turn your disc starts at the middle of the line; the direction and power stay"
+        " as you last set them."
+    )
 
 
 def test_cards_say_this_round(server_url: str, new_page: Any) -> None:

@@ -211,3 +211,33 @@ def test_the_replay_words_each_shot_as_the_live_game_did(new_page: Any, server_u
         replayed.append(page.get_by_test_id("replay-words").inner_text())
     assert replayed == live
     sync_api.expect(page.get_by_test_id("step-forward")).to_be_disabled()
+
+
+def aria_name(locator: Any) -> str:
+    """The accessible name Chromium's accessibility tree gives an element (Playwright's)."""
+    snapshot = locator.aria_snapshot()
+    found = re.match(r'- \w+ "([^"]*)"', snapshot)
+    assert found, snapshot
+    return found.group(1)
+
+
+def test_the_replay_buttons_are_named_by_their_visible_words(
+    new_page: Any, server_url: str, finished: dict[str, Any]
+) -> None:
+    # WCAG 2.5.3: a control's accessible name starts with the words it shows ("Next ▶" is
+    # "Next step", so that "click Next" works by voice).
+    page = new_page()
+    page.goto(f"{server_url}{finished['href']}")
+    page.wait_for_function(LOADED)
+    buttons = page.locator(".replay-controls button").all()
+    assert len(buttons) == 3
+    for button in buttons:
+        visible = re.sub(r"[^\w ]", "", button.inner_text()).strip()
+        name = aria_name(button)
+        assert visible and name.lower().startswith(visible.lower()), (visible, name)
+    sync_api.expect(page.get_by_role("button", name="Next step")).to_have_attribute(
+        "data-testid", "step-forward"
+    )
+    # One name per player: the player who gave none is their seat here, as in the review.
+    scores = page.get_by_test_id("replay-scores").inner_text()
+    assert "South" in scores and "You" not in scores

@@ -13,6 +13,7 @@ phone, a tall phone and a desktop size (pictures: as in test_practice).
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -202,3 +203,26 @@ def test_the_review_fits_the_screen(
     picture(page, f"review-{width}x{height}")
     if size == "desktop":
         picture(page, "review", docs=True)
+
+
+def test_retry_from_here_is_named_by_its_words_and_big_enough_to_tap(
+    new_page: Any, server_url: str, finished: dict[str, Any]
+) -> None:
+    page = new_page(viewport={"width": 360, "height": 640}, is_mobile=True, has_touch=True)
+    open_review(page, f"{server_url}/review/{finished['table']}?game=1")
+    links = page.locator("[data-testid^=retry-]")
+    count = links.count()
+    assert count == len(finished["review"]["shots"]) > 0
+    # WCAG 2.5.3: the accessible name starts with the visible words; 2.5.8: 24 px targets.
+    by_name = page.get_by_role("link", name=re.compile(r"^Retry from here: shot \d+ of round 1"))
+    sync_api.expect(by_name).to_have_count(count)
+    for link in links.all():
+        link.scroll_into_view_if_needed()
+        box = link.bounding_box()
+        assert box is not None and box["height"] >= 24, box
+    # One name per player: the review and the replay name the player who gave none alike
+    # (their seat), and the words read right ("South leads", never "You's lead").
+    names = {s["seat"]: s["name"] for s in finished["replay"]["start"]["seats"]}
+    assert finished["review"]["names"] == names == {"south": "South", "north": "CPU Easy"}
+    text = page.locator("#review-body").inner_text()
+    assert "You's" not in text and "You leads" not in text and "South's lead" in text

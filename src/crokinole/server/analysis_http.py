@@ -55,7 +55,7 @@ from crokinole.analysis.practice import (
     practice_game,
 )
 from crokinole.analysis.review import review
-from crokinole.errors import CrokinoleError, InvalidRecordError
+from crokinole.errors import CrokinoleError, InvalidRecordError, TableError
 from crokinole.rules import Game
 from crokinole.server.accounts import Accounts
 from crokinole.server.accounts_http import COOKIE
@@ -65,7 +65,7 @@ from crokinole.server.practice_http import utc_today
 from crokinole.server.tables import Tables, stored_table
 from crokinole.server.wire import LEVEL_IDS, TABLE_PATTERN, TOKEN_PATTERN, seat_names
 from crokinole.store import Store
-from crokinole.table import GameStarted, Table, event_from_dict
+from crokinole.table import GameStarted, Table, check_name, event_from_dict
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -210,6 +210,34 @@ class _Cache:
 
 
 # ---------------------------------------------------------------- reading requests
+
+
+def record_names(raw: bytes, game: Game) -> dict[str, str]:
+    """The players' names a record file carries (its optional ``names``), seats of its game only.
+
+    A name that is not a player's name (not text, empty, too long, control
+    characters) is left out: the seat is then named after itself.
+
+    >>> from crokinole.rules import Rules
+    >>> record_names(b'{"names": {"south": "Ann", "north": "", "east": "Bob"}}', Game(Rules()))
+    {'south': 'Ann'}
+    """
+    try:
+        data = read_json(raw)
+    except JsonInputError:
+        return {}
+    given = data.get("names") if isinstance(data, dict) else None
+    if not isinstance(given, dict):
+        return {}
+    seats = {seat.name.lower() for seat in game.rules.seats}
+    names: dict[str, str] = {}
+    for seat, name in given.items():
+        try:
+            if seat in seats:
+                names[seat] = check_name(name)
+        except TableError:
+            continue
+    return names
 
 
 async def _body(request: Request, limit: int) -> bytes:
@@ -373,7 +401,7 @@ def routes(
         found = {
             "table": table.id,
             "game_number": table.game_number,
-            "names": seat_names(table),  # who sat where ("Ann", "CPU Normal")
+            "names": seat_names(table, shared=True),  # who sat where ("Ann", "CPU Normal")
             **reviewed,
         }
         cache.put(key, found)
@@ -387,7 +415,9 @@ def routes(
         except (CrokinoleError, ValueError, RecursionError) as exc:
             raise AnalysisHttpError(400, f"this is not a game record we can read: {exc}") from None
         accuracy = await accuracy_of(request, name)
-        return await _review(game, accuracy)
+        reviewed = await _review(game, accuracy)
+        names = record_names(raw, game)
+        return {"names": names, **reviewed} if names else reviewed
 
     async def _review(game: Game, accuracy: Accuracy) -> dict[str, Any]:
         try:

@@ -48,7 +48,7 @@ from crokinole.server.ranked import RankedQueue
 from crokinole.server.security import SecurityHeaders
 from crokinole.server.session import CLOSE_POLICY, RECORD_OPPONENTS, Attendance, Session
 from crokinole.server.tables import Tables, stored_table
-from crokinole.server.wire import TABLE_PATTERN, TOKEN_PATTERN
+from crokinole.server.wire import TABLE_PATTERN, TOKEN_PATTERN, seat_names
 from crokinole.store import Store, StoreUnavailableError
 
 if TYPE_CHECKING:
@@ -194,9 +194,11 @@ def create_app(
         table = None if stored is None else stored[0]
         if table is None or table.game is None:
             return JSONResponse({"error": f"table {table_id} has no game"}, status_code=404)
-        # The game record (R9), with what the table knows beyond the rules: the hints and
-        # heat maps each seat took (readers of the record format ignore the extra key).
+        # The game record (R9), with what the table knows beyond the rules: who played each
+        # seat, and the hints and heat maps each seat took (readers of the record format
+        # ignore the extra keys).
         record = table.game.to_record()
+        record["names"] = seat_names(table, shared=True)
         record["hints_used"] = {
             seat.name.lower(): table.hints_used.get(seat, 0) for seat in table.game.rules.seats
         }

@@ -140,7 +140,7 @@ def _step(
         return {
             "type": "next_round",
             "round": replayed.after.round_number,
-            "game": game_view(table, replayed.after),
+            "game": game_view(table, replayed.after, shared=True),
         }
     step: dict[str, Any] = {
         "type": "shot" if action["type"] == "shoot" else "timeout",
@@ -152,7 +152,7 @@ def _step(
         "played": shot_payload(report.shot),
         "report": report_payload(report, before),
         "trajectory": None,  # a timeout's: a live timeout message has none either
-        "game": game_view(table, replayed.after),
+        "game": game_view(table, replayed.after, shared=True),
     }
     if report.physics is not None:
         ids = [d.id for d in before.discs] + [before.next_disc_id]
@@ -210,7 +210,7 @@ def replay_payload(table: Table, events: Sequence[Event]) -> dict[str, Any]:
         else {"winner": outcome.winner, "drawn": list(outcome.drawn)},
         "record": f"/api/tables/{table.id}/record.json",
         "link": f"/replay/{table.id}?game={table.game_number}",
-        "start": game_view(table, start),
+        "start": game_view(table, start, shared=True),
         "rounds": rounds,
         "steps": steps,
     }

@@ -665,13 +665,16 @@ class Session:
         seats = None
         if msg.seats is not None:
             seats = {wire.seat_of(name): holder for name, holder in msg.seats.items()}
+        names = None
+        if msg.names is not None:
+            names = {wire.seat_of(seat): name for seat, name in msg.names.items()}
         earlier = []
         if msg.kind == "solo":
             earlier = await anyio.to_thread.run_sync(self.tables.store.open_tables_of_device, token)
         self._switch_table()
         table = await self.tables.create(
             kind=msg.kind, device=token, name=msg.name, settings=settings, seats=seats,
-            subscriber=self,
+            names=names, subscriber=self,
         )  # fmt: skip
         self._show(table)
         await self._arrive()

@@ -396,12 +396,14 @@ class Tables:
         name: str,
         settings: TableSettings | Mapping[str, Any],
         seats: Mapping[Seat, str] | None = None,
+        names: Mapping[Seat, str] | None = None,
         subscriber: Subscriber | None = None,
     ) -> Table:
         """A new table (``party`` or ``solo``) created by ``device``, stored and held.
 
         ``settings`` may be a ``TableSettings`` or its dict form (validated
-        here).  ``seats`` (solo) maps seats to ``"me"`` or a CPU level.  A
+        here).  ``seats`` (solo) maps seats to ``"me"`` or a CPU level, and
+        ``names`` (solo) names the people sharing the device by seat.  A
         solo table starts its game at once (its CPU moves if it is first).
         ``subscriber`` is subscribed before anything can happen at the table.
 
@@ -432,6 +434,7 @@ class Tables:
                 seed=seed,
                 now=self._clock(),
                 seats=seats,
+                names=names,
             )
 
         # A party's code may be taken: another is drawn (31**6 codes: a run of

@@ -125,6 +125,8 @@ class Create(_Message):
     settings: dict[str, Any]
     name: Name
     seats: dict[SeatName, SeatHolder] | None = None
+    #: solo only: the names of the people sharing the device, by seat (optional).
+    names: dict[SeatName, Name] | None = None
 
 
 class Join(_Message):
@@ -371,11 +373,19 @@ def cpu_name(level: str) -> str:
     return f"CPU {Level(level).label}"
 
 
-def seat_names(table: Table) -> dict[str, str]:
+#: The name the browser gives a player against the CPU who gave none ("You" to themselves).
+UNNAMED = "you"
+
+
+def seat_names(table: Table, *, shared: bool = False) -> dict[str, str]:
     """The name shown for each seat: its person's name, or "CPU Normal".
 
-    On one device with several people's seats (hot-seat play) the seats are
-    named after themselves ("South"), the one person's name telling nobody apart.
+    On one device with several people's seats (hot-seat play) each seat has
+    the name its player gave it, or is named after itself ("South"): the
+    device's one name tells nobody apart.  ``shared``: for views that anyone
+    may read (replays, reviews, records), where a player who gave no name
+    (the browser's "You") is named after the seat too, so that one player
+    has one name in all of them.
     """
     names = {m.mid: m.name for m in table.members}
     held = _seats_of_members(table)
@@ -385,9 +395,12 @@ def seat_names(table: Table) -> dict[str, str]:
             shown[seat_name(seat)] = cpu_name(str(occupant.level))
         elif isinstance(occupant, Person):
             many = len(held.get(occupant.mid, ())) > 1
-            shown[seat_name(seat)] = (
+            name = table.seat_names.get(seat) or (
                 seat.name.title() if many else names.get(occupant.mid, seat.name.title())
             )
+            if shared and name.casefold() == UNNAMED:
+                name = seat.name.title()
+            shown[seat_name(seat)] = name
     return shown
 
 
@@ -399,12 +412,17 @@ def _cpu_levels(table: Table) -> dict[str, str]:
     }
 
 
-def game_view(table: Table, game: Game | None = None) -> dict[str, Any] | None:
-    """The ``game`` snapshot (``payloads.game_payload``) of the table's game, or of ``game``."""
+def game_view(
+    table: Table, game: Game | None = None, *, shared: bool = False
+) -> dict[str, Any] | None:
+    """The ``game`` snapshot (``payloads.game_payload``) of the table's game, or of ``game``.
+
+    ``shared``: named for anyone (:func:`seat_names`), as replays are.
+    """
     game = table.game if game is None else game
     if game is None:
         return None
-    return game_payload(game, seat_names(table), _cpu_levels(table))
+    return game_payload(game, seat_names(table, shared=shared), _cpu_levels(table))
 
 
 def you_payload(table: Table, device: str | None) -> dict[str, Any]:

@@ -45,6 +45,7 @@ __all__ = [
     "Renamed",
     "RoundStarted",
     "SeatChanged",
+    "SeatNamed",
     "SettingsChanged",
     "ShotPlayed",
     "StandInOff",
@@ -156,6 +157,15 @@ class SeatChanged(Event):
     TYPE: ClassVar[str] = "seat_changed"
     seat: Seat
     occupant: Occupant | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatNamed(Event):
+    """On one device, the person who plays ``seat`` is called ``name`` (set at creation)."""
+
+    TYPE: ClassVar[str] = "seat_named"
+    seat: Seat
+    name: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -318,6 +328,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Renamed,
         HostChanged,
         SeatChanged,
+        SeatNamed,
         SettingsChanged,
         Presence,
         GameStarted,

@@ -116,6 +116,7 @@ from crokinole.table.events import (
     Renamed,
     RoundStarted,
     SeatChanged,
+    SeatNamed,
     SettingsChanged,
     ShotPlayed,
     StandInOff,
@@ -239,6 +240,8 @@ class Table:
             game; the turn is the number of the game's actions before it.
         no_show: the seat whose player did not take a first shot, when the
             last game was aborted for it (ranked tables; else None).
+        seat_names: on one device, the names its people gave their seats
+            (a seat left out is named after itself).
         last_report: the last shot or timeout (not stored, not compared).
         shot_reports: the shots and timeouts of the last ``apply`` by event
             version (not stored, not compared).
@@ -315,6 +318,7 @@ class Table:
     hints_used: dict[Seat, int] = field(default_factory=dict)
     hinted: frozenset[tuple[Seat, str, int]] = frozenset()
     no_show: Seat | None = None
+    seat_names: dict[Seat, str] = field(default_factory=dict)
     last_report: Played | None = field(default=None, compare=False, repr=False)
     shot_reports: dict[int, Played] = field(default_factory=dict, compare=False, repr=False)
 
@@ -334,6 +338,7 @@ class Table:
         seed: int,
         now: float,
         seats: Mapping[Seat, str] | None = None,
+        names: Mapping[Seat, str] | None = None,
     ) -> tuple[Table, list[Event]]:
         """A new table and its first events.
 
@@ -341,10 +346,13 @@ class Table:
         table starts its game at once: ``seats`` maps every seat of the
         layout to ``"me"`` (the device plays it) or a CPU level; left out,
         the device plays the first seat against CPUs of the stand-in level.
+        ``names`` (solo, optional) names the people sharing the device, seat
+        by seat (a seat of the device left out is named after itself).
 
         Raises:
-            TableError: ``bad_settings`` (kind, code, seed, seats' values),
-                ``bad_name``, ``not_a_seat`` or ``seats_empty`` (solo seats).
+            TableError: ``bad_settings`` (kind, code, seed, seats' values,
+                names for a party or a CPU's seat), ``bad_name`` (a name, or
+                one name twice), ``not_a_seat`` or ``seats_empty`` (solo seats).
         """
         try:
             kind = Kind(kind)
@@ -381,6 +389,7 @@ class Table:
                 raise _refuse(
                     "bad_settings", "a game on this device needs at least one seat of yours"
                 )
+        named = _seat_names(kind, plan, names)
         created = TableCreated(
             version=1,
             at=float(now),
@@ -400,6 +409,8 @@ class Table:
         else:
             for seat, occupant in plan.items():
                 draft.emit(SeatChanged, seat=seat, occupant=occupant)
+            for seat, given in named.items():
+                draft.emit(SeatNamed, seat=seat, name=given)
             draft.emit(GameStarted, game_number=1, first_seat=layout_seats[0])
             _begin_turn(draft)
         return draft.table, draft.events
@@ -603,8 +614,9 @@ class Table:
           clock and the shooter is a person not stood in;
         * standin: ``max(turn_started, disconnected_at) + standin_grace``
           when that person is not connected (not on one device);
-        * round: ``round_over_at + round_countdown`` (not on one device,
-          where the next round waits for Next);
+        * round: ``round_over_at + round_countdown`` (not on one device:
+          there the device counts R6's 10 s from when it shows the result,
+          after the last shots are animated, and then presses Next).
         * no_show: at a ranked table, on a seat's first turn of the game,
           ``turn_started + turn_time + turn_grace`` instead of the other two
           (no stand-in, no ditch: the game is aborted).
@@ -729,6 +741,7 @@ class Table:
             "hints_used": {_seat_word(s): n for s, n in self.hints_used.items()},
             "hinted": sorted([_seat_word(s), k, n] for s, k, n in self.hinted),
             "no_show": None if self.no_show is None else _seat_word(self.no_show),
+            "seat_names": {_seat_word(s): n for s, n in self.seat_names.items()},
         }
 
     @classmethod
@@ -780,6 +793,9 @@ class Table:
                     (seat_from_name(s), str(k), int(n)) for s, k, n in data.get("hinted", [])
                 ),
                 no_show=None if data.get("no_show") is None else seat_from_name(data["no_show"]),
+                seat_names={
+                    seat_from_name(s): str(n) for s, n in data.get("seat_names", {}).items()
+                },
             )
         except InvalidRecordError:
             raise
@@ -820,6 +836,10 @@ def _fold_changes(t: Table, event: Event, played: Played | None) -> dict[str, An
             "seats": {**t.seats, event.seat: event.occupant},
             "standing_in": t.standing_in - {event.seat},
         }
+    if isinstance(event, SeatNamed):
+        if t.kind is not Kind.SOLO or event.seat not in t.seats:
+            raise InvalidRecordError(f"{_seat_word(event.seat)} is not named on one device here")
+        return {"seat_names": {**t.seat_names, event.seat: event.name}}
     if isinstance(event, SettingsChanged):
         return {
             "settings": event.settings,
@@ -961,6 +981,44 @@ class _Draft:
         self.table = self.table._fold(event, outcome)
         self.events.append(event)
         return event
+
+
+def _seat_names(
+    kind: Kind, plan: Mapping[Seat, Occupant], names: Mapping[Seat, str] | None
+) -> dict[Seat, str]:
+    """The names of the people sharing one device, by seat (checked; in the layout's order)."""
+    if names is None:
+        return {}
+    if kind is not Kind.SOLO:
+        raise _refuse("bad_settings", "in a party each player gives their own name when joining")
+    if not isinstance(names, Mapping):
+        raise _refuse("bad_settings", f"names are given seat by seat, not {names!r}")
+    for seat in names:
+        if seat not in plan:
+            raise _refuse("not_a_seat", f"{_seat_text(seat)} is not a seat of this game")
+    named: dict[Seat, str] = {}
+    taken: dict[str, Seat] = {}
+    for seat, occupant in plan.items():
+        if seat not in names:
+            continue
+        if not isinstance(occupant, Person):
+            raise _refuse(
+                "bad_settings", f"{seat.name.title()} is played by a CPU: it cannot take a name"
+            )
+        try:
+            name = check_name(names[seat])
+        except TableError as exc:
+            raise _refuse("bad_name", f"{seat.name.title()}'s name: {exc.message}") from None
+        other = taken.get(name.casefold())
+        if other is not None:
+            raise _refuse(
+                "bad_name",
+                f"{other.name.title()} and {seat.name.title()} are both called {name}: "
+                "give each player their own name",
+            )
+        taken[name.casefold()] = seat
+        named[seat] = name
+    return named
 
 
 def _open(t: Table) -> None:

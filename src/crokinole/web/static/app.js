@@ -9,7 +9,9 @@
 import { ShotAnimation } from "./anim.js";
 import { BoardView, setScheme } from "./board.js";
 import { DEFAULT_POWER, renderControls, wireControls } from "./controls.js";
-import { openGameDialog, openRoundDialog, renderGameButtons, renderNext, setPeek } from "./dialogs.js";
+import {
+  openGameDialog, openRoundDialog, renderGameButtons, renderGameRecord, renderNext, setPeek,
+} from "./dialogs.js";
 import { $, anyModalOpen, closeDialog, escapeHtml, openDialog } from "./dom.js";
 import {
   SEAT_ANGLE, aimVector, clamp, compass, placement, round, zoneOf,
@@ -38,6 +40,9 @@ const SPEED = clamp(Number.parseFloat(params.get("speed") || "1") || 1, 0.1, 20)
 // Tests may shorten the CPU's pause from the address (?cpu_pause=0); players use Settings.
 const PAUSE_PARAM = Number.parseFloat(params.get("cpu_pause") ?? "");
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+// R6: on one device the round result moves on by itself after this long, counted from when it
+// is shown (tests may shorten it from the address: ?round_countdown=2).
+const ROUND_COUNTDOWN = clamp(Number.parseFloat(params.get("round_countdown") || "10") || 10, 0.5, 60);
 const BUSY_AFTER_MS = 600; // an answer slower than this shows the "server is working" sign
 const SEAT_WORD = { south: "South", west: "West", north: "North", east: "East" };
 const WHERE = { 90: "right", 180: "top", 270: "left" }; // a seat's place on screen, by its angle from the bottom seat
@@ -66,6 +71,8 @@ const UI = {
   joinLink: codeFromPath(location.pathname), // {code, spectator} of a /join or /watch link
   reopened: false, // this page went back to the device's party once (R7)
   startConfirmed: false, // the player was told a new game abandons the unfinished one
+  roundLeft: null, // seconds before a round result on one device moves on by itself
+  counted: null, // "table/game" whose `finished` (with the record counting it) was shown
 };
 
 const view = new BoardView($("board"));
@@ -88,6 +95,11 @@ const conn = new Connection({
 function aimOf(seat) {
   if (!UI.aim[seat]) UI.aim[seat] = { position: 0, direction: 0, power: DEFAULT_POWER };
   return UI.aim[seat];
+}
+
+/** Several people on one device: the board turns toward the player to move (Settings may fix it). */
+function turnBoard() {
+  return !UI.prefs.fixed_board;
 }
 
 function cpuPause() {
@@ -416,6 +428,9 @@ function afterEvent(msg, before) {
     const foul = Boolean(entry.report && entry.report.valid === false);
     setMessage(text, foul);
   }
+  // The record that counts this game comes with its `finished` (the last shot, which ends the
+  // game, comes first), or with a table opened after the end (welcome's record is current).
+  if (msg.type === "finished" || (msg.type === "table" && gameEnded(S))) UI.counted = `${S.table}/${S.gameNumber}`;
   if (msg.type === "round") {
     closeDialog($("round-dialog"));
     UI.roundShown = null;
@@ -459,11 +474,26 @@ function logText(entry) {
   return describeShot(entry.report, viewer(g), entry.seat);
 }
 
-/** A turn starts with the disc where the player last placed it, or the nearest free place. */
+/** Which turn of the game a seat's turn now is (its discs in hand count down each turn). */
+function turnKey(seat) {
+  const g = S.game;
+  const x = g.seats.find((y) => y.seat === seat);
+  return `${S.table}/${S.gameNumber}/${g.round}/${x ? x.in_hand : ""}`;
+}
+
+/**
+ * R3: a turn starts with the disc at the middle of the shooter's quarter (or the nearest free
+ * place); the direction and power stay as that player last set them (the controls say so).
+ */
 function snapAim() {
   const seat = myShooter();
   if (!seat) return;
   const a = aimOf(seat);
+  const key = turnKey(seat);
+  if (a.turn !== key) {
+    a.turn = key;
+    a.position = 0;
+  }
   if (problemAt(seat, a.position) === null) return;
   const free = nearestFree(S, seat, a.position);
   if (free !== null) a.position = round(free, 2);
@@ -487,9 +517,11 @@ function syncScreen() {
     const key = `${S.table}/${g.round}/${g.history.length}`;
     if (UI.roundShown !== key) {
       UI.roundShown = key;
+      UI.roundLeft = S.kind === "solo" ? ROUND_COUNTDOWN : null;
       openRoundDialog(S, localNow(), DIALOG_HOOKS);
     }
   } else {
+    UI.roundLeft = null;
     closeDialog($("round-dialog"));
   }
   // A party's lobby part is the table as it is now: while a player who comes back catches up
@@ -501,7 +533,10 @@ function syncScreen() {
     if (UI.gameShown !== key) {
       UI.gameShown = key;
       openGameDialog(S, DIALOG_HOOKS);
-    } else if ($("game-dialog").open) renderGameButtons(S);
+    } else if ($("game-dialog").open) {
+      renderGameButtons(S);
+      renderGameRecord(S, DIALOG_HOOKS.levelName, DIALOG_HOOKS.counted());
+    }
   }
 }
 
@@ -701,7 +736,7 @@ function placeResultDialogs() {
 }
 
 function updateBottom() {
-  view.setBottom(bottomSeat(S, Boolean(UI.prefs.turn_board)));
+  view.setBottom(bottomSeat(S, turnBoard()));
 }
 
 // ------------------------------------------------------------------ rendering of HTML parts
@@ -718,6 +753,7 @@ function refresh() {
     renderReactions(S, send);
     renderLog();
   }
+  if ($("game-dialog").open) renderGameRecord(S, DIALOG_HOOKS.levelName, DIALOG_HOOKS.counted());
   renderBusy();
   $("pause-button").disabled = UI.screen !== "game" || S.kind !== "solo";
   requestDraw();
@@ -766,7 +802,7 @@ function renderAim() {
     const info = g.seats.find((x) => x.seat === shown);
     const waiting = !seat && g.phase === "playing" ? screenTurnText() : "";
     const drag = currentDrag();
-    const where = WHERE[(SEAT_ANGLE[shown] - SEAT_ANGLE[bottomSeat(S, Boolean(UI.prefs.turn_board))] + 360) % 360];
+    const where = WHERE[(SEAT_ANGLE[shown] - SEAT_ANGLE[bottomSeat(S, turnBoard())] + 360) % 360];
     Object.assign(opts, {
       aim: a,
       shown: drag && drag.aiming && !drag.invalid ? drag : a,
@@ -796,7 +832,7 @@ function renderDiscList() {
   });
   list.innerHTML = items.join("") || "<li>No discs on the board.</li>";
   const seat = myShooter();
-  let label = `Crokinole board seen from ${bottomSeat(S, Boolean(UI.prefs.turn_board))}: ${g.discs.length} disc${g.discs.length === 1 ? "" : "s"} on the board. ${screenTurnText()}.`;
+  let label = `Crokinole board seen from ${bottomSeat(S, turnBoard())}: ${g.discs.length} disc${g.discs.length === 1 ? "" : "s"} on the board. ${screenTurnText()}.`;
   if (seat) {
     const a = aimOf(seat);
     label += ` Disc placed at ${fmt(a.position)} degrees, aim ${fmt(a.direction)} degrees, power ${fmt(a.power)} percent.`;
@@ -854,6 +890,7 @@ function showGame() {
 }
 
 function confirmNextRound() {
+  UI.roundLeft = null;
   if (S.game && S.game.phase === "round_over" && send({ type: "next_round", table: S.table })) {
     $("next-button").disabled = true;
     $("next-button").textContent = "Waiting…";
@@ -862,6 +899,7 @@ function confirmNextRound() {
 
 const DIALOG_HOOKS = {
   say: (text) => announce(text), place: () => placeResultDialogs(), levelName: (lvl) => levelName(S, lvl),
+  roundLeft: () => UI.roundLeft, counted: () => UI.counted === `${S.table}/${S.gameNumber}`,
 };
 
 // ------------------------------------------------------------------ actions
@@ -993,7 +1031,8 @@ function wire() {
     resetStartConfirm();
     UI.prefs = {
       ...UI.prefs, mode: o.mode, layout: o.layout, opponent: o.opponent, scoring: o.scoring, discs: o.discs,
-      required_contact: o.required_contact, names: { ...UI.prefs.names, me: o.name },
+      required_contact: o.required_contact,
+      names: { ...UI.prefs.names, me: o.name, ...(o.mode === "device" ? { seats: o.names } : {}) },
     };
     savePrefs(UI.prefs);
     if (send(createFrom(o, { rounds: TEST_ROUNDS, turnTime: TEST_TURN_TIME }))) showStatus(o.mode === "party" ? "Creating the party…" : "Starting…");
@@ -1114,11 +1153,20 @@ function wire() {
       refresh();
     }
   }, 3000);
-  // The clocks on screen: the turn clock, the stand-in grace and the round countdown.
+  // The clocks on screen: the turn clock, the stand-in grace and the round countdown (on one
+  // device the page's own: it holds while the game is paused, and presses Next at 0).
+  let ticked = localNow();
   setInterval(() => {
+    const now = localNow();
+    const step = now - ticked;
+    ticked = now;
     if (UI.screen !== "game") return;
-    renderClock(S, localNow());
-    renderNext(S, localNow());
+    if (UI.roundLeft !== null && !UI.paused && $("round-dialog").open) {
+      UI.roundLeft = Math.max(0, UI.roundLeft - step);
+      if (UI.roundLeft === 0) confirmNextRound();
+    }
+    renderClock(S, now);
+    renderNext(S, now, UI.roundLeft);
   }, 250);
   if (window.ResizeObserver) new ResizeObserver(layout).observe($("game-screen"));
   window.addEventListener("online", () => {
@@ -1176,6 +1224,13 @@ async function loadHelp() {
     const doc = new DOMParser().parseFromString(await res.text(), "text/html");
     const main = doc.querySelector("main");
     if (main) {
+      // The page's headings, one level down under the dialog's (its h1 is the dialog's h2).
+      for (const h of Array.from(main.querySelectorAll("h1, h2, h3, h4, h5"))) {
+        const lower = doc.createElement(`h${Number(h.tagName[1]) + 1}`);
+        for (const a of Array.from(h.attributes)) lower.setAttribute(a.name, a.value);
+        lower.append(...h.childNodes);
+        h.replaceWith(lower);
+      }
       $("help-body").innerHTML = main.innerHTML;
       helpLoaded = true;
     }
@@ -1211,7 +1266,7 @@ Object.defineProperties(api, {
   canShoot: { get: () => canInput(), enumerable: true },
   connected: { get: () => S.connection === "open", enumerable: true },
   clockLeft: { get: () => (clock(S, localNow()) || { left: null }).left, enumerable: true },
-  bottom: { get: () => bottomSeat(S, Boolean(UI.prefs.turn_board)), enumerable: true },
+  bottom: { get: () => bottomSeat(S, turnBoard()), enumerable: true },
   /** Page coordinates (CSS pixels) of a board point, and of the disc waiting to be shot. */
   toPage: {
     value: (x, y) => {
@@ -1230,7 +1285,13 @@ Object.defineProperties(api, {
   },
   /** A free position of the shooter's quarter near `position` (from the server's stretches). */
   freePosition: { value: (position = 0) => (myShooter() ? nearestFree(S, myShooter(), position) : null) },
-  aim: { get: () => (myShooter() ? { ...aimOf(myShooter()) } : null) },
+  aim: {
+    get: () => {
+      if (!myShooter()) return null;
+      const { position, direction, power } = aimOf(myShooter());
+      return { position, direction, power };
+    },
+  },
   lastShot: { get: () => (UI.lastShot ? { ...UI.lastShot } : null) },
   /** The hints and heat map: what the panel holds, and what the last frame drew (page pixels). */
   hints: {
@@ -1263,6 +1324,8 @@ function init() {
   if (saved && saved.state && typeof saved.table === "string" && saved.state.table === saved.table) {
     S = { ...initialState(), ...saved.state, connection: "connecting" };
     if (saved.aim && typeof saved.aim === "object") UI.aim = saved.aim;
+    // A game that had ended when this page was left: welcome brings the record counting it.
+    if (gameEnded(S)) UI.counted = `${S.table}/${S.gameNumber}`;
     if (UI.joinLink) {
       // A link to another party than the one this device is in: the link wins.
       if (UI.joinLink.code !== S.code) S = leaveTable(S);

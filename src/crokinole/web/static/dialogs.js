@@ -109,17 +109,33 @@ export function gameBody(s, levelName) {
   const rounds = g.history.map((h) => `<tr><th scope="row">${h.number}</th><td>${h.totals.join(" – ")}</td>
     <td>${(h.points || []).join(" – ")}</td><td>${(h.scores_after || []).join(" – ")}</td></tr>`).join("");
   const last = g.history[g.history.length - 1];
-  let record = "";
-  const lvl = cpuOpponent(s);
-  if (lvl && s.record && s.record[lvl]) {
-    const r = s.record[lvl][g.rules.scoring];
-    if (r) record = `<p class="note">Your record against ${escapeHtml(levelName(lvl))}, ${FORMAT_NAME[g.rules.scoring]}: ${r.wins} won, ${r.draws} drawn, ${r.losses} lost.</p>`;
-  }
   return `<p class="result-line">${scores}</p>${hintsUsedLine(s)}
     ${last ? `<h3>Last round</h3>${resultTable(g, last)}` : ""}
     ${rounds ? `<h3>Rounds</h3><table class="result-table"><thead><tr><th scope="col">Round</th><th scope="col">Totals</th>
     <th scope="col">${g.rules.scoring === "to_100" ? "Points added" : "Round points"}</th><th scope="col">Game score</th></tr></thead><tbody>${rounds}</tbody></table>` : ""}
-    ${record}`;
+    <div id="game-record" data-testid="game-record"></div>`;
+}
+
+/** "Your record against CPU Easy, four rounds: 1 won, 0 drawn, 0 lost." (a game against the CPU), or "". */
+export function recordLine(s, levelName) {
+  const g = s.game;
+  const lvl = cpuOpponent(s);
+  const r = lvl && s.record && s.record[lvl] ? s.record[lvl][g.rules.scoring] : null;
+  if (!r) return "";
+  return `<p class="note">Your record against ${escapeHtml(levelName(lvl))}, ${FORMAT_NAME[g.rules.scoring]}: ${r.wins} won, ${r.draws} drawn, ${r.losses} lost.</p>`;
+}
+
+/**
+ * The record under the result: only once the game's `finished` brought the record with this
+ * game counted (`counted`); the last shot, which shows the result, comes before it.
+ */
+export function renderGameRecord(s, levelName, counted) {
+  const box = $("game-record");
+  if (!box) return;
+  const html = counted ? recordLine(s, levelName) : "";
+  if (box.dataset.html === html) return;
+  box.dataset.html = html;
+  box.innerHTML = html;
 }
 
 /**
@@ -156,14 +172,17 @@ export function openRoundDialog(S, now, hooks) {
   setPeek(false);
   hooks.place();
   openDialog($("round-dialog"));
-  renderNext(S, now);
+  renderNext(S, now, hooks.roundLeft());
   if (!isSpectator(S)) $("next-button").focus({ preventScroll: true });
   $("round-dialog").scrollTop = 0; // a phone shows the result's title first, not its buttons
   hooks.say($("round-body").querySelector(".result-line").textContent);
 }
 
-/** Next: pressed or not, how many of the players pressed, and the server's countdown. */
-export function renderNext(S, now) {
+/**
+ * Next: pressed or not, how many of the players pressed, and the countdown: the server's in a
+ * party; on one device the page's own (`ownLeft`, seconds), counted from when it showed the result.
+ */
+export function renderNext(S, now, ownLeft = null) {
   const d = $("round-dialog");
   if (!d.open || !S.game) return;
   const next = $("next-button");
@@ -171,7 +190,8 @@ export function renderNext(S, now) {
   next.hidden = isSpectator(S);
   next.disabled = Boolean(pressed);
   const c = clock(S, now);
-  const left = c && c.kind === "round" ? Math.ceil(c.left) : null;
+  const left = S.kind === "solo" && ownLeft !== null ? Math.max(0, Math.ceil(ownLeft))
+    : c && c.kind === "round" ? Math.ceil(c.left) : null;
   next.textContent = pressed ? "Waiting…" : left !== null ? `Next (${left})` : "Next";
   const players = S.members.filter((m) => !m.spectator && m.connected !== false && m.seat).length;
   const parts = [];
@@ -266,6 +286,7 @@ export function openGameDialog(S, hooks) {
   $("game-title").textContent = title;
   $("game-body").innerHTML = `<div id="game-ratings" data-testid="game-ratings"></div>${gameBody(S, hooks.levelName)}${replayLink(S)}${reviewLink(S)}`;
   renderGameButtons(S);
+  renderGameRecord(S, hooks.levelName, hooks.counted());
   hooks.place();
   openDialog($("game-dialog"));
   ($("rematch-button").hidden ? $("new-game-button") : $("rematch-button")).focus({ preventScroll: true });

@@ -16,7 +16,6 @@ const params = new URLSearchParams(location.search);
 const SPEED = Math.min(20, Math.max(0.1, Number.parseFloat(params.get("speed") || "1") || 1));
 /** Seconds between two steps while playing (as the live CPU's pause). */
 const GAP_S = 0.8;
-const SEAT_WORD = { south: "South", west: "West", north: "North", east: "East" };
 const TABLE_RE = /^\/replay\/([a-f0-9]{32})\/?$/;
 
 const R = {
@@ -251,18 +250,8 @@ async function copyLink() {
 
 // ------------------------------------------------------------------ start
 
-/**
- * "You" is the server's name for the seat of the device that played it: to whoever watches
- * the replay it is the seat ("South"), as words.js says it.
- */
-function namedForAll(game) {
-  const seats = game.seats.map((x) => (String(x.name).trim().toLowerCase() === "you" ? { ...x, name: SEAT_WORD[x.seat] || x.seat } : x));
-  return { ...game, seats };
-}
-
 function show(data) {
-  data.start = namedForAll(data.start);
-  for (const step of data.steps) step.game = namedForAll(step.game);
+  // The server names each player once for all (a player who gave no name: the seat, "South").
   R.data = data;
   // The link names the game (a rematch at the table must not change what it shows).
   if (!params.get("game")) history.replaceState(null, "", `${data.link}${location.hash}`);

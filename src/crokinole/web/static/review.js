@@ -128,7 +128,7 @@ function shotRow(s) {
   tr.className = `grade-row ${s.grade}`;
   const better = !sameShot(s.shot, s.best.shot);
   const retry = s.position_code
-    ? `<a href="/practice?p=${encodeURIComponent(s.position_code)}" data-testid="retry-${s.index}" aria-label="Retry shot ${s.turn} of round ${s.round} in the practice room">Retry from here</a>`
+    ? `<a href="/practice?p=${encodeURIComponent(s.position_code)}" data-testid="retry-${s.index}" aria-label="Retry from here: shot ${s.turn} of round ${s.round}, in the practice room">Retry from here</a>`
     : `<span class="note">Only singles positions open in the practice room.</span>`;
   tr.innerHTML = `
     <td class="idx">${s.turn}</td>

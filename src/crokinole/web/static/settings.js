@@ -4,7 +4,7 @@
 
 import { cpuOpponent } from "./dialogs.js";
 import { $, closeDialog, openDialog } from "./dom.js";
-import { isSpectator, memberOf } from "./state.js";
+import { isHotSeat, isSpectator, memberOf } from "./state.js";
 import { savePrefs } from "./store.js";
 
 let h = null;
@@ -50,13 +50,14 @@ export function wireSettings(hooks) {
   $("settings-button").addEventListener("click", () => {
     const S = h.state();
     const prefs = h.prefs();
-    sform.elements.turn_board.checked = Boolean(prefs.turn_board);
+    sform.elements.turn_board.checked = !prefs.fixed_board;
     sform.elements.sound.checked = Boolean(prefs.sound);
     sform.elements.scheme.value = prefs.scheme || "classic";
     sform.elements.cpu_pause.value = String(h.cpuPause());
     if (!sform.elements.cpu_pause.value) sform.elements.cpu_pause.value = "0.8";
     const me = memberOf(S, S.you.member);
-    $("rename-field").hidden = !me;
+    // People sharing a device named their seats when they started: the device's name shows nowhere.
+    $("rename-field").hidden = !me || isHotSeat(S);
     sform.elements.rename.value = me ? me.name : "";
     resetConfirm();
     $("settings-resign").hidden = !inGame();
@@ -81,7 +82,7 @@ export function wireSettings(hooks) {
     savePrefs(h.prefs());
   });
   sform.elements.turn_board.addEventListener("change", () => {
-    h.prefs().turn_board = sform.elements.turn_board.checked;
+    h.prefs().fixed_board = !sform.elements.turn_board.checked;
     savePrefs(h.prefs());
     h.refresh();
   });

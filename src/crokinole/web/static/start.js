@@ -20,7 +20,38 @@ export function readStart() {
     standin_level: f.standin_level.value || "normal",
     name: f.name.value.trim().slice(0, 24),
     people: Number(f.people.value) || 2,
+    names: seatNames(),
   };
+}
+
+/** The names typed for the people on this device, by seat (those left empty are left out). */
+function seatNames() {
+  const out = {};
+  for (const input of $("seat-name-fields").querySelectorAll("input")) {
+    const name = input.value.trim();
+    if (name && !input.closest("[hidden]")) out[input.name.slice("seat_name_".length)] = name;
+  }
+  return out;
+}
+
+let typed = {}; // the names typed (or remembered) for the seats on this device
+
+/** A name field for each person on this device, by seat; what was typed stays. */
+function fillSeatNames(seats) {
+  const box = $("seat-name-fields");
+  for (const input of box.querySelectorAll("input")) typed[input.name.slice("seat_name_".length)] = input.value;
+  box.replaceChildren(...seats.map((seat) => {
+    const word = seat.charAt(0).toUpperCase() + seat.slice(1);
+    const label = document.createElement("label");
+    label.className = "field";
+    label.textContent = word;
+    const input = document.createElement("input");
+    Object.assign(input, { name: `seat_name_${seat}`, maxLength: 24, placeholder: word, spellcheck: false, value: typed[seat] || "" });
+    input.autocomplete = "off";
+    input.dataset.testid = `seat-name-${seat}`;
+    label.append(input);
+    return label;
+  }));
 }
 
 export function createFrom(o, test = {}) {
@@ -38,6 +69,9 @@ export function createFrom(o, test = {}) {
     const seats = LAYOUTS[settings.layout].seats.length;
     const people = o.mode === "device" ? clamp(o.people, 2, seats) : 1;
     msg.seats = soloSeats(settings.layout, people, o.opponent || "normal");
+    // People sharing the device may name their seats (the server checks the names).
+    const names = Object.fromEntries(Object.entries(o.names || {}).filter(([seat]) => msg.seats[seat] === "me"));
+    if (o.mode === "device" && Object.keys(names).length) msg.names = names;
   }
   return msg;
 }
@@ -78,8 +112,10 @@ export function updateStartForm(changed = null) {
     party: `${n} seats${pairs}: friends join with the link or the code; the host can fill seats with CPUs.`,
   };
   $("layout-note").textContent = notes[mode] || "";
-  // People sharing this device are named by their seats (the note says so): no one name to give.
+  // People sharing this device give a name each (optional): no one name for the device.
   $("name-field").hidden = mode === "device";
+  $("seat-names").hidden = mode !== "device";
+  fillSeatNames(layout.seats.slice(0, people));
   $("start-button").textContent = mode === "party" ? "Create the party" : "Start";
 }
 
@@ -92,6 +128,8 @@ export function fillStart(p, levels, joinLink) {
   if (p.opponent && levels.some((l) => l.id === p.opponent)) f.opponent.value = p.opponent;
   f.name.value = p.names?.me || "";
   $("join-form").elements.name.value = p.names?.me || "";
+  typed = { ...(p.names?.seats || {}) };
+  $("seat-name-fields").replaceChildren();
   updateStartForm();
   if (p.discs && Array.from(f.discs.options).some((o) => o.value === String(p.discs))) f.discs.value = String(p.discs);
   if (joinLink) {

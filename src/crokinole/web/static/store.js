@@ -39,7 +39,9 @@ const DEFAULT_PREFS = {
   discs: 8,
   required_contact: true,
   sound: false,
-  turn_board: false,
+  // Several people on one device: the board turns toward the player to move unless they fix it
+  // (a new key: the old "turn_board" was saved as false by default and would keep it fixed).
+  fixed_board: false,
   names: {},
   scheme: "classic", // colours of the discs: board.js SCHEMES
   cpu_pause: 0.8, // seconds the CPU waits after the previous shot before its own is shown
