@@ -54,10 +54,11 @@ so CPU players thinking in worker threads do not hold up the server.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 # Event kinds (also the values of crokinole.physics.EventKind).
 LAUNCH = 0
@@ -127,6 +128,32 @@ GROUP_WINDOW = 1e-6
 # more than this fraction of the fastest approach, or after MAX_SWEEPS sweeps.
 SOLVE_TOLERANCE = 1e-15
 MAX_SWEEPS = 1000
+
+# One signature for each helper called with constants (see ``prepare``):
+# numba types a constant argument as its literal value and would compile one
+# version of the helper per combination of literals (``_log`` alone took 32,
+# most of a cold compile).  Read-only arrays in a signature accept writable ones.
+_F8 = types.float64
+_I8 = types.int64
+_B = types.boolean
+_F1 = types.Array(_F8, 1, "C")
+_F2 = types.Array(_F8, 2, "C")
+_F1R = types.Array(_F8, 1, "C", readonly=True)
+_F2R = types.Array(_F8, 2, "C", readonly=True)
+_I1 = types.Array(_I8, 1, "C")
+_I2 = types.Array(_I8, 2, "C")
+_B1 = types.Array(_B, 1, "C")
+_B2 = types.Array(_B, 2, "C")
+_BOUNCES = types.Array(types.int32, 2, "C")
+_LOG_SIG = _I8(_I8, _B, _F2, _I2, _F8, _I8, _I8, _I8, _B, _F8, _F8, _F8, _F8)
+_START_SIG = types.UniTuple(_F8, 2)(_I8, _F8, _F8, _F8, _F8, _F8, _F8, _F1, _F1, _F1, _F1, _F1, _F1)
+_SOLVE_SIG = types.none(
+    _I8, _I8, _I1, _I1, _B1, _I1, _F1, _F1, _F1, _F1, _F1, _F1, _F1, _F1, _F1, _F1, _I1
+)
+_RESOLVE_SIG = _I8(
+    _I8, _I1, _I1, _B1, _I8, _F8, _F1R, _F2R, _BOUNCES, _B1,
+    _F1, _F1, _F1, _F1, _F1, _F1, _F2, _I2, _F2, _I2, _B2, _B2, _I8, _B, _F2, _I2,
+)  # fmt: skip
 
 
 @njit(cache=True)
@@ -786,28 +813,26 @@ def _resolve_contacts(
 def _workspace(n: int, n_pegs: int) -> Workspace:
     """Scratch arrays for simulating n discs among n_pegs pegs.
 
-    A batch makes them once and reuses them for every shot; a single shot
-    makes them in four allocations (views of one buffer per type): for an
-    empty board, allocating costs as much as simulating.
+    A batch makes them once and reuses them for every shot.  Separate
+    allocations rather than views of one buffer per type: slicing and
+    reshaping cost a second of a cold compile, ten allocations a microsecond
+    of a shot.
     """
     # Each disc–peg and disc–disc pair is found at most once per search, so
     # ``cap`` bounds the contacts that one instant can hold.
     cap = n * (n + n_pegs) + 1
-    floats = np.empty(18 * n + 5 * cap)
-    ints = np.empty(4 * n + 7 * cap, dtype=np.int64)
-    flags = np.empty(2 * n + 2 * cap, dtype=np.bool_)
     return (
-        floats[: 10 * n].reshape((10, n)),  # sx sy ux uy w t0 enter_t qx qy rem
-        flags[: 2 * n].reshape((2, n)),  # beyond over
+        np.empty((10, n)),  # sx sy ux uy w t0 enter_t qx qy rem
+        np.empty((2, n), dtype=np.bool_),  # beyond over
         # Bounces per disc pair (columns < n) and per disc–peg pair (columns >= n).
         np.empty((n, n + n_pegs), dtype=np.int32),
-        floats[10 * n : 10 * n + cap],  # time of each contact found in a search
-        ints[: 4 * cap].reshape((4, cap)),  # c_i c_o g_i g_o
-        flags[2 * n :].reshape((2, cap)),  # c_peg g_peg
-        floats[10 * n + cap : 18 * n + cap].reshape((8, n)),  # per disc, for _resolve_contacts
-        ints[4 * cap : 4 * cap + 4 * n].reshape((4, n)),
-        floats[18 * n + cap :].reshape((4, cap)),  # per contact, for _resolve_contacts
-        ints[4 * cap + 4 * n :].reshape((3, cap)),
+        np.empty(cap),  # time of each contact found in a search
+        np.empty((4, cap), dtype=np.int64),  # c_i c_o g_i g_o
+        np.empty((2, cap), dtype=np.bool_),  # c_peg g_peg
+        np.empty((8, n)),  # per disc, for _resolve_contacts
+        np.empty((4, n), dtype=np.int64),
+        np.empty((4, cap)),  # per contact, for _resolve_contacts
+        np.empty((3, cap), dtype=np.int64),
     )
 
 
@@ -843,9 +868,7 @@ def run_shot(
     )  # fmt: skip
 
 
-# Inlined into run_shot and run_batch: a call with this many arrays (each
-# reference-counted on the way in and out) costs more than an open shot.
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _run(
     pos: np.ndarray,
     vel: np.ndarray,
@@ -1264,6 +1287,8 @@ def run_batch(
         all_pos[i, 1] = pos[i, 1]
     evf = np.empty((0, 5))
     evi = np.empty((0, 4), dtype=np.int64)
+    # Not the constant False: a literal would compile a second _run.
+    record = evf.shape[0] > 0
     ws = _workspace(n + 1, pegs.shape[0])
     for k in range(k_shots):
         all_pos[n, 0] = launches[k, 0]
@@ -1276,7 +1301,7 @@ def run_batch(
             pegs,
             params,
             max_events,
-            False,
+            record,
             evf,
             evi,
             out_pos[k],
@@ -1345,3 +1370,24 @@ def first_invalid_launch(
             if math.hypot(launches[k, 0] - pos[j, 0], launches[k, 1] - pos[j, 1]) < dd:
                 return 5, k, j
     return 0, -1, -1
+
+
+@functools.cache
+def prepare() -> None:
+    """Fix the helpers' signatures before the first simulation (idempotent, cheap after).
+
+    Each helper gets its one signature (compiled, or loaded from the cache)
+    and compiles no other, so a cold compile builds each function once; the
+    kernels themselves compile on first use (:func:`run_shot` for a shot,
+    :func:`run_batch` for the CPU players), and share one :func:`_run`.
+    ``crokinole.physics.simulate`` calls this; a caller of the kernels
+    straight away should too.
+    """
+    for helper, signature in (
+        (_log, _LOG_SIG),
+        (_start_motion, _START_SIG),
+        (_solve_joint, _SOLVE_SIG),
+        (_resolve_contacts, _RESOLVE_SIG),
+    ):
+        helper.compile(signature)
+        helper.disable_compile()

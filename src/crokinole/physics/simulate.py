@@ -83,6 +83,7 @@ def _board_arrays(board: Board) -> _BoardArrays:
 
 
 def _compute_board_arrays(board: Board) -> _BoardArrays:
+    kernel.prepare()  # before any kernel runs: every path asks for a board's arrays first
     params = np.zeros(kernel.N_PARAMS, dtype=np.float64)
     params[kernel.P_DISC_R] = board.disc_radius
     params[kernel.P_PEG_R] = board.peg_radius
