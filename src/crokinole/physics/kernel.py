@@ -44,8 +44,14 @@ events per shot is capped and reaching the cap is reported, never hidden.
 it takes to fall the hole's depth, ``sqrt(2 h / g)``, or stops with its centre
 over the hole (it then drops once that time has passed).  A disc whose centre
 stays outside the hole is a hanger.  A disc whose centre passes the surface
-radius falls into the ditch.  A disc is "beyond the shooting line" while its
-centre is farther from the centre of the board than the shooting line.
+radius falls into the ditch.
+
+The shooting line (R5): a disc reaches it when its rim touches the line's
+near edge, i.e. its centre is ``P_LINE_R`` from the centre (the caller passes
+12 − 1/32 − 0.625 = 11.34375 in), and it is "beyond the shooting line" from
+then until it is fully inside again (``LINE_OUT`` and ``LINE_IN``).  A disc
+launched with its rim on the line (the shot disc, placed on it) counts only
+after it has once been fully inside: until then it is not beyond the line.
 
 The kernels take only arrays and floats; objects are unpacked once by the
 caller (``crokinole.physics.simulate``).  They release the GIL (``nogil``),
@@ -84,7 +90,7 @@ P_DECEL = 2
 P_E_DISC = 3
 P_E_PEG = 4
 P_SURFACE_R = 5
-P_LINE_R = 6
+P_LINE_R = 6  # centre distance at which the rim touches the shooting line
 P_HOLE_R = 7
 P_DROP_T = 8
 P_V_REST = 9
@@ -823,7 +829,7 @@ def _workspace(n: int, n_pegs: int) -> Workspace:
     cap = n * (n + n_pegs) + 1
     return (
         np.empty((10, n)),  # sx sy ux uy w t0 enter_t qx qy rem
-        np.empty((2, n), dtype=np.bool_),  # beyond over
+        np.empty((3, n), dtype=np.bool_),  # beyond over pending
         # Bounces per disc pair (columns < n) and per disc–peg pair (columns >= n).
         np.empty((n, n + n_pegs), dtype=np.int32),
         np.empty(cap),  # time of each contact found in a search
@@ -913,6 +919,7 @@ def _run(
     rem = fw[9]
     beyond = bw[0]
     over = bw[1]
+    pending = bw[2]
     c_i = cw[0]
     c_o = cw[1]
     g_i = cw[2]
@@ -945,9 +952,13 @@ def _run(
             out_adj[i, j] = False
         speed = math.hypot(vel[i, 0], vel[i, 1])
         d2 = sx[i] * sx[i] + sy[i] * sy[i]
-        # A disc placed on the line (to rounding) is not beyond it; if it moves
-        # outwards, the crossing is found at time 0.
-        beyond[i] = math.sqrt(d2) > params[P_LINE_R] + LINE_TOLERANCE
+        d = math.sqrt(d2)
+        # A disc launched with its rim on the line (the shot disc, placed on
+        # it) has not reached it until it has once been fully inside (R5):
+        # pending until then.  A resting disc with its rim on the line (to
+        # rounding) is over it.
+        pending[i] = speed > v_rest and d > params[P_LINE_R] - LINE_TOLERANCE
+        beyond[i] = not pending[i] and d > params[P_LINE_R] + LINE_TOLERANCE
         over[i] = d2 < hole2
         if speed > v_rest:
             w[i] = speed
@@ -982,6 +993,8 @@ def _run(
         # Where every moving disc is now.
         for i in range(n):
             qx[i], qy[i], rem[i] = _advance(sx[i], sy[i], ux[i], uy[i], w[i], t0[i], now, a)
+            if pending[i] and qx[i] * qx[i] + qy[i] * qy[i] < line2:
+                pending[i] = False  # fully inside: from now on the line counts
 
         best = INF
         kind = -1
@@ -1067,8 +1080,22 @@ def _run(
                     kind = DISC
                     bi = i
                     bj = j
-            # The circles of the board.
-            if beyond[i]:
+            # The circles of the board (the shooting line: where the rim
+            # touches its near edge).
+            if pending[i]:
+                # Outside and not yet counted: the line counts from the
+                # moment it is fully inside, so the crossing to find is the
+                # way out again, at the far end of the chord.
+                s_in = _entry_distance(px, py, dx, dy, 0.0, 0.0, line2)
+                if s_in <= s_stop:
+                    s = s_in + _exit_distance(px + dx * s_in, py + dy * s_in, dx, dy, line2)
+                    if s <= s_stop:
+                        tau = _time_for(s, wi, a)
+                        if tau < best:
+                            best = tau
+                            kind = LINE_OUT
+                            bi = i
+            elif beyond[i]:
                 b = dx * px + dy * py
                 if b < 0.0:
                     s = _entry_distance(px, py, dx, dy, 0.0, 0.0, line2)
@@ -1238,6 +1265,7 @@ def _run(
                 )  # fmt: skip
         elif kind == LINE_OUT or kind == LINE_IN:
             beyond[i] = kind == LINE_OUT
+            pending[i] = False
             if beyond[i]:
                 out_flags[i, 1] = True
             n_ev = _log(n_ev, record, evf, evi, now, i, kind, -1, beyond[i], xi, yi, vxi, vyi)
