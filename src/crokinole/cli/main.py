@@ -31,6 +31,10 @@ BENCHMARKS = {
     "shot-to-broadcast latency, errors, memory per game, games held",
     "analysis": "hint p50/p95 on crowded boards, aim heat-map time and the review of a "
     "64-shot game, on one core, against their targets",
+    "cpu": "CPU Hard's and Expert's decision time (p50/p95, CPU seconds) on crowded boards "
+    "(12-disc singles, 20-disc doubles, many seeds) against their targets",
+    "compile": "CPU time of a cold numba compile (fresh process, empty cache): the first "
+    "shot and the server's warm-up, against the target",
 }
 
 
