@@ -156,7 +156,8 @@ _B1 = types.Array(_B, 1, "C")
 _B2 = types.Array(_B, 2, "C")
 _BOUNCES = types.Array(types.int32, 2, "C")
 _LOG_SIG = _I8(_I8, _B, _F2, _I2, _F8, _I8, _I8, _I8, _B, _F8, _F8, _F8, _F8)
-_START_SIG = types.UniTuple(_F8, 2)(_I8, _F8, _F8, _F8, _F8, _F8, _F8, _F1, _F1, _F1, _F1, _F1, _F1)
+_PAIR = types.UniTuple(_F8, 2)  # type: ignore[no-untyped-call]
+_START_SIG = _PAIR(_I8, _F8, _F8, _F8, _F8, _F8, _F8, _F1, _F1, _F1, _F1, _F1, _F1)
 _SOLVE_SIG = types.none(
     _I8, _I8, _I1, _I1, _B1, _I1, _F1, _F1, _F1, _F1, _F1, _F1, _F1, _F1, _F1, _F1, _I1
 )
