@@ -52,7 +52,7 @@ def warm_up() -> None:
 
     The kernels compile on first use; done at startup off the event loop.
     The shot comes first: it compiles only the simulator of one shot (about
-    14 s of CPU on an empty cache, ``crokinole bench compile``), so a
+    13 s of CPU on an empty cache, ``crokinole bench compile``), so a
     player's first shot waits at most for that, never for the CPU players'
     batch simulator and searches, which compile after it (seconds more).
     """
