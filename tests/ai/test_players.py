@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from crokinole.ai import NOISE, Level, make_player
+from crokinole.ai import NOISE, Level, make_player, search
 from crokinole.ai.evaluate import Situation, margins, standings
 from crokinole.ai.match import open_twenty
+from crokinole.ai.players import STENCIL_KEEP, HardPlayer, _prefer_valid, _stencil_margins
 from crokinole.ai.search import Candidates, candidate_margins, generate, simulate_candidates
 from crokinole.board import TOURNAMENT_BOARD, Seat, Shot
 from crokinole.errors import IllegalActionError
@@ -226,3 +227,68 @@ def test_expert_means_open_twenties_it_makes_at_least_three_times_in_four() -> N
         judged = simulate_candidates(game, S, Candidates(pos, dirs, pows))
         rates[shot] = float((judged.fate[:, 0] == 1).mean())
     assert np.mean([rates[shot] for shot in meant]) >= 0.75
+
+
+def _crowded(rules: Rules, count: int, seed: int) -> Game:
+    """``count`` discs scattered where they may rest, owners in turn order, the next to shoot."""
+    rng = np.random.default_rng(seed)
+    order = [s for _ in range(rules.discs_per_side) for s in rules.seats]
+    discs: list[tuple[Seat, float, float]] = []
+    while len(discs) < count:
+        radius, angle = 11.3 * np.sqrt(rng.random()), 2 * np.pi * rng.random()
+        x, y = float(radius * np.cos(angle)), float(radius * np.sin(angle))
+        far = all(np.hypot(x - dx, y - dy) > 2 * B.disc_radius + 1e-6 for _, dx, dy in discs)
+        pegs = all(np.hypot(x - p.x, y - p.y) > B.disc_radius + B.peg_radius for p in B.pegs)
+        if far and pegs and np.hypot(x, y) > B.hole_radius + 1e-6:
+            discs.append((order[len(discs)], x, y))
+    return game_at(rules, discs, order[count])
+
+
+def _counting_shots(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    counts: list[int] = []
+    inner = search.simulate_batch
+
+    def counted(board, discs, launches):  # type: ignore[no-untyped-def]
+        counts.append(len(launches))
+        return inner(board, discs, launches)
+
+    monkeypatch.setattr(search, "simulate_batch", counted)
+    return counts
+
+
+def test_hard_plays_its_near_misses_only_for_its_best_candidates(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Decision time on crowded boards: every candidate is played as aimed, and
+    # only the best quarter (STENCIL_KEEP) at its 8 near misses too, not all 9 x K.
+    game = _crowded(Rules.doubles(), 20, 3)
+    seat = game.current_seat
+    assert seat is not None
+    k = len(generate(game, seat))
+    counts = _counting_shots(monkeypatch)
+    make_player(Level.HARD).choose_shot(game, np.random.default_rng(0))
+    assert sum(counts) == k + 8 * int(np.ceil(STENCIL_KEEP * k))
+    assert sum(counts) < 0.35 * 9 * k
+
+
+@pytest.mark.parametrize(
+    ("rules", "count"), [(Rules(discs_per_side=12), 12), (Rules.doubles(), 20)]
+)
+def test_near_misses_for_the_best_quarter_choose_what_all_of_them_would(
+    rules: Rules, count: int
+) -> None:
+    # Strength: the shot chosen from the best quarter is the one the stencil
+    # over every candidate chooses.
+    noise = NOISE[Level.HARD]
+    for seed in range(3):
+        game = _crowded(rules, count, 40 + seed)
+        seat = game.current_seat
+        assert seat is not None
+        chosen = []
+        for keep in (1.0, 0.25):
+            shots, values, valid = _stencil_margins(
+                game, generate(game, seat), noise, HardPlayer.stencil, keep
+            )
+            k = int(np.argmax(_prefer_valid(values.mean(axis=0), valid)))
+            chosen.append((shots.positions[k], shots.directions[k], shots.powers[k]))
+        assert chosen[0] == chosen[1]

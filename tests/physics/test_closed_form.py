@@ -233,15 +233,67 @@ def test_hanger_stays_on_the_board() -> None:
     assert result.discs[0].position.y == pytest.approx(stop_y, abs=1e-9)
 
 
-def test_line_crossings_are_logged_out_and_back() -> None:
-    # A disc just inside the line is knocked outward then hit back in by a faster one.
+#: R5 / BOARD.md: a disc reaches the shooting line when its rim touches the
+#: line's near edge, its centre 12 − 1/32 − 0.625 in from the board's centre.
+REACH = B.shooting_line_radius - B.line_width / 2 - R
+#: A hair, far above the simulator's rounding (1e-12 in) and its 1e-9 in line tolerance.
+HAIR = 1e-6
+
+
+def test_the_line_is_reached_when_the_rim_touches_it() -> None:
+    # R5: a disc sliding outward from just inside reaches the line when its
+    # centre is at 11.34375, not 12.
+    assert REACH == 11.34375
     result = simulate_motion(B, [(0.0, 11.0)], [(0.0, 10.0)])
-    kinds = [ev.kind for ev in result.events]
-    assert EventKind.LINE_OUT in kinds
     out = next(ev for ev in result.events if ev.kind is EventKind.LINE_OUT)
-    assert math.hypot(out.x, out.y) == pytest.approx(12.0, abs=1e-9)
-    assert out.time == pytest.approx((10 - math.sqrt(100 - 2 * A * 1.0)) / A, rel=1e-9)
-    assert result.discs[0].crossed_line
+    assert math.hypot(out.x, out.y) == pytest.approx(REACH, abs=1e-9)
+    travel = REACH - 11.0
+    assert out.time == pytest.approx((10 - math.sqrt(100 - 2 * A * travel)) / A, rel=1e-9)
+    assert out.beyond_line and result.discs[0].crossed_line
+
+
+@pytest.mark.parametrize(("stop", "reached"), [(REACH + HAIR, True), (REACH - HAIR, False)])
+def test_a_disc_stopping_a_hair_over_or_short_of_the_line(stop: float, reached: bool) -> None:
+    # R5 boundary both ways: the centre stops a hair past 11.34375 (the rim
+    # over the line's near edge) or a hair short of it.
+    start = 9.0
+    result = simulate_motion(B, [(0.0, start)], [(0.0, math.sqrt(2 * A * (stop - start)))])
+    assert result.discs[0].position.y == pytest.approx(stop, abs=1e-9)
+    assert result.discs[0].crossed_line is reached
+    assert (EventKind.LINE_OUT in [ev.kind for ev in result.events]) is reached
+
+
+def _head_on_at(contact_y: float) -> ShotResult:
+    """Disc 0 slides outward up x = 0 and meets disc 1, coming in, with its centre at contact_y.
+
+    Closed form: both decelerate at A; they touch (centres 2R apart) at
+    t = 0.01 s with disc 0 at contact_y doing 2 in/s and disc 1 doing 10 in/s.
+    The impulse sends disc 0 back in (0.95·10 − 0.05·2 = 9.4 in/s) to stop
+    9.4²/2A ≈ 0.95 in inside, fully inside the line.
+    """
+    t, v0, v1 = 0.01, 2.0, 10.0
+    w0, w1 = v0 + A * t, v1 + A * t
+    y0 = contact_y - (w0 * t - A * t * t / 2)
+    y1 = contact_y + 2 * R + (w1 * t - A * t * t / 2)
+    return simulate_motion(B, [(0.0, y0), (0.0, y1)], [(0.0, w0), (0.0, -w1)])
+
+
+@pytest.mark.parametrize(("contact_y", "over"), [(REACH + HAIR, True), (REACH - HAIR, False)])
+def test_a_touch_a_hair_over_or_short_of_the_line(contact_y: float, over: bool) -> None:
+    # R5: a disc that touches another while its rim is over the line is judged
+    # by the come-back rule; a hair short of the line it is not.
+    result = _head_on_at(contact_y)
+    (contact,) = result.contacts
+    assert contact.disc == 0 and contact.other == 1
+    assert contact.time == pytest.approx(0.01, abs=1e-9)
+    assert contact.disc_beyond_line is over
+    first = result.discs[0]
+    assert first.touched_beyond_line is over and first.crossed_line is over
+    assert first.status is DiscStatus.ON_BOARD
+    back = contact_y - 9.4**2 / (2 * A)
+    assert first.position.y == pytest.approx(back, abs=1e-6)
+    # It came back fully inside in both cases: a LINE_IN only where it had reached the line.
+    assert (EventKind.LINE_IN in [ev.kind for ev in result.events if ev.disc == 0]) is over
 
 
 def test_a_disc_shot_inwards_from_the_line_never_counts_as_beyond_it() -> None:
@@ -259,9 +311,20 @@ def test_a_disc_shot_inwards_from_the_line_never_counts_as_beyond_it() -> None:
         assert not batch.crossed_line[:, 0].any()
 
 
-def test_a_disc_shot_outwards_crosses_the_line_at_once() -> None:
+def test_a_disc_shot_outwards_never_reaches_the_line() -> None:
+    # R5: the shot disc starts on the line and counts as reaching it only
+    # after it has once been fully inside; shot outwards it never is.
     launch = B.launch(Seat.SOUTH, Shot(position=0.0, direction=180.0, power=10.0))
     result = simulate_shot(B, [], launch)
-    first = result.events[1]
-    assert (first.kind, first.time) == (EventKind.LINE_OUT, 0.0)
+    assert [ev.kind for ev in result.events] == [EventKind.LAUNCH, EventKind.DITCH]
+    assert not result.discs[0].crossed_line
+
+
+def test_the_shot_disc_reaches_the_line_on_the_far_side_after_being_inside() -> None:
+    # R5: shot straight across, it is fully inside 0.65625 in from its start
+    # and reaches the line again where its centre is 11.34375 from the centre.
+    result = simulate_shot(B, [], Launch(0.0, -12.0, 0.0, 100.0))
+    outs = [ev for ev in result.events if ev.kind is EventKind.LINE_OUT]
+    assert len(outs) == 1 and outs[0].y == pytest.approx(REACH, abs=1e-9)
     assert result.discs[0].crossed_line
+    assert result.discs[0].status is DiscStatus.IN_DITCH

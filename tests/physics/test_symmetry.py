@@ -5,7 +5,8 @@ instant.  Resolving those contacts one after the other, in index order, made
 mirror-image shots give results that were not mirror images; they are now one
 impulse system.  Expected values come from the closed form of that system and
 from symmetry itself: mirroring a position about the shot's axis mirrors the
-outcome, and relabelling the discs (permuting their indices) changes nothing.
+outcome, and relabelling the discs (permuting their indices) changes no
+status, contact or flag, and rest positions only by rounding.
 """
 
 from __future__ import annotations
@@ -256,11 +257,34 @@ def test_mirroring_a_position_and_its_shot_mirrors_the_outcome(
     _assert_same_outcome(result, mirrored, np.arange(len(discs) + 1), mirror=True)
 
 
-@settings(max_examples=80, deadline=None)
+#: Relabelled results agree to this many inches.  Not to the bit: the event
+#: search and the joint solve visit discs in index order, so sums round
+#: differently (in 1,471 examples, 6% differed, by at most 5.1e-14 inch, about
+#: 30 ulps of the board's size); every status, contact and flag was the same.
+RELABEL_CLOSE = 1e-12
+
+
+def _contact_set(result: ShotResult, label: np.ndarray) -> list[tuple[object, ...]]:
+    """The contacts as (kind, discs or disc and peg, beyond-line flags), discs as ``label``."""
+    out: list[tuple[object, ...]] = []
+    for c in result.contacts:
+        disc = int(label[c.disc])
+        if c.kind is ContactKind.DISC:
+            other = int(label[c.other])
+            pair = sorted([(disc, c.disc_beyond_line), (other, c.other_beyond_line)])
+            out.append(("disc", *pair))
+        else:
+            out.append(("peg", disc, c.other, c.disc_beyond_line))
+    return sorted(out, key=repr)
+
+
+@settings(max_examples=150, deadline=None)
 @given(symmetric_positions() | positions(), launch_rows, st.randoms(use_true_random=False))
-def test_relabelling_the_discs_changes_nothing(
+def test_relabelling_the_discs_changes_nothing_but_rounding(
     discs: np.ndarray, row: tuple[float, float, float], rnd: object
 ) -> None:
+    # What holds under relabelling (the kernel's docstring): the same
+    # statuses, contacts and flags, and rest positions equal to rounding.
     launch = _launch(discs, *row)
     perm = np.arange(len(discs))
     rnd.shuffle(perm)  # type: ignore[attr-defined]
@@ -270,7 +294,13 @@ def test_relabelling_the_discs_changes_nothing(
     back = np.empty(len(discs) + 1, dtype=np.int64)
     back[perm] = np.arange(len(discs))
     back[-1] = len(discs)
-    _assert_same_outcome(result, relabelled, back)
+    original = np.append(perm, len(discs))  # relabelled disc k is original disc original[k]
+    assert result.status_array.tolist() == relabelled.status_array[back].tolist()
+    assert np.array_equal(result.flag_array, relabelled.flag_array[back])
+    assert _contact_set(result, np.arange(len(discs) + 1)) == _contact_set(relabelled, original)
+    np.testing.assert_allclose(
+        result.final_array, relabelled.final_array[back], rtol=0.0, atol=RELABEL_CLOSE
+    )
     batch = simulate_batch(B, discs[perm], [[launch.x, launch.y, launch.vx, launch.vy]])
     assert np.array_equal(batch.positions[0], relabelled.final_array)
     assert np.array_equal(batch.statuses[0], relabelled.status_array)

@@ -16,7 +16,7 @@ import pytest
 
 from crokinole.board import TOURNAMENT_BOARD, Seat, Shot, Zone
 from crokinole.errors import IllegalActionError, IllegalPlacement, InvalidShotError, NotYourTurn
-from crokinole.physics import ShotResult
+from crokinole.physics import ShotResult, simulate_motion
 from crokinole.rules import (
     Disc,
     Foul,
@@ -198,19 +198,66 @@ def test_opposing_disc_knocked_out_goes_to_the_ditch() -> None:
     assert game.ditch[1] == 1
 
 
-def test_touching_a_disc_beyond_the_line_puts_the_disc_out_and_damage_stays() -> None:
-    # R5 come-back rule: the shot disc leaves along the tangent (beyond the line)
-    # and clips a north disc near the line.  It is out; the disc it moved stays.
+def test_the_shot_disc_touching_a_disc_before_it_was_ever_inside_is_not_beyond() -> None:
+    # R5: the shot disc starts on the line and counts as reaching it only after
+    # it has once been fully inside.  Shot along the tangent, it clips a north
+    # disc near the line without ever being inside: that touch is no come-back
+    # touch; it stops on the line and is out for that, and the damage stays.
     game = game_at(Rules(), [(N, 2.0, -11.0)], S)
     report = game.shoot(S, Shot(0.0, 90.0, 10.0))
     physics = report.physics
     assert physics is not None
     contact = physics.contacts[0]
-    assert contact.disc_beyond_line and not contact.other_beyond_line
+    assert not contact.disc_beyond_line and not contact.other_beyond_line
     assert report.valid  # it did touch an opposing disc
-    assert [(r.disc.owner, r.reason) for r in report.removed] == [(S, Removal.TOUCHED_BEYOND_LINE)]
+    assert [(r.disc.owner, r.reason) for r in report.removed] == [(S, Removal.ON_LINE)]
     (north,) = game.discs
     assert (north.x, north.y) != (2.0, -11.0)
+
+
+#: R5: a disc reaches the shooting line when its rim touches the line's near
+#: edge (BOARD.md), its centre 12 − 1/32 − 0.625 = 11.34375 in from the centre.
+REACH = LINE - B.line_width / 2 - R
+
+
+@pytest.mark.parametrize(("hair", "out"), [(1e-6, True), (-1e-6, False)])
+def test_a_disc_touching_another_with_its_rim_over_the_line_is_out(hair: float, out: bool) -> None:
+    # R5 come-back rule, the boundary both ways.  North's disc slides outward
+    # up x = 0 and meets the shot disc (coming in) with its centre a hair past
+    # 11.34375 (its rim over the line's near edge) or a hair short of it; the
+    # impulse sends it back to stop fully inside (closed form: both decelerate
+    # at a, they touch at t = 0.01 s doing 2 and 10 in/s, it leaves at
+    # 0.95·10 − 0.05·2 = 9.4 in/s).  Over the line it is out although it came
+    # back; short of it, it stays and scores 5.
+    a = B.deceleration
+    contact_y = REACH + hair
+    t, v0, v1 = 0.01, 2.0, 10.0
+    w0, w1 = v0 + a * t, v1 + a * t
+    y0 = contact_y - (w0 * t - a * t * t / 2)
+    y1 = contact_y + 2 * R + (w1 * t - a * t * t / 2)
+    result = simulate_motion(B, [(0.0, y0), (0.0, y1)], [(0.0, w0), (0.0, -w1)])
+    north = Disc(0, N, 0.0, y0)
+    report = judge_shot(
+        B,
+        before=(north,),
+        side_of={S: 0, N: 1},
+        seat=S,
+        shot=Shot(0.0, 0.0, 10.0),
+        shot_id=1,
+        result=result,
+        required_contact=True,
+    )
+    assert report.valid  # the shot disc touched North's
+    reasons = {r.disc.owner: r.reason for r in report.removed}
+    stop_y = contact_y - 9.4**2 / (2 * a)
+    if out:
+        assert reasons[N] is Removal.TOUCHED_BEYOND_LINE
+        assert report.board_after == ()
+    else:
+        assert N not in reasons
+        (left,) = report.board_after
+        assert left.owner is N and left.y == pytest.approx(stop_y, abs=1e-6)
+        assert B.zone_of(left.centre) is Zone.FIVE
 
 
 def _fake_result(

@@ -33,6 +33,10 @@ BENCHMARKS = {
     "64-shot game, on one core, against their targets",
     "login": "failed logins for unknown and known usernames: median times and their ratio "
     "(the same work either way)",
+    "cpu": "CPU Hard's and Expert's decision time (p50/p95, CPU seconds) on crowded boards "
+    "(12-disc singles, 20-disc doubles, many seeds) against their targets",
+    "compile": "CPU time of a cold numba compile (fresh process, empty cache): the first "
+    "shot and the server's warm-up, against the target",
 }
 
 

@@ -34,8 +34,12 @@ that bounces off the same peg that often loses its normal speed there
 Contacts that happen at the same instant (to within ``SIMULTANEOUS_GAP``) are
 resolved together: contacts that share a disc form one impulse system, solved
 jointly (see :func:`_solve_joint`), so a shot at the seam of two touching
-discs pushes both alike, symmetric positions give symmetric outcomes and the
-discs' indices never matter.  A contact alone keeps the two-body formulas.
+discs pushes both alike and symmetric positions give symmetric outcomes.  A
+contact alone keeps the two-body formulas.  Relabelling the discs (permuting
+their indices) gives the same statuses, contacts and flags, and rest positions
+equal to rounding, not to the bit: the event search and the joint solve visit
+discs in index order, so sums can round differently (tested to 1e-12 inch;
+the largest difference seen is 5e-14 inch, about 30 ulps of the board's size).
 A speed under ``v_rest`` after a collision counts as rest (the disc would
 travel less than ``v_rest² / 2a``, far below a nanometre).  The number of
 events per shot is capped and reaching the cap is reported, never hidden.
@@ -44,8 +48,14 @@ events per shot is capped and reaching the cap is reported, never hidden.
 it takes to fall the hole's depth, ``sqrt(2 h / g)``, or stops with its centre
 over the hole (it then drops once that time has passed).  A disc whose centre
 stays outside the hole is a hanger.  A disc whose centre passes the surface
-radius falls into the ditch.  A disc is "beyond the shooting line" while its
-centre is farther from the centre of the board than the shooting line.
+radius falls into the ditch.
+
+The shooting line (R5): a disc reaches it when its rim touches the line's
+near edge, i.e. its centre is ``P_LINE_R`` from the centre (the caller passes
+12 − 1/32 − 0.625 = 11.34375 in), and it is "beyond the shooting line" from
+then until it is fully inside again (``LINE_OUT`` and ``LINE_IN``).  A disc
+launched with its rim on the line (the shot disc, placed on it) counts only
+after it has once been fully inside: until then it is not beyond the line.
 
 The kernels take only arrays and floats; objects are unpacked once by the
 caller (``crokinole.physics.simulate``).  They release the GIL (``nogil``),
@@ -54,10 +64,11 @@ so CPU players thinking in worker threads do not hold up the server.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 # Event kinds (also the values of crokinole.physics.EventKind).
 LAUNCH = 0
@@ -83,7 +94,7 @@ P_DECEL = 2
 P_E_DISC = 3
 P_E_PEG = 4
 P_SURFACE_R = 5
-P_LINE_R = 6
+P_LINE_R = 6  # centre distance at which the rim touches the shooting line
 P_HOLE_R = 7
 P_DROP_T = 8
 P_V_REST = 9
@@ -127,6 +138,33 @@ GROUP_WINDOW = 1e-6
 # more than this fraction of the fastest approach, or after MAX_SWEEPS sweeps.
 SOLVE_TOLERANCE = 1e-15
 MAX_SWEEPS = 1000
+
+# One signature for each helper called with constants (see ``prepare``):
+# numba types a constant argument as its literal value and would compile one
+# version of the helper per combination of literals (``_log`` alone took 32,
+# most of a cold compile).  Read-only arrays in a signature accept writable ones.
+_F8 = types.float64
+_I8 = types.int64
+_B = types.boolean
+_F1 = types.Array(_F8, 1, "C")
+_F2 = types.Array(_F8, 2, "C")
+_F1R = types.Array(_F8, 1, "C", readonly=True)
+_F2R = types.Array(_F8, 2, "C", readonly=True)
+_I1 = types.Array(_I8, 1, "C")
+_I2 = types.Array(_I8, 2, "C")
+_B1 = types.Array(_B, 1, "C")
+_B2 = types.Array(_B, 2, "C")
+_BOUNCES = types.Array(types.int32, 2, "C")
+_LOG_SIG = _I8(_I8, _B, _F2, _I2, _F8, _I8, _I8, _I8, _B, _F8, _F8, _F8, _F8)
+_PAIR = types.UniTuple(_F8, 2)  # type: ignore[no-untyped-call]
+_START_SIG = _PAIR(_I8, _F8, _F8, _F8, _F8, _F8, _F8, _F1, _F1, _F1, _F1, _F1, _F1)
+_SOLVE_SIG = types.none(
+    _I8, _I8, _I1, _I1, _B1, _I1, _F1, _F1, _F1, _F1, _F1, _F1, _F1, _F1, _F1, _F1, _I1
+)
+_RESOLVE_SIG = _I8(
+    _I8, _I1, _I1, _B1, _I8, _F8, _F1R, _F2R, _BOUNCES, _B1,
+    _F1, _F1, _F1, _F1, _F1, _F1, _F2, _I2, _F2, _I2, _B2, _B2, _I8, _B, _F2, _I2,
+)  # fmt: skip
 
 
 @njit(cache=True)
@@ -607,7 +645,7 @@ def _resolve_contacts(
 
     Contacts that share a disc form a group resolved jointly
     (:func:`_solve_joint`); a contact alone is resolved by the two-body
-    formulas.  Either way the result does not depend on the discs' indices.
+    formulas.  Either way the result depends on the discs' indices only by rounding.
     Returns the new event count.
     """
     n = sx.shape[0]
@@ -786,28 +824,26 @@ def _resolve_contacts(
 def _workspace(n: int, n_pegs: int) -> Workspace:
     """Scratch arrays for simulating n discs among n_pegs pegs.
 
-    A batch makes them once and reuses them for every shot; a single shot
-    makes them in four allocations (views of one buffer per type): for an
-    empty board, allocating costs as much as simulating.
+    A batch makes them once and reuses them for every shot.  Separate
+    allocations rather than views of one buffer per type: slicing and
+    reshaping cost a second of a cold compile, ten allocations a microsecond
+    of a shot.
     """
     # Each disc–peg and disc–disc pair is found at most once per search, so
     # ``cap`` bounds the contacts that one instant can hold.
     cap = n * (n + n_pegs) + 1
-    floats = np.empty(18 * n + 5 * cap)
-    ints = np.empty(4 * n + 7 * cap, dtype=np.int64)
-    flags = np.empty(2 * n + 2 * cap, dtype=np.bool_)
     return (
-        floats[: 10 * n].reshape((10, n)),  # sx sy ux uy w t0 enter_t qx qy rem
-        flags[: 2 * n].reshape((2, n)),  # beyond over
+        np.empty((10, n)),  # sx sy ux uy w t0 enter_t qx qy rem
+        np.empty((3, n), dtype=np.bool_),  # beyond over pending
         # Bounces per disc pair (columns < n) and per disc–peg pair (columns >= n).
         np.empty((n, n + n_pegs), dtype=np.int32),
-        floats[10 * n : 10 * n + cap],  # time of each contact found in a search
-        ints[: 4 * cap].reshape((4, cap)),  # c_i c_o g_i g_o
-        flags[2 * n :].reshape((2, cap)),  # c_peg g_peg
-        floats[10 * n + cap : 18 * n + cap].reshape((8, n)),  # per disc, for _resolve_contacts
-        ints[4 * cap : 4 * cap + 4 * n].reshape((4, n)),
-        floats[18 * n + cap :].reshape((4, cap)),  # per contact, for _resolve_contacts
-        ints[4 * cap + 4 * n :].reshape((3, cap)),
+        np.empty(cap),  # time of each contact found in a search
+        np.empty((4, cap), dtype=np.int64),  # c_i c_o g_i g_o
+        np.empty((2, cap), dtype=np.bool_),  # c_peg g_peg
+        np.empty((8, n)),  # per disc, for _resolve_contacts
+        np.empty((4, n), dtype=np.int64),
+        np.empty((4, cap)),  # per contact, for _resolve_contacts
+        np.empty((3, cap), dtype=np.int64),
     )
 
 
@@ -843,9 +879,7 @@ def run_shot(
     )  # fmt: skip
 
 
-# Inlined into run_shot and run_batch: a call with this many arrays (each
-# reference-counted on the way in and out) costs more than an open shot.
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _run(
     pos: np.ndarray,
     vel: np.ndarray,
@@ -890,6 +924,7 @@ def _run(
     rem = fw[9]
     beyond = bw[0]
     over = bw[1]
+    pending = bw[2]
     c_i = cw[0]
     c_o = cw[1]
     g_i = cw[2]
@@ -922,9 +957,13 @@ def _run(
             out_adj[i, j] = False
         speed = math.hypot(vel[i, 0], vel[i, 1])
         d2 = sx[i] * sx[i] + sy[i] * sy[i]
-        # A disc placed on the line (to rounding) is not beyond it; if it moves
-        # outwards, the crossing is found at time 0.
-        beyond[i] = math.sqrt(d2) > params[P_LINE_R] + LINE_TOLERANCE
+        d = math.sqrt(d2)
+        # A disc launched with its rim on the line (the shot disc, placed on
+        # it) has not reached it until it has once been fully inside (R5):
+        # pending until then.  A resting disc with its rim on the line (to
+        # rounding) is over it.
+        pending[i] = speed > v_rest and d > params[P_LINE_R] - LINE_TOLERANCE
+        beyond[i] = not pending[i] and d > params[P_LINE_R] + LINE_TOLERANCE
         over[i] = d2 < hole2
         if speed > v_rest:
             w[i] = speed
@@ -959,6 +998,8 @@ def _run(
         # Where every moving disc is now.
         for i in range(n):
             qx[i], qy[i], rem[i] = _advance(sx[i], sy[i], ux[i], uy[i], w[i], t0[i], now, a)
+            if pending[i] and qx[i] * qx[i] + qy[i] * qy[i] < line2:
+                pending[i] = False  # fully inside: from now on the line counts
 
         best = INF
         kind = -1
@@ -1044,8 +1085,22 @@ def _run(
                     kind = DISC
                     bi = i
                     bj = j
-            # The circles of the board.
-            if beyond[i]:
+            # The circles of the board (the shooting line: where the rim
+            # touches its near edge).
+            if pending[i]:
+                # Outside and not yet counted: the line counts from the
+                # moment it is fully inside, so the crossing to find is the
+                # way out again, at the far end of the chord.
+                s_in = _entry_distance(px, py, dx, dy, 0.0, 0.0, line2)
+                if s_in <= s_stop:
+                    s = s_in + _exit_distance(px + dx * s_in, py + dy * s_in, dx, dy, line2)
+                    if s <= s_stop:
+                        tau = _time_for(s, wi, a)
+                        if tau < best:
+                            best = tau
+                            kind = LINE_OUT
+                            bi = i
+            elif beyond[i]:
                 b = dx * px + dy * py
                 if b < 0.0:
                     s = _entry_distance(px, py, dx, dy, 0.0, 0.0, line2)
@@ -1215,6 +1270,7 @@ def _run(
                 )  # fmt: skip
         elif kind == LINE_OUT or kind == LINE_IN:
             beyond[i] = kind == LINE_OUT
+            pending[i] = False
             if beyond[i]:
                 out_flags[i, 1] = True
             n_ev = _log(n_ev, record, evf, evi, now, i, kind, -1, beyond[i], xi, yi, vxi, vyi)
@@ -1264,6 +1320,8 @@ def run_batch(
         all_pos[i, 1] = pos[i, 1]
     evf = np.empty((0, 5))
     evi = np.empty((0, 4), dtype=np.int64)
+    # Not the constant False: a literal would compile a second _run.
+    record = evf.shape[0] > 0
     ws = _workspace(n + 1, pegs.shape[0])
     for k in range(k_shots):
         all_pos[n, 0] = launches[k, 0]
@@ -1276,7 +1334,7 @@ def run_batch(
             pegs,
             params,
             max_events,
-            False,
+            record,
             evf,
             evi,
             out_pos[k],
@@ -1345,3 +1403,24 @@ def first_invalid_launch(
             if math.hypot(launches[k, 0] - pos[j, 0], launches[k, 1] - pos[j, 1]) < dd:
                 return 5, k, j
     return 0, -1, -1
+
+
+@functools.cache
+def prepare() -> None:
+    """Fix the helpers' signatures before the first simulation (idempotent, cheap after).
+
+    Each helper gets its one signature (compiled, or loaded from the cache)
+    and compiles no other, so a cold compile builds each function once; the
+    kernels themselves compile on first use (:func:`run_shot` for a shot,
+    :func:`run_batch` for the CPU players), and share one :func:`_run`.
+    ``crokinole.physics.simulate`` calls this; a caller of the kernels
+    straight away should too.
+    """
+    for helper, signature in (
+        (_log, _LOG_SIG),
+        (_start_motion, _START_SIG),
+        (_solve_joint, _SOLVE_SIG),
+        (_resolve_contacts, _RESOLVE_SIG),
+    ):
+        helper.compile(signature)
+        helper.disable_compile()

@@ -92,7 +92,8 @@ class Event:
         disc: index of the disc (input order; the shot disc is last).
         kind: what happened.
         other: the disc or peg touched, for contacts; otherwise -1.
-        beyond_line: whether the disc's centre was beyond the shooting line.
+        beyond_line: whether the disc was beyond the shooting line: its rim had reached
+            the line (R5) and it was not yet fully inside again.
         x: centre x at the event.
         y: centre y at the event.
         vx: velocity x just after the event.
@@ -139,7 +140,8 @@ class DiscOutcome:
         status: on the board, in the 20 hole, or in the ditch.
         position: final centre; for a disc that left the surface, where it left.
         moved: whether the disc moved at all during the shot.
-        crossed_line: whether its centre went beyond the shooting line.
+        crossed_line: whether its rim reached the shooting line (R5; the shot disc
+            only after it had once been fully inside).
         touched_beyond_line: whether it touched a disc or peg while beyond it.
     """
 
@@ -363,7 +365,7 @@ class BatchResult:
         statuses: ``(K, N+1)`` int8 status codes, the values of :class:`DiscStatus`
             (compare with ``batch.statuses == DiscStatus.IN_HOLE``).
         moved: ``(K, N+1)`` whether each disc moved.
-        crossed_line: ``(K, N+1)`` whether each disc went beyond the shooting line.
+        crossed_line: ``(K, N+1)`` whether each disc's rim reached the shooting line.
         touched_beyond_line: ``(K, N+1)`` whether each disc touched something while beyond it.
         touched_peg: ``(K, N+1)`` whether each disc touched a peg.
         contacts: ``(K, N+1, N+1)`` whether discs i and j touched during shot k.

@@ -83,6 +83,7 @@ def _board_arrays(board: Board) -> _BoardArrays:
 
 
 def _compute_board_arrays(board: Board) -> _BoardArrays:
+    kernel.prepare()  # before any kernel runs: every path asks for a board's arrays first
     params = np.zeros(kernel.N_PARAMS, dtype=np.float64)
     params[kernel.P_DISC_R] = board.disc_radius
     params[kernel.P_PEG_R] = board.peg_radius
@@ -90,7 +91,9 @@ def _compute_board_arrays(board: Board) -> _BoardArrays:
     params[kernel.P_E_DISC] = board.restitution_disc
     params[kernel.P_E_PEG] = board.restitution_peg
     params[kernel.P_SURFACE_R] = board.surface_radius
-    params[kernel.P_LINE_R] = board.shooting_line_radius
+    # R5: a disc reaches the shooting line when its rim touches the line's
+    # near edge (BOARD.md), i.e. its centre is this far out (11.34375 in).
+    params[kernel.P_LINE_R] = board.shooting_line_radius - board.line_width / 2 - board.disc_radius
     params[kernel.P_HOLE_R] = board.hole_radius
     params[kernel.P_DROP_T] = board.hole_drop_time
     params[kernel.P_V_REST] = REST_SPEED
