@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -17,7 +18,7 @@ from crokinole.server.limits import ServerSettings
 from crokinole.store import Store
 from tests.server import helpers
 from tests.server.helpers import serving
-from tests.server.test_ranked_protocol import Ranked, open_table, queued_and_matched
+from tests.server.test_ranked_protocol import Ranked, open_table, queued_and_matched, sign_up
 from tests.server_database import server_database
 
 EMPTY = {"seat": "south", "discs": []}
@@ -164,3 +165,37 @@ def test_a_player_who_never_shoots_first_aborts_the_game_unrated(
     back.until("queue_left")
     ann.close()
     back.close()
+
+
+def test_error_no_shows(server: tuple[str, Path]) -> None:
+    """An account that missed its first turn in two ranked games within a day is refused the
+    queue (``no_shows``) in words that say until when; another account is not."""
+    url, db = server
+    cyd = Ranked(url, sign_up(url, "cyd"))
+    dee = Ranked(url, sign_up(url, "dee"))
+    store = Store.open(server_database(db))
+    try:
+        account = store.account_by_key("cyd")
+        assert account is not None
+        now = datetime.now(UTC).replace(tzinfo=None)
+        for table_id, ago in (("a" * 32, timedelta(hours=2)), ("b" * 32, timedelta(minutes=1))):
+            store.create_table(
+                table_id, kind="ranked", code=None, events=[{"type": "created", "version": 1}],
+                snapshot={}, members=[], deadline=None, status="playing",
+            )  # fmt: skip
+            store.append_table_events(
+                table_id, 1, [{"type": "aborted", "version": 2}], None, deadline=None,
+                status="finished", no_shows=[account.id], now=now - ago,
+            )  # fmt: skip
+    finally:
+        store.close()
+    cyd.hello()
+    refused = cyd.error({"type": "queue", "ladder": "singles"})
+    assert refused["code"] == "no_shows"
+    assert "did not take your first shot in 2 ranked games" in refused["message"]
+    assert "queue again at" in refused["message"]
+    dee.hello()
+    dee.send({"type": "queue", "ladder": "singles"})
+    assert dee.until("queued")["ladder"] == "singles"
+    for player in (cyd, dee):
+        player.close()

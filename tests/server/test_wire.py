@@ -219,9 +219,20 @@ def _documented_codes() -> list[str]:
 def test_the_protocol_document_names_every_error_code_once() -> None:
     codes = _documented_codes()
     assert len(codes) == len(set(codes))
-    wire_codes = {"bad_json", "too_large", "bad_message", "hello_first", "rate_limited",
-                  "server_error", "unknown_table", "unknown_code", "busy",
-                  "unavailable", "no_accuracy"}  # fmt: skip
+    wire_codes = {
+        "bad_json",
+        "too_large",
+        "bad_message",
+        "hello_first",
+        "rate_limited",
+        "server_error",
+        "unknown_table",
+        "unknown_code",
+        "busy",
+        "unavailable",
+        "no_accuracy",
+        "no_shows",
+    }  # fmt: skip  (no_shows: the ranked queue's, test_fair_play_protocol)
     assert set(codes) == set(ERROR_CODES) | wire_codes | set(RANKED_TESTS) - {"ranked_table"}
 
 
@@ -239,6 +250,7 @@ RANKED_TESTS = {
 def test_every_documented_error_has_its_protocol_test() -> None:
     here = Path(__file__).resolve().parent
     tests = (here / "test_party_protocol.py").read_text() + (here / "test_hints.py").read_text()
+    tests += (here / "test_fair_play_protocol.py").read_text()
     ranked = (here / "test_ranked_protocol.py").read_text()
     untested = {"busy"}  # needs two owners of one table, which one process's hub never has
     missing = []
