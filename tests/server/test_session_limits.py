@@ -58,7 +58,8 @@ def test_a_client_that_stops_reading_neither_stalls_its_table_nor_stays(server: 
         turn = ann.until("shot", timeout=20.0)["game"]["current_seat"]
     messages, close = stuck.read_all(timeout=60.0)
     assert 0 < len(messages) < asked
-    assert close in (None, 1013)  # "try again later", if the close frame got through
+    # "try again later" (its queue overflowed) or "too many messages", if the close got through
+    assert close in (None, 1013, 1008)
     ann.shoot(turn, power=0.0)
     assert ann.until("shot", timeout=20.0)["seat"] == turn
     ann.close()

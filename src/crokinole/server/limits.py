@@ -43,6 +43,9 @@ class ServerSettings:
         login_limit_account: failed logins allowed per account in 15 minutes
             (more are refused with "try again in N minutes").
         login_limit_address: failed logins allowed per address in 15 minutes.
+        messages_per_second: messages one websocket may send a second, on
+            average (a token bucket; more: an ``error``, then the socket is closed).
+        message_burst: messages one websocket may send at once (the bucket's size).
         signups_per_hour: new accounts one address may make in any hour
             (counted in the process: each hashes a password at Argon2's cost).
         lease_ms: with several processes (Redis), how long a process's claim on a
@@ -72,6 +75,8 @@ class ServerSettings:
     login_limit_account: int = 5
     login_limit_address: int = 20
     signups_per_hour: int = 10
+    messages_per_second: float = 20.0
+    message_burst: int = 100
     lease_ms: int = 10_000
     own_process: bool = False
 
@@ -100,6 +105,32 @@ class RateLimiter:
         if len(self._seen) > 10_000:  # forget idle keys so memory stays bounded
             for idle in [k for k, v in self._seen.items() if not v or v[-1] <= now - self._window]:
                 del self._seen[idle]
+        return True
+
+
+class TokenBucket:
+    """At most ``burst`` events at once, refilled at ``rate`` a second (time is an argument).
+
+    >>> bucket = TokenBucket(rate=2.0, burst=3, now=0.0)
+    >>> [bucket.take(0.0) for _ in range(4)]
+    [True, True, True, False]
+    >>> bucket.take(0.4), bucket.take(0.5), bucket.take(0.6)
+    (False, True, False)
+    """
+
+    def __init__(self, rate: float, burst: int, now: float) -> None:
+        self._rate = rate
+        self._burst = float(burst)
+        self._tokens = float(burst)
+        self._at = now
+
+    def take(self, now: float) -> bool:
+        """Count one event at time ``now``; False when the bucket is empty (nothing counted)."""
+        self._tokens = min(self._burst, self._tokens + (now - self._at) * self._rate)
+        self._at = now
+        if self._tokens < 1.0:
+            return False
+        self._tokens -= 1.0
         return True
 
 
