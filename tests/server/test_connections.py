@@ -218,7 +218,9 @@ def test_another_partys_shots_get_through_while_one_client_floods(server: str) -
     bob.until("game_started")
     floods = [Burst(server) for _ in range(4)]
     for flood in floods:
-        flood.send_all([{"type": "hello", "token": os.urandom(12).hex()}] + [{"type": "ping"}] * 5000)
+        flood.send_all(
+            [{"type": "hello", "token": os.urandom(12).hex()}] + [{"type": "ping"}] * 5000
+        )
     seats = {"south": ann, "north": bob}
     turn = "south"
     for _ in range(4):

@@ -208,6 +208,7 @@ def run_serve(args: argparse.Namespace) -> int:
         retention_days=args.retention_days,
         warm_up=not args.no_warm_up,
         cpu_workers=args.cpu_workers,
+        analysis_workers=args.analysis_workers,
         standin_grace=args.standin_grace,
         round_countdown=args.round_countdown,
         turn_grace=args.turn_grace,
@@ -369,6 +370,14 @@ def add_command(
         metavar="N",
         help="threads of the CPU players' own pool: CPU decisions computed at once "
         "(default: %(default)s, or $CROKINOLE_CPU_WORKERS)",
+    )
+    serve.add_argument(
+        "--analysis-workers",
+        type=count(1),
+        default=_env("CROKINOLE_ANALYSIS_WORKERS", "1"),
+        metavar="N",
+        help="threads of the analysis asked over HTTP (reviews, the practice room), "
+        "apart from the CPU players' (default: %(default)s, or $CROKINOLE_ANALYSIS_WORKERS)",
     )
     timing = serve.add_argument_group(
         "party timings", "waits of online parties; shorten them only to test or to demonstrate"

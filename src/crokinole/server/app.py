@@ -42,6 +42,7 @@ from crokinole.server import (
     sheets,
 )
 from crokinole.server.accounts import Accounts
+from crokinole.server.cpu import AnalysisPool
 from crokinole.server.hub import Hub
 from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
 from crokinole.server.ranked import RankedQueue
@@ -124,6 +125,8 @@ def create_app(
         redis_hub = RedisHub.from_url(redis, store, lease_ms=settings.lease_ms, prefix=redis_prefix)
         hub = redis_hub
     tables = Tables.from_settings(store, settings, hub=hub)
+    # Reviews and the practice room compute here, never on the CPU players' threads.
+    analysis = AnalysisPool(settings.analysis_workers, settings.analysis_queue)
     if redis_hub is not None:
         redis_hub.on_lost = tables.lost
     accounts = Accounts(
@@ -265,6 +268,7 @@ def create_app(
             background.cancel_scope.cancel()
         await ranked.close()
         await tables.close()
+        analysis.close()
         if redis_hub is not None:
             await redis_hub.close()
         store.close()
@@ -283,7 +287,7 @@ def create_app(
         *pages.routes(),
         *accounts_http.routes(accounts, settings),
         *ranked_http.routes(store),
-        *analysis_http.routes(store, tables, accounts),
+        *analysis_http.routes(store, tables, accounts, analysis),
         *practice_http.routes(store, accounts, settings),
         Route("/healthz", health),
         Route("/api/record", device_record),

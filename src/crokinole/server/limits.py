@@ -33,6 +33,10 @@ class ServerSettings:
         warm_up: compile the simulator and the CPU search at startup.
         cpu_workers: threads of the CPU players' own pool (CPU decisions
             computed at once; the others wait their turn).
+        analysis_workers: threads of the analysis asked over HTTP (reviews,
+            the practice room's hints and heat maps), apart from the CPU players'.
+        analysis_queue: analysis requests that may wait for those threads;
+            more are answered 503.
         turn_grace: seconds of latency grace added to a table's turn clock.
         standin_grace: seconds before the CPU takes over the turn of a player
             who is not connected.
@@ -67,6 +71,8 @@ class ServerSettings:
     send_timeout: float = 30.0
     warm_up: bool = True
     cpu_workers: int = 2
+    analysis_workers: int = 1
+    analysis_queue: int = 8
     turn_grace: float = 2.0
     standin_grace: float = 10.0
     round_countdown: float = 10.0
