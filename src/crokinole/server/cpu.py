@@ -22,8 +22,7 @@ threads.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import TypeVar
