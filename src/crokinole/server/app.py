@@ -11,10 +11,12 @@ can cost is bounded (:mod:`crokinole.server.limits`).
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import logging
 import re
+import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -138,6 +140,8 @@ def create_app(
     presence = Attendance()
     limiter = RateLimiter(settings.rooms_per_minute, 60.0)
     per_address: Counter[str] = Counter()
+    #: Addresses refused new websockets until a monotonic time (after a flood).
+    cooling: dict[str, float] = {}
 
     async def index(_: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -203,8 +207,21 @@ def create_app(
         if per_address[address] >= settings.connections_per_address:
             await websocket.close(code=CLOSE_POLICY)
             return None
+        if cooling.get(address, 0.0) > time.monotonic():
+            # This address flooded a socket a moment ago: each new socket costs
+            # the server the parsing of what it sends before it can be closed.
+            await websocket.close(code=CLOSE_POLICY)
+            return None
         per_address[address] += 1
         return address
+
+    def cool(address: str) -> None:
+        """Refuse the address new websockets for a while: one of its sockets flooded."""
+        now = time.monotonic()
+        if len(cooling) > 10_000:  # forget the cooled down: memory stays bounded
+            for cooled in [a for a, until in cooling.items() if until <= now]:
+                del cooling[cooled]
+        cooling[address] = now + settings.flood_cooldown
 
     def gone(address: str) -> None:
         per_address[address] -= 1
@@ -218,6 +235,7 @@ def create_app(
         session = Session(
             websocket, tables, settings, limiter, presence, accounts=accounts, ranked=ranked
         )
+        session.on_flood = functools.partial(cool, address)
         try:
             await websocket.accept()
             async with anyio.create_task_group() as tasks:
@@ -226,7 +244,9 @@ def create_app(
                 tasks.start_soon(session.hello_deadline)
                 await session.done.wait()
                 tasks.cancel_scope.cancel()
-            if session.dropped is not None:
+            # A client dropped for flooding gets no closing handshake: the
+            # socket just ends (the handshake would parse all it sent first).
+            if session.dropped is not None and session.close_frame:
                 # The close frame may never get through to a client that does
                 # not read: the server gives up on it after a second.
                 code, reason = session.dropped

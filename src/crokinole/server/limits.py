@@ -50,6 +50,8 @@ class ServerSettings:
         messages_per_second: messages one websocket may send a second, on
             average (a token bucket; more: an ``error``, then the socket is closed).
         message_burst: messages one websocket may send at once (the bucket's size).
+        flood_cooldown: seconds an address whose websocket was closed for too
+            many messages is refused new websockets (HTTP 403).
         signups_per_hour: new accounts one address may make in any hour
             (counted in the process: each hashes a password at Argon2's cost).
         lease_ms: with several processes (Redis), how long a process's claim on a
@@ -83,6 +85,7 @@ class ServerSettings:
     signups_per_hour: int = 10
     messages_per_second: float = 20.0
     message_burst: int = 100
+    flood_cooldown: float = 10.0
     lease_ms: int = 10_000
     own_process: bool = False
 

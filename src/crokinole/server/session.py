@@ -84,8 +84,9 @@ log = logging.getLogger("crokinole.server")
 CLOSE_TOO_SLOW = 1013  # "try again later": reconnect and catch up
 CLOSE_POLICY = 1008
 
-#: How long a connection closed for too many messages has to take its last ``error``.
-CLOSE_FLUSH_S = 1.0
+#: How long a connection closed for too many messages has to read its last ``error``
+#: (the server reads nothing more from it meanwhile).
+CLOSE_FLUSH_S = 2.0
 
 #: The opponents a device record counts: the CPU levels, then other people.
 RECORD_OPPONENTS: tuple[str, ...] = (*wire.LEVEL_IDS, "people")
@@ -187,6 +188,13 @@ class Session:
         self._outbox: asyncio.Queue[Outgoing] = asyncio.Queue()
         self._queued_bytes = 0
         self.dropped: tuple[int, str] | None = None
+        #: Whether a dropped client is sent a close frame: not one that floods
+        #: (the closing handshake would read, and parse, all it sent first).
+        self.close_frame = True
+        #: Called when this client goes over its message limit (the app cools its address).
+        self.on_flood: Callable[[], None] | None = None
+        #: The writer found the client gone (its messages are counted, no more handled).
+        self._gone = False
         #: Set when the connection is to close once its queued messages are sent.
         self._closing: tuple[int, str] | None = None
         self._bucket = TokenBucket(
@@ -247,17 +255,14 @@ class Session:
         self.done.set()
 
     def close_after(self, code: int, reason: str) -> None:
-        """Disconnect this client once the messages queued so far are sent.
+        """Disconnect this client :data:`CLOSE_FLUSH_S` from now.
 
-        Nothing more is queued; a client that does not read them gets
-        :data:`CLOSE_FLUSH_S` before it is dropped all the same.
+        Nothing more is queued; the messages queued so far are sent
+        meanwhile, so a client that reads gets them before the socket ends.
         """
         if self.done.is_set() or self._closing is not None:
             return
         self._closing = (code, reason)
-        if self._outbox.empty():
-            self.drop(code, reason)
-            return
         asyncio.get_running_loop().call_later(CLOSE_FLUSH_S, self.drop, code, reason)
 
     async def writer(self) -> None:
@@ -276,10 +281,11 @@ class Session:
                 if scope.cancelled_caught:
                     self.drop(CLOSE_TOO_SLOW, "too slow: reconnect to catch up")
                     return
-                if self._closing is not None and self._outbox.empty():
-                    self.drop(*self._closing)
-                    return
-        except (WebSocketDisconnect, OSError, RuntimeError):
+        except WebSocketDisconnect:
+            # The client went: the reader counts what it had sent (a flood
+            # that hangs up is a flood) and ends the session at its disconnect.
+            self._gone = True
+        except (OSError, RuntimeError):
             self.done.set()
 
     async def reader(self) -> None:
@@ -292,6 +298,8 @@ class Session:
                 if not self._bucket.take(time.monotonic()):
                     self._too_many()
                     return
+                if self._gone:
+                    continue  # nobody to answer: counted, not handled
                 text = received.get("text")
                 if text is None:
                     text = (received.get("bytes") or b"").decode("utf-8", errors="replace")
@@ -316,6 +324,9 @@ class Session:
             f"too many messages: at most {burst} at once and {rate:g} a second; "
             "this connection is closed",
         )
+        self.close_frame = False
+        if self.on_flood is not None:
+            self.on_flood()
         self.close_after(CLOSE_POLICY, "too many messages")
 
     async def hello_deadline(self) -> None:
