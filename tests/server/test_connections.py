@@ -52,6 +52,14 @@ def roomy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server whose rematch offers lapse after a second (a test setting)."""
+    db: Path = tmp_path_factory.mktemp("db") / "crokinole.db"
+    with serving(db, ServerSettings(warm_up=False, rematch_offer=1.0)) as url:
+        yield url
+
+
 _OPEN: list[Player] = []
 
 
@@ -308,3 +316,60 @@ def test_an_address_that_flooded_is_refused_new_sockets_for_a_while(
         other.send_all([{"type": "ping"}])
         assert other.read_all(timeout=2.0)[0][0]["type"] == "pong"
         other.close()
+
+
+# ---------------------------------------------------------------- rematch
+
+
+def _finished(url: str) -> tuple[Player, Player]:
+    """Ann's and Bob's one-round party, played to its end (a 0-0 draw)."""
+    ann, bob, _code = _party(url)
+    ann.act("start")
+    bob.until("game_started")
+    seats = {"south": ann, "north": bob}
+    turn = "south"
+    for _ in range(16):
+        seats[turn].shoot(turn, power=0.0)
+        turn = bob.until("shot")["game"]["current_seat"] or turn
+    ann.until("finished")
+    bob.until("finished")
+    return ann, bob
+
+
+def test_a_rematch_is_offered_and_can_be_declined(quick: str) -> None:
+    ann, bob = _finished(quick)
+    ann.act("rematch")
+    offer = bob.until("rematch_offer")
+    assert offer["member"] == "m1" and offer["lobby"]["deadline"]["kind"] == "rematch"
+    bob.act("decline_rematch")
+    declined = ann.until("rematch_declined")
+    assert declined["member"] == "m2"
+    assert declined["lobby"]["rematch_votes"] == [] and declined["lobby"]["deadline"] is None
+    # Nothing more to decline; a new offer can be made, and accepted.
+    assert ann.error({"type": "decline_rematch", "table": ann.table})["code"] == "illegal_action"
+    bob.act("rematch")
+    ann.until("rematch_offer")
+    ann.act("rematch")
+    assert bob.until("game_started")["view"]["game_number"] == 2
+
+
+def test_a_player_who_closed_the_tab_is_not_counted_as_agreeing(quick: str) -> None:
+    ann, bob = _finished(quick)
+    bob.close()
+    assert ann.until("presence")["connected"] is False
+    ann.act("rematch")
+    ann.until("rematch_offer")
+    # No game starts with a CPU in Bob's seat; unanswered, the offer lapses.
+    lapsed = ann.until("rematch_lapsed", timeout=30.0)
+    assert lapsed["lobby"]["stage"] == "finished" and lapsed["lobby"]["rematch_votes"] == []
+    assert not [m for m in ann.quiet() if m["type"] == "game_started"]
+
+
+def test_a_spectator_is_told_it_is_a_spectator(quick: str) -> None:
+    ann, _bob, code = _party(quick)
+    ann.act("start")
+    sam = _player(quick)
+    sam.join(code, "Sam", spectator=True)
+    for kind in ("next_round", "rematch", "decline_rematch"):
+        error = sam.error({"type": kind, "table": sam.table})
+        assert error["code"] == "spectator", kind

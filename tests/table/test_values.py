@@ -31,6 +31,9 @@ from crokinole.table import (
     Presence,
     RankedSeated,
     Reacted,
+    RematchDeclined,
+    RematchLapsed,
+    RematchOffered,
     RematchVoted,
     Renamed,
     RoundStarted,
@@ -183,6 +186,9 @@ ONE_OF_EACH: list[Event] = [
     Closed(version=19, at=19.0, reason="everyone left"),
     RankedSeated(version=20, at=20.0, seat=Seat.NORTH, rating=1040, provisional=True),
     HintTaken(version=21, at=21.0, member="m1", seat=Seat.SOUTH, kind="heatmap"),
+    RematchOffered(version=22, at=22.0, mid="m2", until=82.0),
+    RematchDeclined(version=23, at=23.0, mid="m1"),
+    RematchLapsed(version=24, at=24.0),
 ]
 
 

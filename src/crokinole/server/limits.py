@@ -43,6 +43,8 @@ class ServerSettings:
         round_countdown: seconds after a round's end before the next round
             starts in a party (unless everyone pressed Next).
         reaction_gap: least seconds between two reactions of one member.
+        rematch_offer: seconds a rematch offer waits for every seated
+            player's answer before it lapses.
         short_clocks: allow turn clocks under 30 seconds (tests only).
         login_limit_account: failed logins allowed per account in 15 minutes
             (more are refused with "try again in N minutes").
@@ -79,6 +81,7 @@ class ServerSettings:
     standin_grace: float = 10.0
     round_countdown: float = 10.0
     reaction_gap: float = 2.0
+    rematch_offer: float = 60.0
     short_clocks: bool = False
     login_limit_account: int = 5
     login_limit_address: int = 20

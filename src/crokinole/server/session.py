@@ -51,6 +51,7 @@ from crokinole.table import (
     ChangeSettings,
     Command,
     Connect,
+    DeclineRematch,
     Disconnect,
     Event,
     Hand,
@@ -788,6 +789,7 @@ class Session:
             "start": Start,
             "next_round": NextRound,
             "rematch": Rematch,
+            "decline_rematch": DeclineRematch,
             "leave": Leave,
             "resign": Resign,
         }
