@@ -1062,6 +1062,9 @@ function wire() {
     }
     if (send({ type: "rematch", table: S.table })) $("rematch-button").disabled = true;
   });
+  $("decline-button").addEventListener("click", () => {
+    if (send({ type: "decline_rematch", table: S.table })) $("decline-button").hidden = true;
+  });
   $("new-game-button").addEventListener("click", () => {
     closeDialog($("game-dialog"));
     leave();
@@ -1121,8 +1124,11 @@ function wire() {
     renderNext(S, localNow());
   }, 250);
   if (window.ResizeObserver) new ResizeObserver(layout).observe($("game-screen"));
-  window.addEventListener("online", () => {
-    if (!conn.open) conn.restart();
+  // Back online, or back to the page: the socket may be dead however open it says it is (a
+  // phone changed network meanwhile), so a new one is opened whatever its state.
+  window.addEventListener("online", () => conn.restart());
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") conn.restart();
   });
   reducedMotion.addEventListener?.("change", () => {
     if (reducedMotion.matches) shots.finish();
