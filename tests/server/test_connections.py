@@ -373,3 +373,22 @@ def test_a_spectator_is_told_it_is_a_spectator(quick: str) -> None:
     for kind in ("next_round", "rematch", "decline_rematch"):
         error = sam.error({"type": kind, "table": sam.table})
         assert error["code"] == "spectator", kind
+
+
+def test_the_server_socket_reads_a_flood_a_small_piece_at_a_time() -> None:
+    """``crokinole serve`` listens with a small receive buffer (its connections inherit it):
+    one read of a flooding socket hands the websocket parser a few hundred frames."""
+    from crokinole.cli.serve import RECEIVE_BUFFER, listening_socket  # noqa: PLC0415
+
+    sock = listening_socket("127.0.0.1", 0)
+    try:
+        # Linux doubles the value asked for (its bookkeeping); the default is 128 KiB or more.
+        assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF) <= 2 * RECEIVE_BUFFER
+        sock.listen()
+        client = socket.create_connection(sock.getsockname())
+        accepted, _ = sock.accept()
+        assert accepted.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF) <= 2 * RECEIVE_BUFFER
+        accepted.close()
+        client.close()
+    finally:
+        sock.close()
