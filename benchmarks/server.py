@@ -22,7 +22,9 @@ fresh server), the benchmark
    shoots ``--pace`` seconds (0.5) after its game's previous shot was sent,
    or as soon as that shot's broadcast is back if that is later, always at a
    legal place (inside the view's ``placement`` stretches of the line); bots
-   press Next after each round and vote a rematch after each game;
+   press Next after each round and offer (or accept) a rematch after each
+   game (in a party whose second player left, its host first seats a CPU
+   in the empty seat: a rematch is for present players only);
 5. reads the server's memory again, stops the server and reports:
 
 * **latency**: from sending ``shoot`` to receiving that shot's ``shot``
@@ -964,6 +966,11 @@ class Bot:
         elif kind == "round" and self.is_first_connected():
             party.tally.note("round")
         elif kind == "finished" and party.started and not message.get("abandoned"):
+            if party.standin and self is party.host:
+                # The guest left: a rematch is for present players only, so the
+                # host seats a CPU of the stand-in level there first.
+                seat = {"type": "set_cpu", "table": party.table, "seat": party.guest.seat}
+                self._spawn(self.send({**seat, "level": "normal"}))
             self._spawn(self.send({"type": "rematch", "table": party.table}))
         if party.started:
             self.act()

@@ -76,7 +76,10 @@ class StuckSocket:
         self.sock.settimeout(timeout)
         data = b""
         while True:
-            chunk = self.sock.recv(65536)  # a timeout here means: never closed
+            try:
+                chunk = self.sock.recv(65536)  # a timeout here means: never closed
+            except ConnectionResetError:  # closed without a closing handshake (a flood)
+                break
             if not chunk:
                 break
             data += chunk

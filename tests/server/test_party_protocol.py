@@ -214,7 +214,9 @@ def test_a_game_is_played_to_its_end_then_a_rematch_opens_with_the_other_seat(
     assert finished["record"]["people"]["four_rounds"]["draws"] == 1
     assert finished["lobby"]["stage"] == "finished"
     ann.act("rematch")
-    assert bob.until("rematch_vote")["member"] == "m1"
+    offer = bob.until("rematch_offer")
+    assert offer["member"] == "m1" and offer["lobby"]["rematch_votes"] == ["m1"]
+    assert offer["lobby"]["deadline"] == {"kind": "rematch", "at": offer["until"]}
     bob.act("rematch")
     again = ann.until("game_started")
     assert again["view"]["game_number"] == 2

@@ -34,7 +34,11 @@ def _ws(url: str, origin: str | None) -> ClientConnection:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db: Path = tmp_path_factory.mktemp("db") / "crokinole.db"
     settings = ServerSettings(
-        warm_up=False, rooms_per_minute=3, connections_per_address=6, hello_timeout=1.0
+        warm_up=False,
+        rooms_per_minute=3,
+        connections_per_address=6,
+        hello_timeout=1.0,
+        flood_cooldown=0.0,  # the stuck tab floods: the next tests come from its address
     )
     with serving(db, settings) as url:
         yield url
@@ -58,7 +62,8 @@ def test_a_client_that_stops_reading_neither_stalls_its_table_nor_stays(server: 
         turn = ann.until("shot", timeout=20.0)["game"]["current_seat"]
     messages, close = stuck.read_all(timeout=60.0)
     assert 0 < len(messages) < asked
-    assert close in (None, 1013)  # "try again later", if the close frame got through
+    # "try again later" (its queue overflowed) or "too many messages", if the close got through
+    assert close in (None, 1013, 1008)
     ann.shoot(turn, power=0.0)
     assert ann.until("shot", timeout=20.0)["seat"] == turn
     ann.close()

@@ -15,6 +15,8 @@ from crokinole.table import (
     ChangeSettings,
     Connect,
     Cpu,
+    DeadlineKind,
+    DeclineRematch,
     Disconnect,
     GameFinished,
     Join,
@@ -30,6 +32,8 @@ from crokinole.table import (
     Table,
     TableError,
     TableSettings,
+    TakeSeat,
+    Tick,
     TurnTimedOut,
 )
 from tests.table.helpers import SEED, T0, device, legal_shot, party, shoot, started
@@ -213,7 +217,7 @@ def test_the_last_shot_finishes_the_game_and_a_rematch_alternates() -> None:
         table.apply(shoot_cmd, T0)
     assert info.value.code == "game_over"
     table, events = table.apply(Rematch(device(2)), T0 + 6)
-    assert [e.TYPE for e in events] == ["rematch_voted"]
+    assert [e.TYPE for e in events] == ["rematch_offered"]
     table, events = table.apply(Rematch(device(1)), T0 + 7)
     assert [e.TYPE for e in events] == ["rematch_voted", "game_started"]
     assert table.game_number == 2 and table.game is not None
@@ -366,22 +370,24 @@ def test_the_human_hand_makes_an_open_20_often_but_not_always() -> None:
     assert 0.6 * 80 <= made <= 0.95 * 80
 
 
-def test_nobody_left_at_the_table_starts_no_rematch() -> None:
-    # "A rematch when the players agree" (R7): Ann votes and closes her tab,
-    # then Bob (who never voted) closes his.  With nobody connected nothing
-    # starts: a game played by stand-ins for nobody would count in both
-    # players' records.
+def test_a_player_who_closed_the_tab_never_counts_as_agreeing() -> None:
+    # "A rematch when the players agree" (R7): Ann offers and closes her tab,
+    # then Bob (who never answered) closes his.  Nothing starts, and Ann
+    # coming back alone starts nothing either: Bob did not agree.
     table, _ = started(rounds=1, tie="draw")
     table = play_round(table, T0)
     table, _ = table.apply(Rematch(device(1)), T0 + 1)
     table, _ = table.apply(Disconnect(device(1)), T0 + 2)
     table, events = table.apply(Disconnect(device(2)), T0 + 3)
     assert [e.TYPE for e in events] == ["presence"]
-    assert table.stage is Stage.FINISHED and table.game_number == 1
-    # Ann comes back: she voted, Bob is away: her rematch starts (every
-    # connected seated player voted).
     table, events = table.apply(Connect(device(1)), T0 + 4)
-    assert [e.TYPE for e in events] == ["presence", "game_started"]
+    assert [e.TYPE for e in events] == ["presence"]
+    table, events = table.apply(Rematch(device(1)), T0 + 5)
+    assert events == [] and table.stage is Stage.FINISHED and table.game_number == 1
+    # Bob comes back and accepts: now it starts.
+    table, _ = table.apply(Connect(device(2)), T0 + 6)
+    table, events = table.apply(Rematch(device(2)), T0 + 7)
+    assert [e.TYPE for e in events] == ["rematch_voted", "game_started"]
     assert table.game_number == 2
 
 
@@ -400,26 +406,28 @@ def test_one_who_pressed_next_and_comes_back_alone_goes_on() -> None:
     assert [e.TYPE for e in events] == ["presence", "round_started"]
 
 
-def test_a_rematch_vote_pressed_again_goes_on_when_the_others_went_away() -> None:
-    # Ann voted while Bob was there; both went; Ann is back (her Connect is
-    # still on its way) and presses Rematch again: it starts.
+def test_an_accepted_rematch_waits_for_one_who_went_away_and_came_back() -> None:
+    # Both accepted, Bob's tab closed before the last acceptance landed:
+    # no game starts with a CPU standing in for him; his return starts it.
     table, _ = started(rounds=1, tie="draw")
     table = play_round(table, T0)
-    table, _ = table.apply(Rematch(device(1)), T0 + 1)
-    table, _ = table.apply(Disconnect(device(1)), T0 + 2)
-    table, _ = table.apply(Disconnect(device(2)), T0 + 3)
-    table, events = table.apply(Rematch(device(1)), T0 + 4)
-    assert [e.TYPE for e in events] == ["game_started"]
+    table, _ = table.apply(Rematch(device(2)), T0 + 1)
+    table, _ = table.apply(Disconnect(device(2)), T0 + 2)
+    table, events = table.apply(Rematch(device(1)), T0 + 3)
+    assert [e.TYPE for e in events] == ["rematch_voted"]
+    assert table.stage is Stage.FINISHED
+    table, events = table.apply(Connect(device(2)), T0 + 4)
+    assert [e.TYPE for e in events] == ["presence", "game_started"]
 
 
 def test_one_who_voted_and_comes_back_by_the_link_starts_the_rematch() -> None:
     # The same as coming back with Connect: opening the invite link again
-    # (Join of a member) marks Ann here, and her vote completes the rematch.
+    # (Join of a member) marks Ann here, and her acceptance completes the rematch.
     table, _ = started(rounds=1, tie="draw")
     table = play_round(table, T0)
     table, _ = table.apply(Rematch(device(1)), T0 + 1)
     table, _ = table.apply(Disconnect(device(1)), T0 + 2)
-    table, _ = table.apply(Disconnect(device(2)), T0 + 3)
+    table, _ = table.apply(Rematch(device(2)), T0 + 3)
     table, events = table.apply(Join(device(1), "Ann"), T0 + 4)
     assert [e.TYPE for e in events] == ["presence", "game_started"]
 
@@ -434,8 +442,92 @@ def test_new_rules_after_a_vote_ask_for_the_votes_again() -> None:
     new_rules = TableSettings.for_kind("party", scoring="to_100", hand="steady")
     table, events = table.apply(ChangeSettings(device(1), new_rules), T0 + 2)
     assert [e.TYPE for e in events] == ["settings_changed"]
-    assert table.rematch_votes == frozenset()
+    assert table.rematch_votes == frozenset() and table.rematch_until is None
     table, events = table.apply(Rematch(device(1)), T0 + 3)
-    assert [e.TYPE for e in events] == ["rematch_voted"]
+    assert [e.TYPE for e in events] == ["rematch_offered"]
     table, events = table.apply(Rematch(device(2)), T0 + 4)
     assert [e.TYPE for e in events] == ["rematch_voted", "game_started"]
+
+
+def _offered(now: float = T0 + 1) -> Table:
+    """A finished singles party where Ann (device 1) offered a rematch at ``now``."""
+    table, _ = started(rounds=1, tie="draw")
+    table = play_round(table, T0)
+    table, events = table.apply(Rematch(device(1)), now)
+    assert [e.TYPE for e in events] == ["rematch_offered"]
+    return table
+
+
+def test_a_rematch_offer_has_a_deadline_as_an_absolute_time() -> None:
+    table = _offered(T0 + 1)
+    assert table.rematch_votes == frozenset({"m1"})
+    assert table.rematch_until == T0 + 1 + table.timings.rematch_offer
+    deadline = table.next_deadline()
+    assert deadline is not None and deadline.kind is DeadlineKind.REMATCH
+    assert deadline.at == table.rematch_until
+
+
+def test_a_declined_rematch_is_withdrawn_and_another_may_be_offered() -> None:
+    table = _offered()
+    table, events = table.apply(DeclineRematch(device(2)), T0 + 2)
+    assert [e.TYPE for e in events] == ["rematch_declined"]
+    assert table.rematch_votes == frozenset() and table.rematch_until is None
+    assert table.next_deadline() is None and table.stage is Stage.FINISHED
+    with pytest.raises(TableError) as info:  # nothing left to decline
+        table.apply(DeclineRematch(device(1)), T0 + 3)
+    assert info.value.code == "illegal_action"
+    table, events = table.apply(Rematch(device(2)), T0 + 4)
+    assert [e.TYPE for e in events] == ["rematch_offered"]
+
+
+def test_an_unanswered_rematch_offer_lapses_at_its_deadline() -> None:
+    table = _offered(T0 + 1)
+    until = table.rematch_until
+    assert until is not None
+    table, events = table.apply(Tick(), until - 0.5)
+    assert events == []
+    table, events = table.apply(Tick(), until)
+    assert [e.TYPE for e in events] == ["rematch_lapsed"]
+    assert table.rematch_votes == frozenset() and table.next_deadline() is None
+    # Bob's late acceptance is a new offer, not the old one completed.
+    table, events = table.apply(Rematch(device(2)), until + 1)
+    assert [e.TYPE for e in events] == ["rematch_offered"]
+    assert table.stage is Stage.FINISHED
+
+
+def test_an_answer_after_the_deadline_before_its_tick_finds_the_offer_lapsed() -> None:
+    table = _offered(T0 + 1)
+    assert table.rematch_until is not None
+    late = table.rematch_until + 1
+    table, events = table.apply(Rematch(device(2)), late)
+    assert [e.TYPE for e in events] == ["rematch_lapsed", "rematch_offered"]
+    with pytest.raises(TableError) as info:
+        _offered(T0 + 1).apply(DeclineRematch(device(2)), late)
+    assert info.value.code == "illegal_action"
+
+
+def test_the_host_filling_an_absent_players_seat_completes_the_rematch() -> None:
+    table = _offered()
+    table, _ = table.apply(Disconnect(device(2)), T0 + 2)
+    table, events = table.apply(SetCpu(device(1), Seat.NORTH, "hard"), T0 + 3)
+    assert [e.TYPE for e in events] == ["seat_changed", "game_started"]
+
+
+def test_a_spectator_is_told_it_is_a_spectator_first() -> None:
+    table, _ = started(rounds=2)
+    table, _ = table.apply(Join("dev-spec", "Sam", spectator=True), T0)
+    for command in (
+        NextRound("dev-spec"),  # while a round is played
+        Rematch("dev-spec"),  # before the game is over
+        DeclineRematch("dev-spec"),
+        Shoot("dev-spec", Seat.SOUTH, Shot(0.0, 0.0, 30.0)),
+        TakeSeat("dev-spec", Seat.SOUTH),  # mid-game
+    ):
+        with pytest.raises(TableError) as info:
+            table.apply(command, T0)
+        assert info.value.code == "spectator", command
+
+
+def test_the_rematch_offer_survives_the_snapshot_and_the_replay() -> None:
+    table = _offered()
+    assert Table.from_dict(table.to_dict()) == table

@@ -32,6 +32,9 @@ from crokinole.table import (
     Presence,
     RankedSeated,
     Reacted,
+    RematchDeclined,
+    RematchLapsed,
+    RematchOffered,
     RematchVoted,
     Renamed,
     RoundStarted,
@@ -187,6 +190,9 @@ ONE_OF_EACH: list[Event] = [
     RankedSeated(version=20, at=20.0, seat=Seat.NORTH, rating=1040, provisional=True),
     HintTaken(version=21, at=21.0, member="m1", seat=Seat.SOUTH, kind="heatmap"),
     SeatNamed(version=22, at=22.0, seat=Seat.WEST, name="Bob"),
+    RematchOffered(version=23, at=23.0, mid="m2", until=83.0),
+    RematchDeclined(version=24, at=24.0, mid="m1"),
+    RematchLapsed(version=25, at=25.0),
 ]
 
 

@@ -47,7 +47,7 @@ review's ``seed`` plus the action's index in the record.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -63,10 +63,14 @@ __all__ = [
     "GRADE_THRESHOLDS",
     "GameReview",
     "Grade",
+    "ReviewStep",
     "SeatSummary",
     "ShotReview",
+    "assemble",
     "grade_of",
     "review",
+    "review_step",
+    "review_steps",
 ]
 
 
@@ -330,6 +334,69 @@ def review_shot(
     return played, best
 
 
+@dataclass(frozen=True, slots=True)
+class ReviewStep:
+    """One shot of a game to review: the game before it and after it, replayed.
+
+    A review is a list of these (:func:`review_steps`, quick), each valued
+    on its own (:func:`review_step`, the slow part: a search), so a server
+    can compute a long review one shot at a time, between other work.
+    """
+
+    index: int
+    before: Game
+    seat: Seat
+    shot: Shot
+    after: Game
+
+
+def review_steps(game: Game) -> list[ReviewStep]:
+    """Every shot of ``game`` to review, replayed from the start (blocking, quick).
+
+    Raises:
+        AnalysisError: an action does not replay to the result it records.
+    """
+    return [
+        ReviewStep(index, before, seat, shot, after.copy())
+        for index, before, seat, shot, after in _replay(game)
+    ]
+
+
+def review_step(step: ReviewStep, accuracy: Accuracy, *, seed: int = 0) -> ShotReview:
+    """The review of one shot (blocking: a search); its draws are seeded ``seed + index``."""
+    before, seat, shot = step.before, step.seat, step.shot
+    played, best = review_shot(before, shot, accuracy, seed=seed + step.index)
+    loss_win = max(best.round_win - played.round_win, 0.0)
+    margin_after, totals_after = _standing(step.after, seat)
+    return ShotReview(
+        index=step.index,
+        round=before.round_number,
+        turn=before.turn_index + 1,
+        seat=seat,
+        shot=shot,
+        played=played,
+        best=best,
+        loss_margin=best.margin - played.margin,
+        loss_win=loss_win,
+        grade=grade_of(loss_win),
+        margin_after=margin_after,
+        totals_after=totals_after,
+        position_code=_position_code(before, seat),
+    )
+
+
+def assemble(game: Game, accuracy: Accuracy, seed: int, shots: Sequence[ShotReview]) -> GameReview:
+    """The review of ``game`` made of its shots' reviews (:func:`review_step`), in order."""
+    rules = game.rules
+    return GameReview(
+        accuracy=accuracy.name,
+        seed=seed,
+        seats=rules.seats,
+        sides=rules.sides,
+        shots=tuple(shots),
+    )
+
+
 def review(
     game: Game,
     *,
@@ -357,36 +424,10 @@ def review(
     (0.0, True, 'mistake')
     """
     accuracy = Accuracy.human() if accuracy is None else accuracy
-    total = sum(1 for a in game.actions if a.get("type") == "shoot")
+    steps = review_steps(game)
     shots: list[ShotReview] = []
-    for index, before, seat, shot, after in _replay(game):
-        played, best = review_shot(before, shot, accuracy, seed=seed + index)
-        loss_win = max(best.round_win - played.round_win, 0.0)
-        margin_after, totals_after = _standing(after, seat)
-        shots.append(
-            ShotReview(
-                index=index,
-                round=before.round_number,
-                turn=before.turn_index + 1,
-                seat=seat,
-                shot=shot,
-                played=played,
-                best=best,
-                loss_margin=best.margin - played.margin,
-                loss_win=loss_win,
-                grade=grade_of(loss_win),
-                margin_after=margin_after,
-                totals_after=totals_after,
-                position_code=_position_code(before, seat),
-            )
-        )
+    for step in steps:
+        shots.append(review_step(step, accuracy, seed=seed))
         if progress is not None:
-            progress(len(shots), total)
-    rules = game.rules
-    return GameReview(
-        accuracy=accuracy.name,
-        seed=seed,
-        seats=rules.seats,
-        sides=rules.sides,
-        shots=tuple(shots),
-    )
+            progress(len(shots), len(steps))
+    return assemble(game, accuracy, seed, shots)

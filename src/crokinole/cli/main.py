@@ -29,6 +29,10 @@ BENCHMARKS = {
     "server": "bot clients play N concurrent online parties on one server process "
     "(or, with --processes 1 2, on clusters on PostgreSQL and Redis): "
     "shot-to-broadcast latency, errors, memory per game, games held",
+    "flood": "N parties play while one client floods the server with pings it never reads: "
+    "the other games' p99 shot-to-broadcast quiet and flooded, and their ratio",
+    "analysis_load": "a CPU Expert's reply p99 quiet and while two long game reviews are "
+    "computed on the same server, and their ratio",
     "analysis": "hint p50/p95 on crowded boards, aim heat-map time and the review of a "
     "64-shot game, on one core, against their targets",
     "login": "failed logins for unknown and known usernames: median times and their ratio "

@@ -7,6 +7,7 @@ import importlib.util
 import math
 import os
 import re
+import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -208,6 +209,7 @@ def run_serve(args: argparse.Namespace) -> int:
         retention_days=args.retention_days,
         warm_up=not args.no_warm_up,
         cpu_workers=args.cpu_workers,
+        analysis_workers=args.analysis_workers,
         standin_grace=args.standin_grace,
         round_countdown=args.round_countdown,
         turn_grace=args.turn_grace,
@@ -238,7 +240,7 @@ def run_serve(args: argparse.Namespace) -> int:
     print(
         f"crokinole: open http://{args.host}:{args.port} in a browser (database: {shown_url(db)})"
     )
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=args.host,
         port=args.port,
@@ -248,7 +250,35 @@ def run_serve(args: argparse.Namespace) -> int:
         # cost a crowded server half its event loop (crokinole bench server).
         ws_per_message_deflate=args.compress,
     )
+    try:
+        sock = listening_socket(args.host, args.port)
+    except OSError as error:
+        print(f"crokinole: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
+        return 1
+    uvicorn.Server(config).run(sockets=[sock])
     return 0
+
+
+#: The kernel's receive buffer of each connection, in bytes.  A client's
+#: message is at most 16 KiB; a small buffer means that one read of a socket
+#: that floods hands the websocket parser a few hundred frames, not 256 KiB
+#: of them (every frame of a read is parsed at once, on the event loop, before
+#: the message limit can close the socket: ``crokinole bench flood``).
+RECEIVE_BUFFER = 32 * 1024
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The server's TCP socket, bound (connections it accepts inherit its receive buffer)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def add_database_argument(parser: argparse.ArgumentParser) -> None:
@@ -369,6 +399,14 @@ def add_command(
         metavar="N",
         help="threads of the CPU players' own pool: CPU decisions computed at once "
         "(default: %(default)s, or $CROKINOLE_CPU_WORKERS)",
+    )
+    serve.add_argument(
+        "--analysis-workers",
+        type=count(1),
+        default=_env("CROKINOLE_ANALYSIS_WORKERS", "1"),
+        metavar="N",
+        help="threads of the analysis asked over HTTP (reviews, the practice room), "
+        "apart from the CPU players' (default: %(default)s, or $CROKINOLE_ANALYSIS_WORKERS)",
     )
     timing = serve.add_argument_group(
         "party timings", "waits of online parties; shorten them only to test or to demonstrate"

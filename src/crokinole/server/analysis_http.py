@@ -9,9 +9,13 @@
 | POST | /api/analysis/heatmap | a heat map of one placement in a practice position |
 | GET | /review/{table}, /review | the review page (``/review``: of a record file) |
 
-Every analysis is computed on the CPU players' pool
-(:meth:`~crokinole.server.cpu.CpuPool.run`), off the event loop, and one
-client address has one at a time (429 otherwise).  Bad input is answered
+Every analysis is computed on the analysis pool
+(:class:`~crokinole.server.cpu.AnalysisPool`), apart from the CPU players'
+threads and off the event loop; one client address has one at a time (429
+otherwise), and when every place of the pool's queue is taken the answer is
+503.  A review is computed a shot at a time (one job per shot, so
+reviews asked together take turns) and takes games of at most
+:data:`MAX_REVIEW_SHOTS` shots.  Bad input is answered
 400 ``{"error": "<plain words>"}``; nothing is ever stored.  A table's
 review is kept (a finished game's review never changes).
 
@@ -54,11 +58,12 @@ from crokinole.analysis.practice import (
     position_from_data,
     practice_game,
 )
-from crokinole.analysis.review import review
+from crokinole.analysis.review import assemble, review_step, review_steps
 from crokinole.errors import CrokinoleError, InvalidRecordError, TableError
 from crokinole.rules import Game
 from crokinole.server.accounts import Accounts
 from crokinole.server.accounts_http import COOKIE
+from crokinole.server.cpu import AnalysisBusyError, AnalysisPool
 from crokinole.server.fair_play import daily_refused, engine_help_refused
 from crokinole.server.json_input import JsonInputError, read_json
 from crokinole.server.practice_http import utc_today
@@ -70,6 +75,7 @@ from crokinole.table import GameStarted, Table, check_name, event_from_dict
 __all__ = [
     "MAX_BODY_BYTES",
     "MAX_RECORD_BYTES",
+    "MAX_REVIEW_SHOTS",
     "NO_ACCURACY",
     "AnalysisHttpError",
     "finished_game",
@@ -82,6 +88,9 @@ STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 
 #: The largest game record ``POST /api/review`` reads.
 MAX_RECORD_BYTES = 512 * 1024
+#: The longest game a review takes, in shots (a four-round doubles game with its
+#: four extra rounds is 192).
+MAX_REVIEW_SHOTS = 256
 #: The largest body of a practice room's request (a position is a few hundred bytes).
 MAX_BODY_BYTES = 16 * 1024
 #: Reviews of tables' games kept ready.
@@ -305,13 +314,17 @@ def routes(
     store: Store,
     tables: Tables,
     accounts: Accounts | None = None,
+    analysis: AnalysisPool | None = None,
     *,
     today: Callable[[], datetime.date] = utc_today,
 ) -> list[BaseRoute]:
     """The review JSON and page, and the practice room's hints and heat maps.
 
-    ``today`` is the UTC date (a clock for tests): the day's challenge gets no hints.
+    ``analysis``: the pool they are computed on (the app's; by default one
+    of a thread made here). ``today`` is the UTC date (a clock for tests):
+    the day's challenge gets no hints.
     """
+    pool = analysis if analysis is not None else AnalysisPool()
     cache = _Cache()
     running: set[str] = set()
 
@@ -367,10 +380,14 @@ def routes(
         async def route(request: Request) -> Response:
             try:
                 await fair(request)
-                async with one_at_a_time(request):
+                async with one_at_a_time(request), pool.place():
                     payload = await make(request)
             except AnalysisHttpError as exc:
                 return JSONResponse({"error": exc.message}, status_code=exc.status)
+            except AnalysisBusyError as exc:
+                return JSONResponse(
+                    {"error": str(exc)}, status_code=503, headers={"Retry-After": "5"}
+                )
             return JSONResponse(payload, headers={"Cache-Control": "no-cache"})
 
         return route
@@ -420,11 +437,22 @@ def routes(
         return {"names": names, **reviewed} if names else reviewed
 
     async def _review(game: Game, accuracy: Accuracy) -> dict[str, Any]:
+        """The review of ``game``, one job per shot on the analysis pool."""
+        count = sum(1 for a in game.actions if a.get("type") == "shoot")
+        if count > MAX_REVIEW_SHOTS:
+            raise AnalysisHttpError(
+                413,
+                f"this game has {count} shots: a review takes games of at most "
+                f"{MAX_REVIEW_SHOTS} shots",
+            )
         try:
-            done = await tables.cpu.run(functools.partial(review, game, accuracy=accuracy))
+            steps = await pool.run(functools.partial(review_steps, game))
+            shots = [
+                await pool.run(functools.partial(review_step, step, accuracy)) for step in steps
+            ]
         except AnalysisError as exc:
             raise AnalysisHttpError(400, f"this game cannot be reviewed: {exc}") from None
-        return done.to_dict()
+        return assemble(game, accuracy, 0, shots).to_dict()
 
     async def practice_hints(request: Request) -> dict[str, Any]:
         data = await _json_object(request)
@@ -434,7 +462,7 @@ def routes(
         accuracy = await accuracy_of(request, _accuracy_name(data.get("accuracy"), "steady"))
         try:
             game = practice_game(position)
-            found = await tables.cpu.run(functools.partial(hints, game, accuracy))
+            found = await pool.run(functools.partial(hints, game, accuracy))
         except AnalysisError as exc:
             raise AnalysisHttpError(400, str(exc)) from None
         return {
@@ -460,7 +488,7 @@ def routes(
         accuracy = await accuracy_of(request, _accuracy_name(data.get("accuracy"), "steady"))
         try:
             game = practice_game(position)
-            mapped = await tables.cpu.run(
+            mapped = await pool.run(
                 functools.partial(heat_map, game, float(where), accuracy, metric=metric)
             )
         except AnalysisError as exc:

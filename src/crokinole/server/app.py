@@ -11,10 +11,12 @@ can cost is bounded (:mod:`crokinole.server.limits`).
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import logging
 import re
+import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -42,6 +44,7 @@ from crokinole.server import (
     sheets,
 )
 from crokinole.server.accounts import Accounts
+from crokinole.server.cpu import AnalysisPool
 from crokinole.server.hub import Hub, HubUnavailableError
 from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
 from crokinole.server.ranked import RankedQueue
@@ -126,6 +129,8 @@ def create_app(
         redis_hub = RedisHub.from_url(redis, store, lease_ms=settings.lease_ms, prefix=redis_prefix)
         hub = redis_hub
     tables = Tables.from_settings(store, settings, hub=hub)
+    # Reviews and the practice room compute here, never on the CPU players' threads.
+    analysis = AnalysisPool(settings.analysis_workers, settings.analysis_queue)
     if redis_hub is not None:
         redis_hub.on_lost = tables.lost
     accounts = Accounts(
@@ -152,6 +157,8 @@ def create_app(
             await tables.hub.broadcast(SESSION_ENDED, {"sessions": hashes})
         except HubUnavailableError as exc:  # this process's were closed; the others' will not be
             log.warning("could not tell the other processes that sessions ended: %s", exc)
+    #: Addresses refused new websockets until a monotonic time (after a flood).
+    cooling: dict[str, float] = {}
 
     async def index(_: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -219,8 +226,21 @@ def create_app(
         if per_address[address] >= settings.connections_per_address:
             await websocket.close(code=CLOSE_POLICY)
             return None
+        if cooling.get(address, 0.0) > time.monotonic():
+            # This address flooded a socket a moment ago: each new socket costs
+            # the server the parsing of what it sends before it can be closed.
+            await websocket.close(code=CLOSE_POLICY)
+            return None
         per_address[address] += 1
         return address
+
+    def cool(address: str) -> None:
+        """Refuse the address new websockets for a while: one of its sockets flooded."""
+        now = time.monotonic()
+        if len(cooling) > 10_000:  # forget the cooled down: memory stays bounded
+            for cooled in [a for a, until in cooling.items() if until <= now]:
+                del cooling[cooled]
+        cooling[address] = now + settings.flood_cooldown
 
     def gone(address: str) -> None:
         per_address[address] -= 1
@@ -235,6 +255,7 @@ def create_app(
             websocket, tables, settings, limiter, presence, accounts=accounts, ranked=ranked
         )
         live.add(session)
+        session.on_flood = functools.partial(cool, address)
         try:
             await websocket.accept()
             async with anyio.create_task_group() as tasks:
@@ -243,7 +264,9 @@ def create_app(
                 tasks.start_soon(session.hello_deadline)
                 await session.done.wait()
                 tasks.cancel_scope.cancel()
-            if session.dropped is not None:
+            # A client dropped for flooding gets no closing handshake: the
+            # socket just ends (the handshake would parse all it sent first).
+            if session.dropped is not None and session.close_frame:
                 # The close frame may never get through to a client that does
                 # not read: the server gives up on it after a second.
                 code, reason = session.dropped
@@ -301,6 +324,7 @@ def create_app(
             background.cancel_scope.cancel()
         await ranked.close()
         await tables.close()
+        analysis.close()
         if redis_hub is not None:
             await redis_hub.close()
         store.close()
@@ -319,7 +343,7 @@ def create_app(
         *pages.routes(),
         *accounts_http.routes(accounts, settings, on_ended=session_ended),
         *ranked_http.routes(store),
-        *analysis_http.routes(store, tables, accounts),
+        *analysis_http.routes(store, tables, accounts, analysis),
         *practice_http.routes(store, accounts, settings),
         Route("/healthz", health),
         Route("/api/record", device_record),

@@ -11,22 +11,27 @@ Each decision gets its random source from a seed the caller passes (the
 owner derives it from the table's seed and version), so a game against the
 CPU is reproducible in tests.
 
-The same threads run the analysis a player asks for (a hint, a heat map, a
-game review: :meth:`CpuPool.run`): searches of the same kind and cost, kept
-off the event loop and off the store's threads alike.
+The same threads run the hints and heat maps asked at a table during a
+game (:meth:`CpuPool.run`): short searches for a player's turn.  The
+analysis asked over HTTP (reviews, the practice room) runs on an
+:class:`AnalysisPool` of its own, bounded in threads and in waiting
+requests, so however many reviews are asked the CPU players keep their
+threads.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from typing import TypeVar
 
 import numpy as np
 
 from crokinole.ai import Level, make_player
 from crokinole.board import Seat, Shot
+from crokinole.errors import CrokinoleError
 from crokinole.rules import Game, Rules
 
 #: The seed of one decision: an int or a sequence of ints (numpy's ``SeedSequence`` entropy).
@@ -100,4 +105,64 @@ class CpuPool:
 
     def close(self) -> None:
         """Stop the threads once their current decisions end; queued ones are dropped."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+class AnalysisBusyError(CrokinoleError):
+    """Every place of the analysis pool's queue is taken: try again in a moment."""
+
+
+class AnalysisPool:
+    """The threads of the analysis asked over HTTP, apart from the CPU players'.
+
+    A request takes a place (:meth:`place`) for as long as it is computed:
+    at most ``workers`` compute at once and ``queue`` more wait; the next is
+    refused (:class:`AnalysisBusyError`) rather than queued without end.  A
+    long job is split by its caller into short ones (a review: one per shot,
+    each run after the last), so requests that share the threads take turns
+    a shot at a time instead of one holding them for a whole review.
+
+    Args:
+        workers: threads (analyses computed at once).
+        queue: requests that may wait for a thread besides those computing.
+    """
+
+    def __init__(self, workers: int = 1, queue: int = 8) -> None:
+        if workers < 1:
+            raise ValueError(f"the analysis needs at least one worker thread, not {workers}")
+        if queue < 0:
+            raise ValueError(f"the analysis queue holds zero or more requests, not {queue}")
+        self.workers = workers
+        self.queue = queue
+        self._placed = 0
+        self._executor = ThreadPoolExecutor(
+            max_workers=workers, thread_name_prefix="crokinole-analysis"
+        )
+
+    @property
+    def placed(self) -> int:
+        """Requests holding a place now (computing or waiting)."""
+        return self._placed
+
+    @asynccontextmanager
+    async def place(self) -> AsyncIterator[None]:
+        """Hold a place for one request while its jobs run.
+
+        Raises:
+            AnalysisBusyError: every place is taken.
+        """
+        if self._placed >= self.workers + self.queue:
+            raise AnalysisBusyError("the analysis is busy: try again in a moment")
+        self._placed += 1
+        try:
+            yield
+        finally:
+            self._placed -= 1
+
+    async def run(self, job: Callable[[], T]) -> T:
+        """``job()`` computed on the analysis threads (one short job: a shot, a hint)."""
+        return await asyncio.get_running_loop().run_in_executor(self._executor, job)
+
+    def close(self) -> None:
+        """Stop the threads once their current jobs end; queued ones are dropped."""
         self._executor.shutdown(wait=False, cancel_futures=True)

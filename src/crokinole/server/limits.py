@@ -33,18 +33,29 @@ class ServerSettings:
         warm_up: compile the simulator and the CPU search at startup.
         cpu_workers: threads of the CPU players' own pool (CPU decisions
             computed at once; the others wait their turn).
+        analysis_workers: threads of the analysis asked over HTTP (reviews,
+            the practice room's hints and heat maps), apart from the CPU players'.
+        analysis_queue: analysis requests that may wait for those threads;
+            more are answered 503.
         turn_grace: seconds of latency grace added to a table's turn clock.
         standin_grace: seconds before the CPU takes over the turn of a player
             who is not connected.
         round_countdown: seconds after a round's end before the next round
             starts in a party (unless everyone pressed Next).
         reaction_gap: least seconds between two reactions of one member.
+        rematch_offer: seconds a rematch offer waits for every seated
+            player's answer before it lapses.
         short_clocks: allow turn clocks under 30 seconds (tests only).
         login_limit_pair: failed logins allowed per account from one address
             in 15 minutes (more are refused with "try again in N minutes").
         login_limit_address: failed logins allowed per address in 15 minutes.
         login_limit_account: failed logins allowed per account from anywhere
             in 15 minutes; browsers that logged in to it before are exempt.
+        messages_per_second: messages one websocket may send a second, on
+            average (a token bucket; more: an ``error``, then the socket is closed).
+        message_burst: messages one websocket may send at once (the bucket's size).
+        flood_cooldown: seconds an address whose websocket was closed for too
+            many messages is refused new websockets (HTTP 403).
         signups_per_hour: new accounts one address may make in any hour
             (accounts made, counted in the process; a refused sign up does
             not count).
@@ -70,16 +81,22 @@ class ServerSettings:
     send_timeout: float = 30.0
     warm_up: bool = True
     cpu_workers: int = 2
+    analysis_workers: int = 1
+    analysis_queue: int = 8
     turn_grace: float = 2.0
     standin_grace: float = 10.0
     round_countdown: float = 10.0
     reaction_gap: float = 2.0
+    rematch_offer: float = 60.0
     short_clocks: bool = False
     login_limit_pair: int = 5
     login_limit_address: int = 20
     login_limit_account: int = 25
     signups_per_hour: int = 10
     session_sweep: float = 60.0
+    messages_per_second: float = 20.0
+    message_burst: int = 100
+    flood_cooldown: float = 10.0
     lease_ms: int = 10_000
     own_process: bool = False
 
@@ -123,6 +140,32 @@ class RateLimiter:
         times = self._seen.get(key)
         if times is not None and at in times:
             times.remove(at)
+
+
+class TokenBucket:
+    """At most ``burst`` events at once, refilled at ``rate`` a second (time is an argument).
+
+    >>> bucket = TokenBucket(rate=2.0, burst=3, now=0.0)
+    >>> [bucket.take(0.0) for _ in range(4)]
+    [True, True, True, False]
+    >>> bucket.take(0.4), bucket.take(0.5), bucket.take(0.6)
+    (False, True, False)
+    """
+
+    def __init__(self, rate: float, burst: int, now: float) -> None:
+        self._rate = rate
+        self._burst = float(burst)
+        self._tokens = float(burst)
+        self._at = now
+
+    def take(self, now: float) -> bool:
+        """Count one event at time ``now``; False when the bucket is empty (nothing counted)."""
+        self._tokens = min(self._burst, self._tokens + (now - self._at) * self._rate)
+        self._at = now
+        if self._tokens < 1.0:
+            return False
+        self._tokens -= 1.0
+        return True
 
 
 def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:

@@ -11,6 +11,12 @@ and bytes, emptied by the session's own writer, so no client can make a
 table (or another client) wait.  A client whose queue overflows, or whose
 socket takes longer than the send timeout for one message, is dropped; it
 reconnects and is sent the table again.
+
+Reading is limited too: each connection has a token bucket of messages
+(``ServerSettings.message_burst`` at once, ``messages_per_second`` on
+average); a client over it is sent ``error`` ``too_many_messages`` and closed.
+The reader gives the event loop back after every message, so one
+connection's backlog of messages never holds the other connections up.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from crokinole.server.accounts import Account, Accounts, token_hash
 from crokinole.server.accounts_http import COOKIE
 from crokinole.server.analysis_http import NO_ACCURACY, own_accuracy
 from crokinole.server.hub import HubUnavailableError
-from crokinole.server.limits import RateLimiter, ServerSettings
+from crokinole.server.limits import RateLimiter, ServerSettings, TokenBucket
 from crokinole.server.ranked import RankedQueue
 from crokinole.server.tables import UNAVAILABLE, Tables
 from crokinole.store import Store, StoreUnavailableError
@@ -45,6 +51,7 @@ from crokinole.table import (
     ChangeSettings,
     Command,
     Connect,
+    DeclineRematch,
     Disconnect,
     Event,
     Hand,
@@ -77,6 +84,10 @@ log = logging.getLogger("crokinole.server")
 #: Close codes sent when the server drops a client (RFC 6455 §7.4).
 CLOSE_TOO_SLOW = 1013  # "try again later": reconnect and catch up
 CLOSE_POLICY = 1008
+
+#: How long a connection closed for too many messages has to read its last ``error``
+#: (the server reads nothing more from it meanwhile).
+CLOSE_FLUSH_S = 2.0
 
 #: The opponents a device record counts: the CPU levels, then other people.
 RECORD_OPPONENTS: tuple[str, ...] = (*wire.LEVEL_IDS, "people")
@@ -180,6 +191,18 @@ class Session:
         self._outbox: asyncio.Queue[Outgoing] = asyncio.Queue()
         self._queued_bytes = 0
         self.dropped: tuple[int, str] | None = None
+        #: Whether a dropped client is sent a close frame: not one that floods
+        #: (the closing handshake would read, and parse, all it sent first).
+        self.close_frame = True
+        #: Called when this client goes over its message limit (the app cools its address).
+        self.on_flood: Callable[[], None] | None = None
+        #: The writer found the client gone (its messages are counted, no more handled).
+        self._gone = False
+        #: Set when the connection is to close once its queued messages are sent.
+        self._closing: tuple[int, str] | None = None
+        self._bucket = TokenBucket(
+            settings.messages_per_second, settings.message_burst, time.monotonic()
+        )
         self.done = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         #: The hint or heat map being computed for this connection (one at a time).
@@ -199,7 +222,7 @@ class Session:
     # ------------------------------------------------------------ sending
 
     def _queue(self, item: Outgoing, size: int) -> None:
-        if self.done.is_set():
+        if self.done.is_set() or self._closing is not None:
             return
         if (
             self._outbox.qsize() >= self.settings.queue_messages
@@ -242,6 +265,17 @@ class Session:
         log.info("dropping a client (%s)", reason)
         self.done.set()
 
+    def close_after(self, code: int, reason: str) -> None:
+        """Disconnect this client :data:`CLOSE_FLUSH_S` from now.
+
+        Nothing more is queued; the messages queued so far are sent
+        meanwhile, so a client that reads gets them before the socket ends.
+        """
+        if self.done.is_set() or self._closing is not None:
+            return
+        self._closing = (code, reason)
+        asyncio.get_running_loop().call_later(CLOSE_FLUSH_S, self.drop, code, reason)
+
     async def writer(self) -> None:
         """Send the queued messages in order, each within the send timeout."""
         try:
@@ -258,16 +292,25 @@ class Session:
                 if scope.cancelled_caught:
                     self.drop(CLOSE_TOO_SLOW, "too slow: reconnect to catch up")
                     return
-        except (WebSocketDisconnect, OSError, RuntimeError):
+        except WebSocketDisconnect:
+            # The client went: the reader counts what it had sent (a flood
+            # that hangs up is a flood) and ends the session at its disconnect.
+            self._gone = True
+        except (OSError, RuntimeError):
             self.done.set()
 
     async def reader(self) -> None:
-        """Read and handle messages until the client leaves."""
+        """Read and handle messages until the client leaves, or sends too many."""
         try:
             while True:
                 received = await self.websocket.receive()
                 if received["type"] == "websocket.disconnect":
                     break
+                if not self._bucket.take(time.monotonic()):
+                    self._too_many()
+                    return
+                if self._gone:
+                    continue  # nobody to answer: counted, not handled
                 text = received.get("text")
                 if text is None:
                     text = (received.get("bytes") or b"").decode("utf-8", errors="replace")
@@ -275,10 +318,27 @@ class Session:
                 # dropped meanwhile: the owner applies whole commands only.
                 with anyio.CancelScope(shield=True):
                     await self.handle(text)
+                # A backlog of messages already read is not handled in one
+                # go: the other connections and tables get their turn.
+                await asyncio.sleep(0)
         except WebSocketDisconnect:
             pass
         finally:
-            self.done.set()
+            if self._closing is None:
+                self.done.set()
+
+    def _too_many(self) -> None:
+        """Over the message limit: an ``error``, then the connection is closed."""
+        burst, rate = self.settings.message_burst, self.settings.messages_per_second
+        self.error(
+            "too_many_messages",
+            f"too many messages: at most {burst} at once and {rate:g} a second; "
+            "this connection is closed",
+        )
+        self.close_frame = False
+        if self.on_flood is not None:
+            self.on_flood()
+        self.close_after(CLOSE_POLICY, "too many messages")
 
     async def hello_deadline(self) -> None:
         """A socket that never says hello is closed after the hello timeout."""
@@ -394,7 +454,8 @@ class Session:
 
         A client that was shown the table up to ``last_event`` and missed a
         few events since is sent those events (a shot it missed is animated);
-        any other is sent the whole view.
+        any other is sent the whole view.  A refusal (no such table, not a
+        member) leaves the table open here as it was.
         """
         assert self.token is not None
         shown = self._shown
@@ -402,7 +463,6 @@ class Session:
             # Already open here: the client asks to be sent it all again.
             self._show(self.tables.held(table_id) or shown)
             return
-        self._switch_table()
         table = await self.tables.get(table_id, subscriber=self)
         if table is None:
             raise TableError("unknown_table", f"there is no table {table_id}")
@@ -414,6 +474,7 @@ class Session:
             raise TableError(
                 "not_a_member", "you are not at this table: join it with its code or link"
             )
+        self._switch_table()
         self._me = me
         if table.kind is Kind.RANKED and table.stage == "playing":
             await self._note_ranked_device(table.id)
@@ -671,11 +732,11 @@ class Session:
         earlier = []
         if msg.kind == "solo":
             earlier = await anyio.to_thread.run_sync(self.tables.store.open_tables_of_device, token)
-        self._switch_table()
         table = await self.tables.create(
             kind=msg.kind, device=token, name=msg.name, settings=settings, seats=seats,
             names=names, subscriber=self,
         )  # fmt: skip
+        self._switch_table()  # only once the new table exists: a refusal leaves this one open
         self._show(table)
         await self._arrive()
         await self._abandon_solo_tables(token, [t for t in earlier if t != table.id])
@@ -698,8 +759,12 @@ class Session:
                 log.debug("abandoning table %s: %s", table_id, exc.message)
 
     async def _join(self, token: str, msg: wire.Join) -> None:
+        """``join``: the party is opened here once it let the device in.
+
+        A refused join (unknown code, a full party…) changes nothing: the
+        table open here stays open, and the device stays at it.
+        """
         self._check_rate(token)
-        self._switch_table()
         table, _events = await self.tables.join_by_code(
             wire.normal_code(msg.code),
             device=token,
@@ -707,6 +772,8 @@ class Session:
             spectator=msg.spectator,
             subscriber=self,
         )
+        if table.id != self.table_id:
+            self._switch_table()
         self._show(table)
         await self._arrive()
 
@@ -749,6 +816,7 @@ class Session:
             "start": Start,
             "next_round": NextRound,
             "rematch": Rematch,
+            "decline_rematch": DeclineRematch,
             "leave": Leave,
             "resign": Resign,
         }

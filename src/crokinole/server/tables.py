@@ -223,6 +223,7 @@ class Tables:
             standin_grace=settings.standin_grace,
             round_countdown=settings.round_countdown,
             reaction_gap=settings.reaction_gap,
+            rematch_offer=settings.rematch_offer,
         )
         return cls(
             store,

@@ -41,6 +41,9 @@ from crokinole.table import (
     Played,
     Presence,
     Reacted,
+    RematchDeclined,
+    RematchLapsed,
+    RematchOffered,
     RematchVoted,
     Renamed,
     RoundStarted,
@@ -186,7 +189,7 @@ class ShootMessage(_Message):
 class TableAction(_Message):
     """A message with nothing but its table: what to do is its type."""
 
-    type: Literal["start", "next_round", "rematch", "leave", "resign"]
+    type: Literal["start", "next_round", "rematch", "decline_rematch", "leave", "resign"]
     table: TableId
 
 
@@ -277,7 +280,8 @@ _ADAPTER: TypeAdapter[ClientMessage] = TypeAdapter(
 MESSAGE_TYPES = frozenset(
     {
         "hello", "create", "join", "open", "take_seat", "move", "set_cpu", "remove",
-        "settings", "shoot", "start", "next_round", "rematch", "leave", "resign",
+        "settings", "shoot", "start", "next_round", "rematch", "decline_rematch", "leave",
+        "resign",
         "rename", "react", "hint", "heatmap", "ping", "queue", "leave_queue",
     }
 )  # fmt: skip
@@ -771,6 +775,12 @@ def _event_fields(
                 "game": _shared_game(table), "record": None}  # fmt: skip
     if isinstance(event, RematchVoted):
         return {"type": "rematch_vote", "member": event.mid}
+    if isinstance(event, RematchOffered):
+        return {"type": "rematch_offer", "member": event.mid, "until": event.until}
+    if isinstance(event, RematchDeclined):
+        return {"type": "rematch_declined", "member": event.mid}
+    if isinstance(event, RematchLapsed):
+        return {"type": "rematch_lapsed"}
     if isinstance(event, Reacted):
         return {"type": "reaction", "member": event.mid, "reaction": event.reaction}
     if isinstance(event, HintTaken):

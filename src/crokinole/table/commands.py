@@ -36,6 +36,7 @@ __all__ = [
     "Command",
     "CommandBase",
     "Connect",
+    "DeclineRematch",
     "Disconnect",
     "Join",
     "Leave",
@@ -213,6 +214,15 @@ class Rematch(CommandBase):
 
 
 @dataclass(frozen=True, slots=True)
+class DeclineRematch(CommandBase):
+    """A seated player declines the rematch offered (the offer is withdrawn)."""
+
+    TYPE: ClassVar[str] = "decline_rematch"
+
+    device: str
+
+
+@dataclass(frozen=True, slots=True)
 class Resign(CommandBase):
     """Give the game up: on one device it is abandoned (a loss against the
     CPU) and the table closes; in a party, the same as :class:`Leave`."""
@@ -285,6 +295,7 @@ Command = (
     | Shoot
     | NextRound
     | Rematch
+    | DeclineRematch
     | Resign
     | Connect
     | Disconnect

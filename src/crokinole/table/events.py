@@ -41,6 +41,9 @@ __all__ = [
     "Presence",
     "RankedSeated",
     "Reacted",
+    "RematchDeclined",
+    "RematchLapsed",
+    "RematchOffered",
     "RematchVoted",
     "Renamed",
     "RoundStarted",
@@ -285,10 +288,34 @@ class RankedSeated(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RematchVoted(Event):
-    """Member ``mid`` wants another game."""
+    """Member ``mid`` accepts the rematch offered (before offers: voted for one)."""
 
     TYPE: ClassVar[str] = "rematch_voted"
     mid: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RematchOffered(Event):
+    """Member ``mid`` offers a rematch (and accepts it); it lapses at server time ``until``."""
+
+    TYPE: ClassVar[str] = "rematch_offered"
+    mid: str
+    until: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RematchDeclined(Event):
+    """Member ``mid`` declined the rematch offered: the offer is withdrawn."""
+
+    TYPE: ClassVar[str] = "rematch_declined"
+    mid: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RematchLapsed(Event):
+    """The rematch offered was not accepted by everyone in time: it is withdrawn."""
+
+    TYPE: ClassVar[str] = "rematch_lapsed"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -341,6 +368,9 @@ EVENT_TYPES: dict[str, type[Event]] = {
         GameFinished,
         GameAborted,
         RematchVoted,
+        RematchOffered,
+        RematchDeclined,
+        RematchLapsed,
         Reacted,
         Closed,
         RankedSeated,

@@ -324,12 +324,15 @@ class Timings:
         round_countdown: a round result shows this long, unless every
             connected player pressed Next first (parties only).
         reaction_gap: least time between two reactions of one member.
+        rematch_offer: how long a rematch offer waits for every seated
+            player's answer before it lapses.
     """
 
     turn_grace: float = 2.0
     standin_grace: float = 10.0
     round_countdown: float = 10.0
     reaction_gap: float = 2.0
+    rematch_offer: float = 60.0
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -24,11 +24,20 @@ Decisions taken where the issue and the contract are silent:
   ``standin_grace``; the CPU keeps the seat until a turn of that seat starts
   with its person connected again.  While it plays, the person's own shots
   are refused (``not_your_turn``).  Solo tables never stand in.
-* **Ready.**  Next round and rematch go on when every *connected* seated
+* **Ready.**  The next round goes on when every *connected* seated
   person pressed, and at least one who pressed is connected (or pressing
   now): a disconnection, or one who pressed coming back, can complete it,
   but a table nobody is at starts nothing (a game for nobody would count
   in their records).
+* **Rematch** (a party).  After a game a seated player offers a rematch
+  (``Rematch``: it counts as their acceptance); it is open until
+  ``rematch_until`` (``Timings.rematch_offer`` later).  The next game
+  starts when every seated person accepted *and is connected*, and every
+  seat is filled: a player who closed the tab never counts as agreeing
+  (they accept when they are back, or the host fills their seat).  Any
+  seated player may decline (``DeclineRematch``): the offer is withdrawn,
+  as it is when it lapses unanswered (a deadline).  Another may then be
+  offered.
 * **Deadlines** fire at the time the server ticks, and the next turn's
   clock starts then: after a restart, every player gets a full turn.
 * **Solo.**  One press of Next starts the next round and one Rematch the
@@ -81,6 +90,7 @@ from crokinole.table.commands import (
     ChangeSettings,
     Command,
     Connect,
+    DeclineRematch,
     Disconnect,
     Join,
     Leave,
@@ -112,6 +122,9 @@ from crokinole.table.events import (
     Presence,
     RankedSeated,
     Reacted,
+    RematchDeclined,
+    RematchLapsed,
+    RematchOffered,
     RematchVoted,
     Renamed,
     RoundStarted,
@@ -169,6 +182,7 @@ class DeadlineKind(StrEnum):
     STANDIN = "standin"  # the missing shooter's seat is played by the stand-in CPU
     ROUND = "round"  # the round result has been shown long enough: next round
     NO_SHOW = "no_show"  # a ranked seat's first turn ran out unplayed: the game is aborted
+    REMATCH = "rematch"  # the rematch offered was not answered in time: it lapses
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +238,8 @@ class Table:
         turn_started: server time the current turn started (None between turns).
         round_over_at: server time the round result appeared (None otherwise).
         next_pressed: mids that pressed Next for this round result.
-        rematch_votes: mids that voted for a rematch.
+        rematch_votes: mids that accepted the rematch offered (its offerer first).
+        rematch_until: server time the rematch offered lapses (None: none is).
         joined: members who ever joined (the next mid is ``m{joined + 1}``).
         people_seats: the seats people held when the current (or last) game
             started (a seat a stand-in took over for the rest of a game was
@@ -319,6 +334,7 @@ class Table:
     hinted: frozenset[tuple[Seat, str, int]] = frozenset()
     no_show: Seat | None = None
     seat_names: dict[Seat, str] = field(default_factory=dict)
+    rematch_until: float | None = None
     last_report: Played | None = field(default=None, compare=False, repr=False)
     shot_reports: dict[int, Played] = field(default_factory=dict, compare=False, repr=False)
 
@@ -619,9 +635,12 @@ class Table:
           after the last shots are animated, and then presses Next).
         * no_show: at a ranked table, on a seat's first turn of the game,
           ``turn_started + turn_time + turn_grace`` instead of the other two
-          (no stand-in, no ditch: the game is aborted).
+          (no stand-in, no ditch: the game is aborted);
+        * rematch: ``rematch_until``, after a game while a rematch is offered.
         """
         game = self.game
+        if self.stage is Stage.FINISHED and self.rematch_until is not None:
+            return Deadline(self.rematch_until, DeadlineKind.REMATCH)
         if self.stage is not Stage.PLAYING or game is None:
             return None
         found: list[Deadline] = []
@@ -742,6 +761,7 @@ class Table:
             "hinted": sorted([_seat_word(s), k, n] for s, k, n in self.hinted),
             "no_show": None if self.no_show is None else _seat_word(self.no_show),
             "seat_names": {_seat_word(s): n for s, n in self.seat_names.items()},
+            "rematch_until": self.rematch_until,
         }
 
     @classmethod
@@ -796,6 +816,7 @@ class Table:
                 seat_names={
                     seat_from_name(s): str(n) for s, n in data.get("seat_names", {}).items()
                 },
+                rematch_until=data.get("rematch_until"),
             )
         except InvalidRecordError:
             raise
@@ -845,6 +866,7 @@ def _fold_changes(t: Table, event: Event, played: Played | None) -> dict[str, An
             "settings": event.settings,
             "seats": {s: t.seats.get(s) for s in event.settings.seats},
             "rematch_votes": frozenset(),  # a vote was for a game under the old rules
+            "rematch_until": None,
         }
     if isinstance(event, Presence):
         return {
@@ -875,6 +897,7 @@ def _fold_changes(t: Table, event: Event, played: Played | None) -> dict[str, An
             "round_over_at": None,
             "next_pressed": frozenset(),
             "rematch_votes": frozenset(),
+            "rematch_until": None,
         }
     if isinstance(event, ShotPlayed | TurnTimedOut):
         before = _game(t)
@@ -929,6 +952,7 @@ def _fold_changes(t: Table, event: Event, played: Played | None) -> dict[str, An
             "round_over_at": None,
             "next_pressed": frozenset(),
             "rematch_votes": frozenset(),
+            "rematch_until": None,
         }
     if isinstance(event, GameAborted):
         if t.stage is not Stage.PLAYING or event.seat not in t.seats:
@@ -936,6 +960,10 @@ def _fold_changes(t: Table, event: Event, played: Played | None) -> dict[str, An
         return {"no_show": event.seat}  # the GameFinished that follows ends it
     if isinstance(event, RematchVoted):
         return {"rematch_votes": t.rematch_votes | {event.mid}}
+    if isinstance(event, RematchOffered):
+        return {"rematch_votes": frozenset({event.mid}), "rematch_until": event.until}
+    if isinstance(event, RematchDeclined | RematchLapsed):
+        return {"rematch_votes": frozenset(), "rematch_until": None}
     if isinstance(event, HintTaken):
         if event.seat not in t.seats:
             raise InvalidRecordError(f"{_seat_word(event.seat)} is not a seat of this table")
@@ -1151,13 +1179,28 @@ def _settle(d: _Draft, present: str | None = None) -> None:
         if _ready(t, t.next_pressed, present):
             d.emit(RoundStarted, round=game.round_number + 1)
             _begin_turn(d)
-    elif (
-        t.stage is Stage.FINISHED
-        and t.kind is Kind.PARTY
-        and _ready(t, t.rematch_votes, present)
-        and _empty_seat(t) is None
-    ):
+    elif t.stage is Stage.FINISHED and t.kind is Kind.PARTY and _rematch_agreed(t, present):
         _start_game(d)
+
+
+def _offer_open(t: Table, now: float) -> bool:
+    """Whether a rematch is offered now (not lapsed, even if its deadline has not fired)."""
+    return t.rematch_until is not None and now < t.rematch_until
+
+
+def _rematch_agreed(t: Table, present: str | None = None) -> bool:
+    """Every seat filled, and every seated person accepted the offer and is here.
+
+    ``present`` is the member accepting now (here, whatever their presence
+    says).  An absent player never counts as agreeing.
+    """
+    if t.rematch_until is None or _empty_seat(t) is not None:
+        return False
+    seated = {o.mid for o in t.seats.values() if isinstance(o, Person)}
+    here = {mid for mid in seated if (m := t.member(mid)) is not None and m.connected}
+    if present is not None:
+        here |= {present} & seated
+    return bool(seated) and seated <= t.rematch_votes and seated <= here
 
 
 def _start_game(d: _Draft) -> None:
@@ -1270,8 +1313,8 @@ def _take_seat(d: _Draft, c: TakeSeat) -> None:
     t = d.table
     _open(t)
     _party(t)
+    member = _player(t, c.device)  # a spectator is told so first
     _setup(t)
-    member = _player(t, c.device)
     if c.seat is None:
         _stand_up(d, member.mid)
         return
@@ -1307,6 +1350,7 @@ def _move_member(d: _Draft, c: MoveMember) -> None:
         raise _refuse("seat_taken", f"{_seat_word(seat)} is taken by {t.occupant_name(seat)}")
     _stand_up(d, target.mid)
     d.emit(SeatChanged, seat=seat, occupant=Person(target.mid))
+    _settle(d)
 
 
 def _set_cpu(d: _Draft, c: SetCpu) -> None:
@@ -1319,6 +1363,7 @@ def _set_cpu(d: _Draft, c: SetCpu) -> None:
     occupant = None if c.level is None else Cpu(c.level)
     if occupant != t.seats[seat]:
         d.emit(SeatChanged, seat=seat, occupant=occupant)
+        _settle(d)  # after a game: the seat of one who was away may complete a rematch
 
 
 def _remove(d: _Draft, c: Remove) -> None:
@@ -1360,6 +1405,8 @@ def _start(d: _Draft, c: Start) -> None:
 def _shoot(d: _Draft, c: Shoot) -> None:
     t = d.table
     _open(t)
+    if not c.cpu:
+        _player(t, c.device)  # a spectator is told so first
     if t.stage is Stage.LOBBY:
         raise _refuse("illegal_action", "the game has not started yet")
     if t.stage is Stage.FINISHED:
@@ -1456,12 +1503,12 @@ def _shoot(d: _Draft, c: Shoot) -> None:
 def _next_round(d: _Draft, c: NextRound) -> None:
     t = d.table
     _open(t)
+    member = _player(t, c.device)  # a spectator is told so first
     if t.stage is Stage.FINISHED:
         raise _refuse("game_over", "the game is over: there is no next round")
     game = t.game
     if t.stage is not Stage.PLAYING or game is None or game.phase is not Phase.ROUND_OVER:
         raise _refuse("illegal_action", "there is no round result to leave now")
-    member = _player(t, c.device)
     _seated(t, member)
     if member.mid not in t.next_pressed:
         d.emit(NextPressed, mid=member.mid)
@@ -1472,16 +1519,31 @@ def _rematch(d: _Draft, c: Rematch) -> None:
     t = d.table
     _open(t)
     _not_ranked(t)
+    member = _player(t, c.device)  # a spectator is told so first
     if t.stage is not Stage.FINISHED:
-        raise _refuse("illegal_action", "a rematch is voted for after a game")
-    member = _player(t, c.device)
+        raise _refuse("illegal_action", "a rematch is offered after a game")
     _seated(t, member)
     if t.kind is Kind.SOLO:
         _start_game(d)
-    else:
-        if member.mid not in t.rematch_votes:
-            d.emit(RematchVoted, mid=member.mid)
-        _settle(d, member.mid)  # voted again: those who went away may have completed it
+        return
+    if not _offer_open(t, d.now):
+        if t.rematch_until is not None:
+            d.emit(RematchLapsed)  # its deadline had not fired yet
+        d.emit(RematchOffered, mid=member.mid, until=d.now + t.timings.rematch_offer)
+    elif member.mid not in t.rematch_votes:
+        d.emit(RematchVoted, mid=member.mid)
+    _settle(d, member.mid)  # accepted again: those who went away may have completed it
+
+
+def _decline_rematch(d: _Draft, c: DeclineRematch) -> None:
+    t = d.table
+    _open(t)
+    _not_ranked(t)
+    member = _player(t, c.device)
+    if t.kind is Kind.SOLO or t.stage is not Stage.FINISHED or not _offer_open(t, d.now):
+        raise _refuse("illegal_action", "no rematch is offered now: there is nothing to decline")
+    _seated(t, member)
+    d.emit(RematchDeclined, mid=member.mid)
 
 
 def _presence(d: _Draft, c: Connect | Disconnect) -> None:
@@ -1524,13 +1586,13 @@ def _take_hint(d: _Draft, c: TakeHint) -> None:
     _open(t)
     if c.kind not in HINT_KINDS:
         raise _refuse("illegal_action", f"one asks for a hint or a heatmap, not {c.kind!r}")
+    member = _player(t, c.device)  # a spectator is told so first
     if not t.settings.hints:
         raise _no_hints(t)
     if t.stage is Stage.LOBBY:
         raise _refuse("illegal_action", "the game has not started yet")
     if t.stage is Stage.FINISHED:
         raise _refuse("game_over", "the game is over: no more hints")
-    member = _player(t, c.device)
     seat = _check_seat(t, c.seat)
     if t.seats[seat] != Person(member.mid):
         raise _refuse("not_your_seat", f"{_seat_word(seat)} is not your seat")
@@ -1556,7 +1618,9 @@ def _tick(d: _Draft, c: Tick) -> None:
         if deadline is None or deadline.at > d.now or t.game is None:
             return
         seat = t.game.current_seat
-        if deadline.kind is DeadlineKind.ROUND:
+        if deadline.kind is DeadlineKind.REMATCH:
+            d.emit(RematchLapsed)
+        elif deadline.kind is DeadlineKind.ROUND:
             d.emit(RoundStarted, round=t.game.round_number + 1)
             _begin_turn(d)
         elif seat is not None and deadline.kind is DeadlineKind.NO_SHOW:
@@ -1585,6 +1649,7 @@ _HANDLERS: dict[type, Callable[[_Draft, Any], None]] = {
     Shoot: _shoot,
     NextRound: _next_round,
     Rematch: _rematch,
+    DeclineRematch: _decline_rematch,
     Connect: _presence,
     Disconnect: _presence,
     React: _react,

@@ -1101,6 +1101,9 @@ function wire() {
     }
     if (send({ type: "rematch", table: S.table })) $("rematch-button").disabled = true;
   });
+  $("decline-button").addEventListener("click", () => {
+    if (send({ type: "decline_rematch", table: S.table })) $("decline-button").hidden = true;
+  });
   $("new-game-button").addEventListener("click", () => {
     closeDialog($("game-dialog"));
     leave();
@@ -1169,8 +1172,11 @@ function wire() {
     renderNext(S, now, UI.roundLeft);
   }, 250);
   if (window.ResizeObserver) new ResizeObserver(layout).observe($("game-screen"));
-  window.addEventListener("online", () => {
-    if (!conn.open) conn.restart();
+  // Back online, or back to the page: the socket may be dead however open it says it is (a
+  // phone changed network meanwhile), so a new one is opened whatever its state.
+  window.addEventListener("online", () => conn.restart());
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") conn.restart();
   });
   reducedMotion.addEventListener?.("change", () => {
     if (reducedMotion.matches) shots.finish();

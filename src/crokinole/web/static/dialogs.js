@@ -303,9 +303,15 @@ export function renderGameButtons(S) {
   rematch.hidden = S.stage !== "finished" || isSpectator(S) || S.ranked;
   rematch.disabled = Boolean(voted);
   const players = S.members.filter((m) => !m.spectator && m.seat).length;
+  // A party's rematch is offered, then accepted or declined by every seated player while the
+  // offer is open (the table's deadline says until when); unanswered, it lapses.
+  const offered = S.kind === "party" && Boolean(S.deadline) && S.deadline.kind === "rematch";
   rematch.textContent = voted
     ? `Waiting for the others (${S.rematchVotes.length} of ${players})`
-    : S.kind === "party" && S.rematchVotes.length ? `Rematch (${S.rematchVotes.length} of ${players} agree)` : "Rematch";
+    : offered ? `Accept the rematch (${S.rematchVotes.length} of ${players} agree)` : "Rematch";
+  const decline = $("decline-button");
+  decline.hidden = rematch.hidden || !offered || !S.you.seats.length;
+  decline.textContent = voted ? "Withdraw the offer" : "Decline";
   $("new-game-button").textContent = S.ranked ? "Back to the start" : S.kind !== "party" ? "New game" : isSpectator(S) ? "Stop watching" : "Leave the party";
   // A player left after the game: no rematch until their seat is filled, in the lobby (the host).
   const empty = S.kind === "party" && S.stage === "finished" && S.seats.some((x) => !x.occupant);

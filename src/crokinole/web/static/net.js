@@ -1,7 +1,17 @@
 // The websocket to the server (docs/protocol.md, v2): hello on every (re)connect, keep-alive pings,
 // automatic reconnection with exponential backoff.
+//
+// A socket can die without closing (a phone changing network, a proxy that holds bytes): the
+// browser then says it is open for minutes. So the page pings whenever it has heard nothing for
+// PING_AFTER_MS, and a socket whose ping had no answer (nor any other message) within
+// PONG_WAIT_MS is taken for dead: "reconnecting" is shown and a new socket opened at once, about
+// 8 s after the server was last heard.
 
-const PING_EVERY_MS = 25000;
+/** Ping when nothing was heard from the server for this long. */
+export const PING_AFTER_MS = 3000;
+/** A ping that nothing answered for this long means a dead socket: it is replaced. */
+export const PONG_WAIT_MS = 4000;
+const WATCH_EVERY_MS = 1000;
 /** The websocket of protocol version 2 (docs/protocol.md). */
 export const WS_PATH = "/ws/v2";
 const BACKOFF_MS = [300, 1000, 2000, 4000, 8000, 15000];
@@ -21,6 +31,8 @@ export class Connection {
     this.attempt = 0;
     this.timer = null;
     this.pinger = null;
+    this.heardAt = 0;
+    this.pingedAt = 0;
     this.everOpened = false;
     this.closedByUs = false;
   }
@@ -52,11 +64,14 @@ export class Connection {
       this.everOpened = true;
       ws.send(JSON.stringify(this.hello()));
       this.onStatus("open");
+      this.heardAt = Date.now();
+      this.pingedAt = 0;
       clearInterval(this.pinger);
-      this.pinger = setInterval(() => this.send({ type: "ping" }), PING_EVERY_MS);
+      this.pinger = setInterval(() => this._watch(ws), WATCH_EVERY_MS);
     };
     ws.onmessage = (ev) => {
       if (ws !== this.ws) return;
+      this.heardAt = Date.now();
       let msg;
       try {
         msg = JSON.parse(ev.data);
@@ -91,6 +106,21 @@ export class Connection {
     }
     this.attempt = 0;
     this.connect();
+  }
+
+  /** Keep the socket alive, and replace it when its ping went unanswered (PONG_WAIT_MS). */
+  _watch(ws) {
+    if (ws !== this.ws) return;
+    const now = Date.now();
+    const waiting = this.pingedAt > this.heardAt;
+    if (waiting && now - this.pingedAt >= PONG_WAIT_MS) {
+      this.restart(); // shows "reconnecting"; the old socket is let go whatever it says
+      return;
+    }
+    if (!waiting && now - this.heardAt >= PING_AFTER_MS) {
+      this.pingedAt = now;
+      this.send({ type: "ping" });
+    }
   }
 
   _schedule() {
