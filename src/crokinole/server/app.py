@@ -157,6 +157,7 @@ def create_app(
             await tables.hub.broadcast(SESSION_ENDED, {"sessions": hashes})
         except HubUnavailableError as exc:  # this process's were closed; the others' will not be
             log.warning("could not tell the other processes that sessions ended: %s", exc)
+
     #: Addresses refused new websockets until a monotonic time (after a flood).
     cooling: dict[str, float] = {}
 
