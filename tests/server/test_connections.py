@@ -208,7 +208,7 @@ def test_a_refused_join_or_an_unknown_table_leaves_the_connection_at_its_party(
 # ---------------------------------------------------------------- message limits
 
 
-def test_a_connection_over_its_message_limit_gets_an_error_then_is_closed(server: str) -> None:
+def test_error_too_many_messages_then_the_connection_is_closed(server: str) -> None:
     flood = Burst(server)
     assert flood.status == 101
     token = os.urandom(12).hex()

@@ -232,6 +232,7 @@ def test_the_protocol_document_names_every_error_code_once() -> None:
         "unavailable",
         "no_accuracy",
         "no_shows",
+        "too_many_messages",
     }  # fmt: skip  (no_shows: the ranked queue's, test_fair_play_protocol)
     assert set(codes) == set(ERROR_CODES) | wire_codes | set(RANKED_TESTS) - {"ranked_table"}
 
@@ -251,6 +252,7 @@ def test_every_documented_error_has_its_protocol_test() -> None:
     here = Path(__file__).resolve().parent
     tests = (here / "test_party_protocol.py").read_text() + (here / "test_hints.py").read_text()
     tests += (here / "test_fair_play_protocol.py").read_text()
+    tests += (here / "test_connections.py").read_text()
     ranked = (here / "test_ranked_protocol.py").read_text()
     untested = {"busy"}  # needs two owners of one table, which one process's hub never has
     missing = []
