@@ -7,6 +7,7 @@ Use :func:`make_player` and call ``choose_shot(game, rng)``; see
 
 from crokinole.ai.noise import Noise
 from crokinole.ai.players import (
+    HAND_NOISE,
     NOISE,
     CpuPlayer,
     EasyPlayer,
@@ -19,6 +20,7 @@ from crokinole.ai.players import (
 )
 
 __all__ = [
+    "HAND_NOISE",
     "NOISE",
     "CpuPlayer",
     "EasyPlayer",

@@ -86,6 +86,12 @@ NOISE = {
     Level.EXPERT: Noise(position=0.1, direction=1.9, power=0.09),
 }
 
+#: The execution noise of the human hand (R3): the Expert CPU's noise, that of a
+#: strong club player (an open 20 is made about 78% of the time, the top of
+#: the best humans' 66-76%), so a shot is not made every time. Tables with the
+#: human hand, drills and the daily challenge play a person's shots with it.
+HAND_NOISE: Noise = NOISE[Level.EXPERT]
+
 
 #: Weight of the expected margin (points) beside Expert's utility (0 to 1):
 #: 20 points are worth 0.004, far less than any real difference in utility.

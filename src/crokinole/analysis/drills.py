@@ -13,7 +13,7 @@ played, and that replay **is** the server's verification (a client sends
 shots, never scores).
 
 Drills and the daily challenge are played with the human hand (R3, the
-tables' :data:`~crokinole.table.settings.HAND_NOISE`): :func:`hand_shot`
+tables' :data:`~crokinole.ai.HAND_NOISE`): :func:`hand_shot`
 turns the aimed shot into the shot played with noise drawn from a seed and
 the attempt's number.  The server keeps the seed of each set it hands out
 and never sends it, so typing the numbers of a made shot again does not
@@ -58,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from crokinole.ai import HAND_NOISE
 from crokinole.analysis.practice import (
     PracticePosition,
     PracticeResult,
@@ -68,7 +69,6 @@ from crokinole.analysis.practice import (
 )
 from crokinole.board import TOURNAMENT_BOARD, Point, Shot, Zone
 from crokinole.errors import AnalysisError, InvalidShotError
-from crokinole.table.settings import HAND_NOISE
 
 __all__ = [
     "CHALLENGE_ATTEMPTS",

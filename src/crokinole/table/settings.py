@@ -20,7 +20,7 @@ from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import Any
 
-from crokinole.ai import NOISE, Level, Noise
+from crokinole.ai import HAND_NOISE, Level, Noise
 from crokinole.board import Seat, is_real_number, is_whole_number
 from crokinole.errors import CrokinoleError, TableError
 from crokinole.rules import Layout, Rules, Scoring, TieSetting
@@ -52,12 +52,6 @@ class Kind(StrEnum):
     PARTY = "party"
     SOLO = "solo"
     RANKED = "ranked"
-
-
-#: The execution noise of the human hand: the Expert CPU's noise, that of a
-#: strong club player (an open 20 is made about 78% of the time, the top of
-#: the best humans' 66-76%), so a shot is not made every time.
-HAND_NOISE: Noise = NOISE[Level.EXPERT]
 
 
 class Hand(StrEnum):
