@@ -64,8 +64,8 @@ so CPU players thinking in worker threads do not hold up the server.
 
 from __future__ import annotations
 
-import functools
 import math
+import threading
 
 import numpy as np
 from numba import njit, types
@@ -1405,7 +1405,11 @@ def first_invalid_launch(
     return 0, -1, -1
 
 
-@functools.cache
+#: Held while :func:`prepare` fixes the signatures (threads may simulate at once).
+_PREPARING = threading.Lock()
+_prepared = False
+
+
 def prepare() -> None:
     """Fix the helpers' signatures before the first simulation (idempotent, cheap after).
 
@@ -1414,13 +1418,22 @@ def prepare() -> None:
     kernels themselves compile on first use (:func:`run_shot` for a shot,
     :func:`run_batch` for the CPU players), and share one :func:`_run`.
     ``crokinole.physics.simulate`` calls this; a caller of the kernels
-    straight away should too.
+    straight away should too. Safe from several threads at once: the first
+    fixes the signatures, the others wait for it (a second ``compile`` of a
+    helper whose compiling is disabled would raise).
     """
-    for helper, signature in (
-        (_log, _LOG_SIG),
-        (_start_motion, _START_SIG),
-        (_solve_joint, _SOLVE_SIG),
-        (_resolve_contacts, _RESOLVE_SIG),
-    ):
-        helper.compile(signature)
-        helper.disable_compile()
+    global _prepared  # noqa: PLW0603 - one flag for the process, set once under the lock
+    if _prepared:
+        return
+    with _PREPARING:
+        if _prepared:
+            return
+        for helper, signature in (
+            (_log, _LOG_SIG),
+            (_start_motion, _START_SIG),
+            (_solve_joint, _SOLVE_SIG),
+            (_resolve_contacts, _RESOLVE_SIG),
+        ):
+            helper.compile(signature)
+            helper.disable_compile()
+        _prepared = True
