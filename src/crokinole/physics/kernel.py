@@ -1407,7 +1407,8 @@ def first_invalid_launch(
 
 #: Held while :func:`prepare` fixes the signatures (threads may simulate at once).
 _PREPARING = threading.Lock()
-_prepared = False
+#: Set once the signatures are fixed.
+_PREPARED = threading.Event()
 
 
 def prepare() -> None:
@@ -1422,11 +1423,10 @@ def prepare() -> None:
     fixes the signatures, the others wait for it (a second ``compile`` of a
     helper whose compiling is disabled would raise).
     """
-    global _prepared  # noqa: PLW0603 - one flag for the process, set once under the lock
-    if _prepared:
+    if _PREPARED.is_set():
         return
     with _PREPARING:
-        if _prepared:
+        if _PREPARED.is_set():
             return
         for helper, signature in (
             (_log, _LOG_SIG),
@@ -1436,4 +1436,4 @@ def prepare() -> None:
         ):
             helper.compile(signature)
             helper.disable_compile()
-        _prepared = True
+        _PREPARED.set()
