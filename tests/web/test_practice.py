@@ -451,6 +451,8 @@ def test_hints_and_the_heat_map(new_page: Any, server_url: str) -> None:
 
     page.get_by_test_id("heatmap-button").click()
     sync_api.expect(page.get_by_test_id("heat-legend")).to_be_visible(timeout=60_000)
+    # The map is drawn at the next animation frame, which a busy machine may hold a while.
+    page.wait_for_function("() => window.crokinolePractice.overlay().heat != null", timeout=30_000)
     heat = page.evaluate("() => window.crokinolePractice.overlay().heat")
     assert heat is not None and heat["rows"] == 64
     assert "Expected round margin" in page.get_by_test_id("heat-legend").inner_text()
