@@ -310,18 +310,14 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     """Run the benchmark; print its figures (0), or 1 if the server could not run."""
     args = build_parser(prog).parse_args(sys.argv[1:] if argv is None else list(argv))
     console = Console()
-    if not server_bench.HAVE_WEBSOCKETS:
-        console.print("the analysis load benchmark needs the websockets client library")
-        return 2
-    start = time.perf_counter()
-    try:
-        figures = run(args, console)
-    except (server_bench.BenchError, RuntimeError) as exc:
-        console.print(f"[red]the benchmark could not run:[/red] {exc}")
-        return 1
-    print_report(figures, args, console)
-    console.print(f"benchmark ran in {time.perf_counter() - start:.0f} s")
-    return 0
+    return int(
+        server_bench.run_reported(
+            "analysis load",
+            lambda: run(args, console),
+            lambda figures: print_report(figures, args, console),
+            console,
+        )
+    )
 
 
 if __name__ == "__main__":

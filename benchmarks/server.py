@@ -104,7 +104,7 @@ from collections import Counter
 from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from rich.console import Console
@@ -1519,6 +1519,31 @@ PROGRESS_COLUMNS = (
     MofNCompleteColumn(),
     TimeElapsedColumn(),
 )
+
+
+_Figures = TypeVar("_Figures")
+
+
+def run_reported(
+    what: str,
+    run: Callable[[], _Figures],
+    report: Callable[[_Figures], None],
+    console: Console,
+) -> int:
+    """Run a benchmark of real servers and print its report: 0, 1 if the server could not
+    run, 2 without the websockets client library (the exit codes of ``crokinole bench``)."""
+    if not HAVE_WEBSOCKETS:
+        console.print(f"the {what} benchmark needs the websockets client library")
+        return 2
+    start = time.perf_counter()
+    try:
+        figures = run()
+    except (BenchError, RuntimeError) as exc:
+        console.print(f"[red]the benchmark could not run:[/red] {exc}")
+        return 1
+    report(figures)
+    console.print(f"benchmark ran in {time.perf_counter() - start:.0f} s")
+    return 0
 
 
 def run_server_bench(

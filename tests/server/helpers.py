@@ -83,30 +83,36 @@ class StuckSocket:
             if not chunk:
                 break
             data += chunk
-        messages: list[dict[str, Any]] = []
-        close: int | None = None
-        at = 0
-        while at + 2 <= len(data):
-            opcode, size = data[at] & 0x0F, data[at + 1] & 0x7F
-            at += 2
-            if size == 126:
-                (size,) = struct.unpack("!H", data[at : at + 2])
-                at += 2
-            elif size == 127:
-                (size,) = struct.unpack("!Q", data[at : at + 8])
-                at += 8
-            body = data[at : at + size]
-            at += size
-            if len(body) < size:
-                break  # cut short by the close
-            if opcode == 0x1:
-                messages.append(json.loads(body))
-            elif opcode == 0x8:
-                close = struct.unpack("!H", body[:2])[0] if len(body) >= 2 else 1005
-        return messages, close
+        return ws_frames(data)
 
     def close(self) -> None:
         self.sock.close()
+
+
+def ws_frames(data: bytes) -> tuple[list[dict[str, Any]], int | None]:
+    """The server's text frames in ``data`` (JSON), and its close code (None: no close frame;
+    a frame cut short ends the reading)."""
+    messages: list[dict[str, Any]] = []
+    close: int | None = None
+    at = 0
+    while at + 2 <= len(data):
+        opcode, size = data[at] & 0x0F, data[at + 1] & 0x7F
+        at += 2
+        if size == 126:
+            (size,) = struct.unpack("!H", data[at : at + 2])
+            at += 2
+        elif size == 127:
+            (size,) = struct.unpack("!Q", data[at : at + 8])
+            at += 8
+        body = data[at : at + size]
+        at += size
+        if len(body) < size:
+            break  # cut short (by the close, or not read yet)
+        if opcode == 0x1:
+            messages.append(json.loads(body))
+        elif opcode == 0x8:
+            close = struct.unpack("!H", body[:2])[0] if len(body) >= 2 else 1005
+    return messages, close
 
 
 #: The websocket path of the browser client (``net.js``); ``/ws`` speaks the same protocol.

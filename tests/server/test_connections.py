@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from crokinole.server.limits import ServerSettings
-from tests.server.helpers import WS_V2, Player, serving
+from tests.server.helpers import WS_V2, Player, serving, ws_frames
 
 SINGLES = {"layout": "singles", "rounds": 1, "hand": "steady", "tie": "draw"}
 #: The message limit of the servers here (small, so a test reaches it quickly).
@@ -142,13 +142,13 @@ class Burst:
             data += chunk
             if _close_code(data) is not None:
                 break
-        return _frames(data)
+        return ws_frames(data)
 
     def until(self, kind: str, timeout: float = 30.0) -> None:
         """Read until a message of type ``kind`` came (nothing else is expected with it)."""
         self.sock.settimeout(timeout)
         data = b""
-        while not any(m.get("type") == kind for m in _frames(data)[0]):
+        while not any(m.get("type") == kind for m in ws_frames(data)[0]):
             chunk = self.sock.recv(65536)
             assert chunk, f"the server closed before {kind}"
             data += chunk
@@ -165,32 +165,8 @@ def _close_bursts() -> Iterator[None]:
         Burst.opened.pop().close()
 
 
-def _frames(data: bytes) -> tuple[list[dict[str, Any]], int | None]:
-    messages: list[dict[str, Any]] = []
-    close: int | None = None
-    at = 0
-    while at + 2 <= len(data):
-        opcode, size = data[at] & 0x0F, data[at + 1] & 0x7F
-        at += 2
-        if size == 126:
-            (size,) = struct.unpack("!H", data[at : at + 2])
-            at += 2
-        elif size == 127:
-            (size,) = struct.unpack("!Q", data[at : at + 8])
-            at += 8
-        body = data[at : at + size]
-        at += size
-        if len(body) < size:
-            break
-        if opcode == 0x1:
-            messages.append(json.loads(body))
-        elif opcode == 0x8:
-            close = struct.unpack("!H", body[:2])[0] if len(body) >= 2 else 1005
-    return messages, close
-
-
 def _close_code(data: bytes) -> int | None:
-    return _frames(data)[1]
+    return ws_frames(data)[1]
 
 
 # ---------------------------------------------------------------- refusals
