@@ -11,7 +11,7 @@ CPU time (user + system, ``getrusage(RUSAGE_CHILDREN)``).  Two stages:
   (what the first shot of a fresh server needs: the simulator of one shot
   and the checks before it); target ≤ 15 s of CPU;
 * **server warm-up**: the first shot, then what the server compiles next, off
-  the event loop (:func:`crokinole.server.cpu.warm_up`: the batch simulator
+  the event loop (:func:`crokinole.server.owner.cpu.warm_up`: the batch simulator
   and every CPU level's search), shown beside it.
 
 The median over ``--repeats`` runs of each stage is printed with the target
@@ -47,7 +47,7 @@ Game(Rules()).shoot(Seat.SOUTH, Shot(0.0, 0.0, 30.0))
 WARM_UP = (
     FIRST_SHOT
     + """
-from crokinole.server.cpu import warm_up
+from crokinole.server.owner.cpu import warm_up
 warm_up()
 """
 )

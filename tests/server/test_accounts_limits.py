@@ -17,7 +17,7 @@ from websockets.exceptions import ConnectionClosed
 
 from crokinole.server import create_app
 from crokinole.server.accounts import token_hash
-from crokinole.server.accounts_http import COOKIE, DEVICE_COOKIE
+from crokinole.server.http.accounts import COOKIE, DEVICE_COOKIE
 from crokinole.server.limits import ServerSettings
 from crokinole.store import Store
 from tests.server import helpers

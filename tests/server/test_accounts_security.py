@@ -16,7 +16,7 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from crokinole.server.accounts_http import COOKIE
+from crokinole.server.http.accounts import COOKIE
 from crokinole.server.limits import ServerSettings
 from tests.server.helpers import serving
 from tests.server_database import on_postgres, server_database

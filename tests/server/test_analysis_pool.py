@@ -22,7 +22,7 @@ import pytest
 
 from crokinole import Game, Rules, Shot
 from crokinole.rules.options import Scoring
-from crokinole.server.analysis_http import MAX_REVIEW_SHOTS
+from crokinole.server.http.review import MAX_REVIEW_SHOTS
 from crokinole.server.limits import ServerSettings
 from tests.server.helpers import Player, serving
 

@@ -13,7 +13,8 @@ import pytest
 
 from crokinole.analysis.drills import daily_challenge
 from crokinole.analysis.practice import position_data
-from crokinole.server import create_app, practice_http
+from crokinole.server import create_app
+from crokinole.server.http import practice as practice_http
 from crokinole.server.limits import ServerSettings
 from crokinole.store import Store
 from tests.server import helpers

@@ -21,10 +21,11 @@ import pytest
 from crokinole.analysis import open_twenty_rate
 from crokinole.board import Seat
 from crokinole.rules import Game
-from crokinole.server import create_app, wire
-from crokinole.server.analysis_http import fitted_accuracy
+from crokinole.server import create_app
+from crokinole.server.http.review import fitted_accuracy
 from crokinole.server.limits import RateLimiter, ServerSettings
-from crokinole.server.session import Attendance, Session
+from crokinole.server.ws import wire
+from crokinole.server.ws.session import Attendance, Session
 from crokinole.store import Store
 from crokinole.table import Event, HintTaken, event_from_dict
 from tests.server import helpers

@@ -8,7 +8,7 @@ from typing import Any
 import anyio
 import pytest
 
-from crokinole.server.hub import Hub, MemoryHub
+from crokinole.server.cluster.hub import Hub, MemoryHub
 
 
 class Inbox:

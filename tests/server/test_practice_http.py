@@ -1,4 +1,4 @@
-"""The practice room, drills and daily challenge over HTTP (issue 13; server/practice_http.py).
+"""The practice room, drills and daily challenge over HTTP (issue 13; server/http/practice.py).
 
 Scores are the server's replay of the shots sent, never a client's word;
 every bad input is a 400 in plain words and nothing is kept.  Most tests
@@ -36,9 +36,9 @@ from crokinole.analysis.practice import (
     shot_from_data,
 )
 from crokinole.board import Shot
-from crokinole.server import practice_http
 from crokinole.server.accounts import Accounts
-from crokinole.server.accounts_http import COOKIE
+from crokinole.server.http import practice as practice_http
+from crokinole.server.http.accounts import COOKIE
 from crokinole.server.limits import ServerSettings
 from crokinole.store import Store
 from tests.server.helpers import serving

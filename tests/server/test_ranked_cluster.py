@@ -23,12 +23,13 @@ import anyio
 import pytest
 from redis.asyncio import Redis
 
-from crokinole.server import ranked, rated
-from crokinole.server.hub import HubUnavailableError, Listener, MemoryHub
-from crokinole.server.ranked import RankedQueue
-from crokinole.server.redis_hub import RedisHub
-from crokinole.server.tables import Tables
-from crokinole.server.wire import WireError
+from crokinole.server.cluster.hub import HubUnavailableError, Listener, MemoryHub
+from crokinole.server.cluster.redis_hub import RedisHub
+from crokinole.server.owner.tables import Tables
+from crokinole.server.ranked import queue as ranked
+from crokinole.server.ranked import rated
+from crokinole.server.ranked.queue import RankedQueue
+from crokinole.server.ws.wire import WireError
 from crokinole.store import Store, StoreUnavailableError
 from crokinole.table import Table
 from tests.server.conftest import REDIS_URL

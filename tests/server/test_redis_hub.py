@@ -25,9 +25,9 @@ from redis.asyncio import Redis
 
 from crokinole.ai import make_player
 from crokinole.board import Seat, Shot
-from crokinole.server.hub import Hub
-from crokinole.server.redis_hub import RedisHub
-from crokinole.server.tables import Tables
+from crokinole.server.cluster.hub import Hub
+from crokinole.server.cluster.redis_hub import RedisHub
+from crokinole.server.owner.tables import Tables
 from crokinole.store import Store
 from crokinole.table import Event, Join, Shoot, ShotPlayed, Start, Table
 from tests.server.conftest import REDIS_URL

@@ -26,7 +26,7 @@ from crokinole.ai import make_player
 from crokinole.board import Seat, Shot
 from crokinole.rules import Game, replay
 from crokinole.server.limits import ServerSettings
-from crokinole.server.tables import Tables
+from crokinole.server.owner.tables import Tables
 from crokinole.store import Store
 from crokinole.table import NextRound, Rematch, Resign, Shoot, Start, Table, Timings
 from tests.server.helpers import serving

@@ -15,9 +15,9 @@ from typing import Any
 
 from crokinole.ai import CpuPlayer
 from crokinole.physics import simulate_batch, simulate_shot
-from crokinole.server import cpu
 from crokinole.server.limits import ServerSettings
-from crokinole.server.session import Session
+from crokinole.server.owner import cpu
+from crokinole.server.ws.session import Session
 from tests.server.helpers import Player, serving
 
 

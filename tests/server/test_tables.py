@@ -26,9 +26,9 @@ from sqlalchemy.exc import OperationalError
 from crokinole.ai import make_player
 from crokinole.board import Seat, Shot
 from crokinole.rules import Phase
-from crokinole.server.cpu import CpuPool, think
 from crokinole.server.limits import ServerSettings
-from crokinole.server.tables import SNAPSHOT_EVERY, Tables, new_code, stored_table
+from crokinole.server.owner.cpu import CpuPool, think
+from crokinole.server.owner.tables import SNAPSHOT_EVERY, Tables, new_code, stored_table
 from crokinole.store import Store
 from crokinole.table import (
     Connect,

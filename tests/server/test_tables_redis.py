@@ -1,7 +1,7 @@
 """Two owners on one Redis and one store: commands sent anywhere, one owner, takeovers.
 
-Each :class:`~crokinole.server.tables.Tables` here has its own
-:class:`~crokinole.server.redis_hub.RedisHub` and its own store on one
+Each :class:`~crokinole.server.owner.tables.Tables` here has its own
+:class:`~crokinole.server.cluster.redis_hub.RedisHub` and its own store on one
 SQLite file: two server processes in one test.  The fixtures (a key prefix of
 the test's own, skipped without Redis and failing under CI) are
 in ``tests/server/conftest.py``.
@@ -18,8 +18,8 @@ from redis.asyncio import Redis
 
 from crokinole.board import Seat, Shot
 from crokinole.rules import Game, Rules
-from crokinole.server.redis_hub import RedisHub
-from crokinole.server.tables import Tables
+from crokinole.server.cluster.redis_hub import RedisHub
+from crokinole.server.owner.tables import Tables
 from crokinole.store import Store
 from crokinole.table import (
     Join,

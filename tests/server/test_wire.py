@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from crokinole.board import Seat, Shot
-from crokinole.server import wire
+from crokinole.server.ws import wire
 from crokinole.table import (
     ERROR_CODES,
     React,

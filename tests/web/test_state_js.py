@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from crokinole.board import Seat, Shot
-from crokinole.server import wire
+from crokinole.server.ws import wire
 from crokinole.table import Join, NextRound, Shoot, Start, Table, TableSettings, TakeSeat
 
 JS_TESTS = Path(__file__).parent / "js"

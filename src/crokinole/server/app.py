@@ -20,7 +20,6 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -34,30 +33,27 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
-from crokinole.server import (
-    accounts_http,
-    analysis_http,
-    pages,
-    practice_http,
-    ranked_http,
-    replays,
-    sheets,
-)
 from crokinole.server.accounts import Accounts
-from crokinole.server.cpu import AnalysisPool
-from crokinole.server.hub import Hub, HubUnavailableError
+from crokinole.server.cluster.hub import Hub, HubUnavailableError
+from crokinole.server.http import accounts as accounts_http
+from crokinole.server.http import pages, replays, sheets
+from crokinole.server.http import practice as practice_http
+from crokinole.server.http import ranked as ranked_http
+from crokinole.server.http import review as analysis_http
+from crokinole.server.http.security import SecurityHeaders
 from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
-from crokinole.server.ranked import RankedQueue
-from crokinole.server.security import SecurityHeaders
-from crokinole.server.session import CLOSE_POLICY, RECORD_OPPONENTS, Attendance, Session
-from crokinole.server.tables import Tables, stored_table
-from crokinole.server.wire import TABLE_PATTERN, TOKEN_PATTERN, seat_names
+from crokinole.server.owner.cpu import AnalysisPool
+from crokinole.server.owner.tables import Tables, stored_table
+from crokinole.server.ranked.queue import RankedQueue
+from crokinole.server.ws.session import CLOSE_POLICY, RECORD_OPPONENTS, Attendance, Session
+from crokinole.server.ws.wire import TABLE_PATTERN, TOKEN_PATTERN, seat_names
 from crokinole.store import Store, StoreUnavailableError
+from crokinole.web import STATIC_DIR
 
 if TYPE_CHECKING:
-    from crokinole.server.redis_hub import RedisHub
+    from crokinole.server.cluster.redis_hub import RedisHub
 
-STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
+STATIC = STATIC_DIR
 log = logging.getLogger("crokinole.server")
 
 #: How often abandoned games of protocol 1 (the store's rooms) past the retention
@@ -116,7 +112,7 @@ def create_app(
     ``ranked_rounds`` shortens ranked games to 1-3 rounds (tests only).
     With ``redis`` (a ``redis://`` URL) the server is one of several
     processes on one database that share the games through Redis
-    (:class:`~crokinole.server.redis_hub.RedisHub`, its keys and channels
+    (:class:`~crokinole.server.cluster.redis_hub.RedisHub`, its keys and channels
     under ``redis_prefix``); without, its hub is in memory.
     """
     settings = settings or ServerSettings()
@@ -124,7 +120,7 @@ def create_app(
     hub: Hub | None = None
     redis_hub: RedisHub | None = None
     if redis is not None:
-        from crokinole.server.redis_hub import RedisHub  # noqa: PLC0415 - only with Redis
+        from crokinole.server.cluster.redis_hub import RedisHub  # noqa: PLC0415 - only with Redis
 
         redis_hub = RedisHub.from_url(redis, store, lease_ms=settings.lease_ms, prefix=redis_prefix)
         hub = redis_hub

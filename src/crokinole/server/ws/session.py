@@ -2,9 +2,9 @@
 
 A session reads the client's messages, turns each into a command of the
 table (:mod:`crokinole.table`) and sends it to the tables' owner
-(:class:`~crokinole.server.tables.Tables`); it never changes a table itself.
+(:class:`~crokinole.server.owner.tables.Tables`); it never changes a table itself.
 It subscribes to the table it has open on the hub, and renders the events
-the owner publishes as this viewer's messages (:mod:`crokinole.server.wire`).
+the owner publishes as this viewer's messages (:mod:`crokinole.server.ws.wire`).
 
 Writing is never waited for: messages go onto a queue bounded in messages
 and bytes, emptied by the session's own writer, so no client can make a
@@ -37,14 +37,15 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from crokinole.analysis import Accuracy, AnalysisError, hints
 from crokinole.analysis.heatmap import heat_map
 from crokinole.board import Seat
-from crokinole.server import rated, wire
 from crokinole.server.accounts import Account, Accounts, token_hash
-from crokinole.server.accounts_http import COOKIE
-from crokinole.server.analysis_http import NO_ACCURACY, own_accuracy
-from crokinole.server.hub import HubUnavailableError
+from crokinole.server.cluster.hub import HubUnavailableError
+from crokinole.server.http.accounts import COOKIE
+from crokinole.server.http.review import NO_ACCURACY, own_accuracy
 from crokinole.server.limits import RateLimiter, ServerSettings, TokenBucket
-from crokinole.server.ranked import RankedQueue
-from crokinole.server.tables import UNAVAILABLE, Tables
+from crokinole.server.owner.tables import UNAVAILABLE, Tables
+from crokinole.server.ranked import rated
+from crokinole.server.ranked.queue import RankedQueue
+from crokinole.server.ws import wire
 from crokinole.store import Store, StoreUnavailableError
 from crokinole.table import (
     REACTIONS,
@@ -487,7 +488,7 @@ class Session:
 
     async def _note_ranked_device(self, table_id: str) -> None:
         """Keep the device a ranked player plays from: engine help is refused to it until
-        the game ends (:mod:`crokinole.server.fair_play`)."""
+        the game ends (:mod:`crokinole.server.ranked.fair_play`)."""
         token = self.token
         if token is None:
             return

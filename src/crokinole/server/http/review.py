@@ -10,7 +10,7 @@
 | GET | /review/{table}, /review | the review page (``/review``: of a record file) |
 
 Every analysis is computed on the analysis pool
-(:class:`~crokinole.server.cpu.AnalysisPool`), apart from the CPU players'
+(:class:`~crokinole.server.owner.cpu.AnalysisPool`), apart from the CPU players'
 threads and off the event loop; one client address has one at a time (429
 otherwise), and when every place of the pool's queue is taken the answer is
 503.  A review is computed a shot at a time (one job per shot, so
@@ -19,7 +19,7 @@ reviews asked together take turns) and takes games of at most
 400 ``{"error": "<plain words>"}``; nothing is ever stored.  A table's
 review is kept (a finished game's review never changes).
 
-**Fair play** (:mod:`crokinole.server.fair_play`): while the device
+**Fair play** (:mod:`crokinole.server.ranked.fair_play`): while the device
 (``X-Device-Token``) or the logged-in account has a ranked game in play,
 every route here but the page answers 403 with plain words, for any
 position or game; the practice room's hints and heat maps refuse the day's
@@ -40,7 +40,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
@@ -62,15 +61,16 @@ from crokinole.analysis.review import assemble, review_step, review_steps
 from crokinole.errors import CrokinoleError, InvalidRecordError, TableError
 from crokinole.rules import Game
 from crokinole.server.accounts import Accounts
-from crokinole.server.accounts_http import COOKIE
-from crokinole.server.cpu import AnalysisBusyError, AnalysisPool
-from crokinole.server.fair_play import daily_refused, engine_help_refused
+from crokinole.server.http.accounts import COOKIE
+from crokinole.server.http.practice import utc_today
 from crokinole.server.json_input import JsonInputError, read_json
-from crokinole.server.practice_http import utc_today
-from crokinole.server.tables import Tables, stored_table
-from crokinole.server.wire import LEVEL_IDS, TABLE_PATTERN, TOKEN_PATTERN, seat_names
+from crokinole.server.owner.cpu import AnalysisBusyError, AnalysisPool
+from crokinole.server.owner.tables import Tables, stored_table
+from crokinole.server.ranked.fair_play import daily_refused, engine_help_refused
+from crokinole.server.ws.wire import LEVEL_IDS, TABLE_PATTERN, TOKEN_PATTERN, seat_names
 from crokinole.store import Store
 from crokinole.table import GameStarted, Table, check_name, event_from_dict
+from crokinole.web import STATIC_DIR
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -84,7 +84,7 @@ __all__ = [
     "routes",
 ]
 
-STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
+STATIC = STATIC_DIR
 
 #: The largest game record ``POST /api/review`` reads.
 MAX_RECORD_BYTES = 512 * 1024
@@ -187,7 +187,7 @@ def _game_number(text: str | None) -> int | None:
     >>> _game_number("x")
     Traceback (most recent call last):
     ...
-    crokinole.server.analysis_http.AnalysisHttpError: game is a game number from 1, not 'x'
+    crokinole.server.http.review.AnalysisHttpError: game is a game number from 1, not 'x'
     """
     if text is None:
         return None

@@ -10,8 +10,8 @@ players' connections is sent ``matched`` with the table's id and their seat.
 
 **Several processes.**  The queue itself is kept in the store (so it also
 survives a restart); each process keeps only its own connections' entries.
-The processes talk through the hub (:class:`crokinole.server.hub.Hub`);
-with one process and its :class:`~crokinole.server.hub.MemoryHub` all of
+The processes talk through the hub (:class:`crokinole.server.cluster.hub.Hub`);
+with one process and its :class:`~crokinole.server.cluster.hub.MemoryHub` all of
 this happens in that process:
 
 - Every :data:`PAIR_EVERY_S` each process broadcasts which queued accounts
@@ -44,12 +44,12 @@ knows nothing of as away from then on.
 A hub or store that cannot be reached stops nobody's tick for good: it is
 logged, and the next tick tries again.
 
-Errors are :class:`~crokinole.server.wire.WireError` with the protocol's
+Errors are :class:`~crokinole.server.ws.wire.WireError` with the protocol's
 codes: ``not_logged_in``, ``already_queued``, ``in_ranked_game``,
 ``bad_ladder``, ``bad_partner``, ``no_shows`` (the account did not take its
-first shot in :data:`~crokinole.server.fair_play.NO_SHOW_LIMIT` ranked games
-lately, and waits :data:`~crokinole.server.fair_play.NO_SHOW_BAR` after the
-last: :func:`~crokinole.server.fair_play.queue_barred_until`).
+first shot in :data:`~crokinole.server.ranked.fair_play.NO_SHOW_LIMIT` ranked games
+lately, and waits :data:`~crokinole.server.ranked.fair_play.NO_SHOW_BAR` after the
+last: :func:`~crokinole.server.ranked.fair_play.queue_barred_until`).
 """
 
 from __future__ import annotations
@@ -68,9 +68,10 @@ import anyio.to_thread
 from crokinole.board import Seat
 from crokinole.ranking import INITIAL, Entry, Ladder, Match, Rating, display, is_provisional, pair
 from crokinole.rules import Layout
-from crokinole.server import fair_play, rated, wire
-from crokinole.server.hub import HubUnavailableError
-from crokinole.server.tables import Tables, stored_table
+from crokinole.server.cluster.hub import HubUnavailableError
+from crokinole.server.owner.tables import Tables, stored_table
+from crokinole.server.ranked import fair_play, rated
+from crokinole.server.ws import wire
 from crokinole.store import AlreadyQueuedError, QueueEntryData, Store, StoreUnavailableError
 from crokinole.table import Person, RankedPlayer, SeatRating, Table, TableSettings
 

@@ -16,7 +16,7 @@ turns into events at most once per deadline.  A table loaded from the store
 (after a restart, or by a new owner) has its timer re-armed at once, and
 starts with nobody connected (those who are there come back with
 ``Connect``).  The CPU thinks on its own bounded pool
-(:mod:`crokinole.server.cpu`) and submits its shot with the version it
+(:mod:`crokinole.server.owner.cpu`) and submits its shot with the version it
 thought about: if the table moved meanwhile, it thinks again.  Tables
 that nobody here follows and where nothing is due are forgotten
 (:meth:`Tables.sweep`) and loaded again when asked for.
@@ -40,9 +40,7 @@ import anyio.to_thread
 
 from crokinole.ai import Level
 from crokinole.board import Seat
-from crokinole.server import rated
-from crokinole.server.cpu import CpuPool
-from crokinole.server.hub import (
+from crokinole.server.cluster.hub import (
     ClusterHub,
     Hub,
     HubUnavailableError,
@@ -52,6 +50,8 @@ from crokinole.server.hub import (
     stop_tasks,
 )
 from crokinole.server.limits import ServerSettings
+from crokinole.server.owner.cpu import CpuPool
+from crokinole.server.ranked import rated
 from crokinole.store import (
     Store,
     StoreConflictError,

@@ -20,7 +20,7 @@ A position is ``{"seat": "south", "discs": [["s", x, y], ["n", x, y]]}``
 "power"}``.  ``/api/practice/shoot`` answers ``position`` and ``code`` (after
 the shot), ``summary`` (valid, foul, twenty, points ...), ``report`` and
 ``trajectory`` in the shapes a game's ``shot`` message carries
-(:mod:`crokinole.server.payloads`), and ``board`` (the discs before the
+(:mod:`crokinole.server.ws.payloads`), and ``board`` (the discs before the
 shot with their ids, which the report and the trajectory name).  Sent
 ``drill`` (an id) instead of a position, the shot is played from that
 drill's setup and the answer adds ``drill_points``, what the attempt scores
@@ -53,7 +53,7 @@ kept), 415 for a POST that is not JSON, 403 for a POST from another site,
 409 for a second daily score from one device or account, 403 for a
 practice shot from a position (not a drill) while the device or account
 has a ranked game in play, or of the day's challenge position during its
-day (:mod:`crokinole.server.fair_play`), 503 while the database cannot be
+day (:mod:`crokinole.server.ranked.fair_play`), 503 while the database cannot be
 reached.
 """
 
@@ -93,18 +93,19 @@ from crokinole.analysis.practice import (
 from crokinole.board import Shot
 from crokinole.errors import AnalysisError
 from crokinole.server.accounts import Account, Accounts
-from crokinole.server.accounts_http import COOKIE
-from crokinole.server.fair_play import daily_refused, engine_help_refused
+from crokinole.server.http.accounts import COOKIE
 from crokinole.server.json_input import JsonInputError, read_json
 from crokinole.server.limits import ServerSettings, origin_allowed
-from crokinole.server.payloads import report_payload, trajectory_payload
-from crokinole.server.wire import TOKEN_PATTERN
+from crokinole.server.ranked.fair_play import daily_refused, engine_help_refused
+from crokinole.server.ws.payloads import report_payload, trajectory_payload
+from crokinole.server.ws.wire import TOKEN_PATTERN
 from crokinole.store import AlreadyPlayedError, PracticeSetData, Store, StoreUnavailableError
 from crokinole.table.events import shot_from_dict, shot_to_dict
+from crokinole.web import STATIC_DIR
 
 __all__ = ["MAX_BODY", "MAX_NAME", "routes", "utc_today"]
 
-STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
+STATIC = STATIC_DIR
 
 #: The largest request body read (100 shots take about 8 KB).
 MAX_BODY = 65_536

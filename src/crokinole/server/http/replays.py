@@ -3,7 +3,7 @@
 A game's record (R9) holds every action; played again from the start with
 the rules engine, each shot gives the same report, trajectory and game
 snapshot a live ``shot`` message carries (built by the same functions of
-:mod:`crokinole.server.payloads` and :mod:`crokinole.server.wire`), so the
+:mod:`crokinole.server.ws.payloads` and :mod:`crokinole.server.ws.wire`), so the
 viewer animates and words it as live play does.  See docs/replays.md.
 
 | method | route | does |
@@ -20,7 +20,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
@@ -31,9 +30,9 @@ from starlette.routing import BaseRoute, Route
 from crokinole.board import Seat, Shot
 from crokinole.errors import CrokinoleError, InvalidRecordError
 from crokinole.rules import Game, ShotReport
-from crokinole.server.payloads import report_payload, trajectory_payload
-from crokinole.server.tables import stored_table
-from crokinole.server.wire import TABLE_PATTERN, game_view, seat_name, shot_payload
+from crokinole.server.owner.tables import stored_table
+from crokinole.server.ws.payloads import report_payload, trajectory_payload
+from crokinole.server.ws.wire import TABLE_PATTERN, game_view, seat_name, shot_payload
 from crokinole.store import Store
 from crokinole.table import (
     Event,
@@ -43,10 +42,11 @@ from crokinole.table import (
     TurnTimedOut,
     event_from_dict,
 )
+from crokinole.web import STATIC_DIR
 
 __all__ = ["ReplayError", "Replayed", "replay_actions", "replay_payload", "routes"]
 
-STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
+STATIC = STATIC_DIR
 
 #: Replays kept ready (a finished game's replay never changes).
 CACHE_SIZE = 32
@@ -224,7 +224,7 @@ def _game_number(text: str | None) -> int | None:
     >>> _game_number("0")
     Traceback (most recent call last):
     ...
-    crokinole.server.replays.ReplayError: game is a game number from 1, got '0'
+    crokinole.server.http.replays.ReplayError: game is a game number from 1, got '0'
     """
     if text is None:
         return None

@@ -22,7 +22,7 @@ from crokinole.ai import Level
 from crokinole.board import Seat, Shot
 from crokinole.rules import Game
 from crokinole.server.json_input import JsonInputError, read_json
-from crokinole.server.payloads import game_payload, report_payload, trajectory_payload
+from crokinole.server.ws.payloads import game_payload, report_payload, trajectory_payload
 from crokinole.table import (
     REACTIONS,
     Closed,
@@ -308,7 +308,7 @@ def parse_message(text: str | bytes) -> ClientMessage:
     >>> parse_message('{"type": "start", "table": "ABC"}')  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    crokinole.server.wire.WireError: start: table: String should match pattern ...
+    crokinole.server.ws.wire.WireError: start: table: String should match pattern ...
     """
     size = len(text.encode("utf-8", errors="replace")) if isinstance(text, str) else len(text)
     if size > MAX_MESSAGE_BYTES:

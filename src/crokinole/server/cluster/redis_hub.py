@@ -1,8 +1,8 @@
 """The hub of several processes: ownership by Redis leases, fan-out by Redis pub/sub.
 
 A building block for running the server as several processes (issue 12):
-it implements :class:`crokinole.server.hub.Hub`, but nothing in the app
-uses it yet (one process uses :class:`~crokinole.server.hub.MemoryHub`).
+it implements :class:`crokinole.server.cluster.hub.Hub`, but nothing in the app
+uses it yet (one process uses :class:`~crokinole.server.cluster.hub.MemoryHub`).
 
 **Ownership.**  ``claim(table, owner)`` sets the lease
 ``{prefix}lease:{table}`` to ``owner`` (``SET NX PX lease_ms``); claiming
@@ -17,7 +17,7 @@ it is still the owner's (compare-and-delete in one Lua script).
 (the owner's table object as given) and publishes
 ``{"version", "events", "origin"}`` on ``{prefix}table:{table}``.  Another
 process's hub keeps a *follower copy* of each table it has subscribers for:
-read from the store (:func:`crokinole.server.tables.stored_table`) when the
+read from the store (:func:`crokinole.server.owner.tables.stored_table`) when the
 table gets its first subscriber here, then folded with each published event
 (:meth:`~crokinole.table.Table.fold`).  Its subscribers get
 ``deliver(follower copy, events)``.  Redis pub/sub may drop messages: a
@@ -44,7 +44,7 @@ lease on ``{prefix}lead:{name}`` claimed or renewed at each call.
 After the pub/sub connection failed and came back, every follower copy is
 read again from the store (the messages published meanwhile are lost).
 
-Redis errors reach callers as :class:`~crokinole.server.hub.HubUnavailableError`.
+Redis errors reach callers as :class:`~crokinole.server.cluster.hub.HubUnavailableError`.
 
 Use it from one event loop; :meth:`RedisHub.close` stops its tasks and
 releases the leases it holds.
@@ -68,14 +68,14 @@ import anyio.to_thread
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from crokinole.server.hub import (
+from crokinole.server.cluster.hub import (
     HubUnavailableError,
     Listener,
     NoReceiverError,
     Subscriber,
     stop_tasks,
 )
-from crokinole.server.tables import stored_table
+from crokinole.server.owner.tables import stored_table
 from crokinole.table import Event, Table, event_from_dict
 
 if TYPE_CHECKING:
@@ -155,7 +155,7 @@ class _Follow:
 
 
 class RedisHub:
-    """A :class:`~crokinole.server.hub.Hub` for several processes, on Redis.
+    """A :class:`~crokinole.server.cluster.hub.Hub` for several processes, on Redis.
 
     Args:
         redis: the client (``redis.asyncio.Redis``); :meth:`from_url` makes one

@@ -12,15 +12,15 @@ reads the username from its own path.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from crokinole.web import STATIC_DIR
+
 __all__ = ["routes"]
 
-STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
+STATIC = STATIC_DIR
 
 
 def routes() -> list[BaseRoute]:

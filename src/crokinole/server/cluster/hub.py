@@ -1,6 +1,6 @@
 """The hub: fan-out of each table's events to its subscribers, and ownership of tables.
 
-The owner of a table (:class:`crokinole.server.tables.Tables`) publishes the
+The owner of a table (:class:`crokinole.server.owner.tables.Tables`) publishes the
 events of every command it applied, with the table as it stands after them;
 each subscriber (a connection) renders its own view of them (its seat is
 "you").  Exactly one owner may apply a table's commands, run its CPU and

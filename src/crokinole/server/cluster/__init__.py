@@ -1,0 +1,3 @@
+"""The hub: fan-out of table events and ownership of tables, in memory (one process) or on
+Redis (several).
+"""
