@@ -10,6 +10,69 @@ This module imports nothing from the project, so every layer may use it.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    """Every code an ``error`` answer carries, websocket or HTTP (docs/protocol.md, *Errors*).
+
+    A :class:`StrEnum`: a code is its own string on the wire and in JSON, and
+    compares equal to it.
+
+    >>> ErrorCode.NOT_YOUR_TURN == "not_your_turn"
+    True
+    >>> ErrorCode("seat_taken")
+    <ErrorCode.SEAT_TAKEN: 'seat_taken'>
+    """
+
+    # The connection and its messages.
+    BAD_JSON = "bad_json"
+    TOO_LARGE = "too_large"
+    BAD_MESSAGE = "bad_message"
+    HELLO_FIRST = "hello_first"
+    TOO_MANY_MESSAGES = "too_many_messages"
+    RATE_LIMITED = "rate_limited"
+    SERVER_ERROR = "server_error"
+    BAD_ORIGIN = "bad_origin"
+    # Finding a table and a place at it.
+    UNKNOWN_TABLE = "unknown_table"
+    UNKNOWN_CODE = "unknown_code"
+    NOT_A_MEMBER = "not_a_member"
+    SOLO_TABLE = "solo_table"
+    PARTY_FULL = "party_full"
+    NOT_HOST = "not_host"
+    SPECTATOR = "spectator"
+    IN_GAME = "in_game"
+    SEAT_TAKEN = "seat_taken"
+    NOT_A_SEAT = "not_a_seat"
+    SEATS_EMPTY = "seats_empty"
+    CLOSED = "closed"
+    RANKED_TABLE = "ranked_table"
+    # Playing.
+    NOT_YOUR_SEAT = "not_your_seat"
+    NOT_YOUR_TURN = "not_your_turn"
+    ILLEGAL_PLACEMENT = "illegal_placement"
+    ILLEGAL_SHOT = "illegal_shot"
+    ILLEGAL_ACTION = "illegal_action"
+    GAME_OVER = "game_over"
+    BAD_SETTINGS = "bad_settings"
+    BAD_NAME = "bad_name"
+    UNKNOWN_REACTION = "unknown_reaction"
+    TOO_MANY_REACTIONS = "too_many_reactions"
+    NO_HINTS = "no_hints"
+    NO_ACCURACY = "no_accuracy"
+    # Several processes, the database.
+    STALE = "stale"
+    BUSY = "busy"
+    UNAVAILABLE = "unavailable"
+    # Ranked play.
+    NOT_LOGGED_IN = "not_logged_in"
+    BAD_LADDER = "bad_ladder"
+    BAD_PARTNER = "bad_partner"
+    ALREADY_QUEUED = "already_queued"
+    IN_RANKED_GAME = "in_ranked_game"
+    NO_SHOWS = "no_shows"
+
 
 class CrokinoleError(Exception):
     """Root of every error raised by the crokinole package."""
@@ -49,6 +112,10 @@ class IllegalPlacement(IllegalActionError):  # noqa: N818 - the name players see
 
 class InvalidRecordError(CrokinoleError, ValueError):
     """A game record (JSON) that cannot be read or does not replay."""
+
+
+class UnknownSeatError(CrokinoleError, ValueError):
+    """A seat name that is not ``south``, ``west``, ``north`` or ``east``."""
 
 
 class TableError(CrokinoleError, ValueError):

@@ -35,7 +35,12 @@ from enum import Enum
 import numpy as np
 import numpy.typing as npt
 
-from crokinole.errors import InvalidBoardError, InvalidPositionError, InvalidShotError
+from crokinole.errors import (
+    InvalidBoardError,
+    InvalidPositionError,
+    InvalidShotError,
+    UnknownSeatError,
+)
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -97,8 +102,44 @@ class Seat(Enum):
         order = _CLOCKWISE
         return order[(order.index(self) + 1) % len(order)]
 
+    @property
+    def key(self) -> str:
+        """The seat's name on the wire, in records and in URLs.
+
+        >>> Seat.NORTH.key
+        'north'
+        """
+        return self.name.lower()
+
+    @property
+    def title(self) -> str:
+        """The seat's name for people.
+
+        >>> Seat.NORTH.title
+        'North'
+        """
+        return self.name.title()
+
+    @classmethod
+    def parse(cls, text: object) -> Seat:
+        """The seat named ``text`` (any case), or a plain error naming the four.
+
+        >>> Seat.parse("West")
+        <Seat.WEST: 180.0>
+        >>> Seat.parse("up")
+        Traceback (most recent call last):
+        ...
+        crokinole.errors.UnknownSeatError: 'up' is not a seat: south, west, north or east
+        """
+        if isinstance(text, str):
+            seat = _BY_KEY.get(text.strip().lower())
+            if seat is not None:
+                return seat
+        raise UnknownSeatError(f"{text!r} is not a seat: south, west, north or east")
+
 
 _CLOCKWISE = (Seat.SOUTH, Seat.WEST, Seat.NORTH, Seat.EAST)
+_BY_KEY = {seat.name.lower(): seat for seat in Seat}
 
 
 @dataclass(frozen=True, slots=True)
