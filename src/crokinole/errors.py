@@ -72,6 +72,25 @@ class ErrorCode(StrEnum):
     ALREADY_QUEUED = "already_queued"
     IN_RANKED_GAME = "in_ranked_game"
     NO_SHOWS = "no_shows"
+    # The HTTP routes (docs/protocol.md, *HTTP errors*): each code has one status.
+    BAD_REQUEST = "bad_request"
+    NOT_JSON = "not_json"
+    BAD_DEVICE = "bad_device"
+    NO_DEVICE = "no_device"
+    FORBIDDEN = "forbidden"
+    FAIR_PLAY = "fair_play"
+    NOT_FOUND = "not_found"
+    CONFLICT = "conflict"
+    NOT_FINISHED = "not_finished"
+    # Accounts (HTTP).
+    BAD_USERNAME = "bad_username"
+    BAD_PASSWORD = "bad_password"
+    TAKEN = "taken"
+    WRONG_LOGIN = "wrong_login"
+    WRONG_PASSWORD = "wrong_password"
+    TOO_MANY_ATTEMPTS = "too_many_attempts"
+    TOO_MANY_SIGNUPS = "too_many_signups"
+    DEVICE_CLAIMED = "device_claimed"
 
 
 class CrokinoleError(Exception):

@@ -399,7 +399,7 @@ def test_http_sign_up_log_out_log_in(server: str) -> None:
         assert web.get("/api/account").json() == {"username": None}
         wrong = web.post("/api/account/login", json={"username": "cleo", "password": "nope-nope"})
         assert wrong.status_code == 401
-        assert wrong.json() == {"error": "wrong username or password", "code": "wrong_login"}
+        assert wrong.json() == {"message": "wrong username or password", "code": "wrong_login"}
         right = web.post("/api/account/login", json={"username": "cleo", "password": "pw-cleo-1"})
         assert (right.status_code, right.json()) == (200, {"username": "Cleo"})
         assert web.get("/api/account").json()["username"] == "Cleo"
@@ -436,7 +436,7 @@ def test_http_bad_input_is_a_plain_400_and_creates_nothing(server: str) -> None:
                 "/api/account/signup", content=body, headers={"Content-Type": "application/json"}
             )
             assert answer.status_code == status, body
-            assert words in answer.json()["error"] and answer.json()["code"], body
+            assert words in answer.json()["message"] and answer.json()["code"], body
             assert "set-cookie" not in answer.headers
             assert web.get("/api/account").json() == {"username": None}
         # No refusal created Eve: her name is free.
@@ -447,7 +447,7 @@ def test_http_bad_input_is_a_plain_400_and_creates_nothing(server: str) -> None:
 def test_http_posts_must_be_json_from_this_site(server: str) -> None:
     with client(server) as web:
         form = web.post("/api/account/signup", data={"username": "Finn", "password": "pw-finn-1"})
-        assert form.status_code == 415 and "JSON" in form.json()["error"]
+        assert form.status_code == 415 and "JSON" in form.json()["message"]
         plain = web.post(
             "/api/account/login",
             content='{"username": "Finn", "password": "pw-finn-1"}',
@@ -482,7 +482,7 @@ def test_http_too_many_failures_is_429_with_retry_after(server: str) -> None:
         locked = web.post("/api/account/login", json={"username": "gus", "password": "pw-gus-12"})
         assert locked.status_code == 429
         assert locked.json() == {
-            "error": "too many login attempts for this account: try again in 15 minutes",
+            "message": "too many login attempts for this account: try again in 15 minutes",
             "code": "too_many_attempts",
         }
         assert 14 * 60 < int(locked.headers["retry-after"]) <= 15 * 60
@@ -496,14 +496,14 @@ def test_http_change_password(server: str) -> None:
         bad = here.post(
             "/api/account/password", json={"old_password": "not-it-1", "new_password": "pw-hal-34"}
         )
-        assert bad.status_code == 403 and bad.json()["error"] == "the current password is wrong"
+        assert bad.status_code == 403 and bad.json()["message"] == "the current password is wrong"
         ok = here.post(
             "/api/account/password", json={"old_password": "pw-hal-12", "new_password": "pw-hal-34"}
         )
         assert (ok.status_code, ok.json()) == (200, {"username": "Hal"})
         assert here.get("/api/account").status_code == 200
         ended = there.get("/api/account")
-        assert ended.json() == {"error": "not logged in", "code": "not_logged_in"}
+        assert ended.json() == {"message": "not logged in", "code": "not_logged_in"}
         assert ended.status_code == 401
     with client(server) as anon:
         nobody = anon.post(
@@ -519,10 +519,10 @@ def test_http_attach_this_devices_games(server: str) -> None:
         assert anon.status_code == 401
         web.post("/api/account/signup", json={"username": "Ida", "password": "pw-ida-12"})
         missing = web.post("/api/account/attach", json={})
-        assert missing.status_code == 400 and "X-Device-Token" in missing.json()["error"]
+        assert missing.status_code == 400 and "X-Device-Token" in missing.json()["message"]
         done = web.post("/api/account/attach", json={}, headers=device)
         assert (done.status_code, done.json()) == (200, {"attached": 0})
     with client(server) as other:
         other.post("/api/account/signup", json={"username": "Joe", "password": "pw-joe-12"})
         taken = other.post("/api/account/attach", json={}, headers=device)
-        assert taken.status_code == 409 and "another account" in taken.json()["error"]
+        assert taken.status_code == 409 and "another account" in taken.json()["message"]

@@ -80,7 +80,7 @@ def test_strangers_guessing_from_many_addresses_cannot_lock_the_owners_browser_o
         with web(server, "10.5.0.1") as fresh:
             refused = login(fresh, "ada", PASSWORD)
             assert refused.status_code == 429
-            assert refused.json()["error"].startswith("too many login attempts for this account")
+            assert refused.json()["message"].startswith("too many login attempts for this account")
         # ... Ada's own phone, which did, is let in, from any address.
         phone.headers["X-Forwarded-For"] = "10.6.0.1"
         assert login(phone, "ada", PASSWORD).json() == {"username": "Ada"}

@@ -122,18 +122,18 @@ def test_a_bad_record_is_a_400_in_plain_words(
 ) -> None:
     answer = web.post("/api/review", content=body)
     assert answer.status_code == status
-    assert words in answer.json()["error"]
+    assert words in answer.json()["message"]
 
 
 def test_a_game_under_way_or_missing_is_not_reviewed(server: str, web: httpx.Client) -> None:
     playing = _played(server, shots=2)
     answer = web.get(f"/api/tables/{playing}/review.json")
-    assert answer.status_code == 409 and "not finished" in answer.json()["error"]
+    assert answer.status_code == 409 and "not finished" in answer.json()["message"]
     assert web.get(f"/api/tables/{'0' * 32}/review.json").status_code == 404
     assert web.get("/api/tables/nope/review.json").status_code == 400
     assert web.get(f"/api/tables/{playing}/review.json?game=x").status_code == 400
     bad = web.get(f"/api/tables/{playing}/review.json?accuracy=lucky")
-    assert bad.status_code == 400 and "accuracy is one of" in bad.json()["error"]
+    assert bad.status_code == 400 and "accuracy is one of" in bad.json()["message"]
 
 
 # ---------------------------------------------------------------- the practice room
@@ -187,12 +187,12 @@ def test_bad_practice_requests_are_400_in_plain_words(
 ) -> None:
     answer = web.post(f"/api/analysis/{route}", json=body)
     assert answer.status_code == 400, answer.text
-    assert words in answer.json()["error"]
+    assert words in answer.json()["message"]
 
 
 def test_a_practice_request_that_is_not_a_json_object(web: httpx.Client) -> None:
     answer = web.post("/api/analysis/hints", content=b"[1, 2]")
-    assert answer.status_code == 400 and answer.json()["error"] == "the request is a JSON object"
+    assert answer.status_code == 400 and answer.json()["message"] == "the request is a JSON object"
 
 
 def test_one_analysis_at_a_time_per_address_the_next_is_429(server: str) -> None:
@@ -221,7 +221,7 @@ def test_one_analysis_at_a_time_per_address_the_next_is_429(server: str) -> None
                 assert running.result().status_code == 200, running.result().text
             assert answer.status_code in (200, 429), answer.text
             if answer.status_code == 429:
-                refused.append(answer.json()["error"])
+                refused.append(answer.json()["message"])
                 break
         # The first one answered, the address may ask again.
         assert second.post("/api/analysis/hints", json=quick).status_code == 200
@@ -243,7 +243,7 @@ def test_mine_in_the_practice_room_is_the_device_s_own_accuracy(
     body = {"code": _open_board(), "position_deg": 0.0, "accuracy": "mine"}
     answer = web.post("/api/analysis/heatmap", json=body, headers={"X-Device-Token": device})
     assert answer.status_code == 400
-    assert answer.json()["error"].startswith("play the open-20 drill first")
+    assert answer.json()["message"].startswith("play the open-20 drill first")
     store = Store.open(server_database(served[1]))
     try:
         shots = [{"points": p} for p in (1, 1, 1, 0, 1, 1, 0, 1, 1, 1)]  # 8 of 10
@@ -256,4 +256,4 @@ def test_mine_in_the_practice_room_is_the_device_s_own_accuracy(
     assert answer.json()["accuracy"] == "mine"
     bad = web.post("/api/analysis/hints", json={"code": _open_board(), "accuracy": "mine"},
                    headers={"X-Device-Token": "bad token!"})  # fmt: skip
-    assert bad.status_code == 400 and bad.json()["error"].startswith("a device token is")
+    assert bad.status_code == 400 and bad.json()["message"].startswith("a device token is")

@@ -79,7 +79,7 @@ def test_no_engine_help_for_a_device_or_account_during_its_ranked_game(
                 web.cookies.set("crokinole_session", cookie)
             for answer in _help(web, headers):
                 assert answer.status_code == 403, answer.text
-                assert "ranked game in play" in answer.json()["error"]
+                assert "ranked game in play" in answer.json()["message"]
             table = web.get(f"/api/tables/{ann.table}/review.json", headers=headers)
             assert table.status_code == 403
         web.cookies.clear()
@@ -121,7 +121,7 @@ def test_no_hints_for_the_days_challenge_during_its_day(tmp_path: Path) -> None:
                 answer = httpx.post(f"{url}{path}", json={**body, **extra}, headers=headers,
                                     timeout=60)  # fmt: skip
                 assert answer.status_code == 403, answer.text
-                assert "today's daily challenge" in answer.json()["error"]
+                assert "today's daily challenge" in answer.json()["message"]
         yesterday = daily_challenge(day.fromordinal(day.toordinal() - 1)).position
         answer = httpx.post(
             f"{url}/api/analysis/hints", json={"position": position_data(yesterday)},

@@ -77,7 +77,7 @@ def test_the_device_record_is_asked_with_a_header_not_in_the_url(server: str) ->
     bad = urllib.request.Request(f"{server}/api/record", headers={"X-Device-Token": "short"})
     with pytest.raises(urllib.error.HTTPError) as info:
         urllib.request.urlopen(bad)
-    assert info.value.code == 400 and "device token" in json.loads(info.value.read())["error"]
+    assert info.value.code == 400 and "device token" in json.loads(info.value.read())["message"]
     me.close()
 
 
@@ -90,7 +90,7 @@ def test_http_errors_are_plain(server: str, path: str, status: int) -> None:
     with pytest.raises(urllib.error.HTTPError) as info:
         urllib.request.urlopen(server + path)
     assert info.value.code == status
-    assert "error" in json.loads(info.value.read())
+    assert "message" in json.loads(info.value.read())
     info.value.close()
 
 

@@ -39,6 +39,7 @@ from crokinole.board import Shot
 from crokinole.server.accounts import Accounts
 from crokinole.server.http import practice as practice_http
 from crokinole.server.http.accounts import COOKIE
+from crokinole.server.http.context import HttpContext, standalone
 from crokinole.server.limits import ServerSettings
 from crokinole.store import Store
 from tests.server.helpers import serving
@@ -101,16 +102,16 @@ def client(store: Store, accounts: Accounts, tmp_path: Path) -> Client:
     (static / "practice.html").write_text("<title>practice room</title>")
     (static / "drills.html").write_text("<title>drills</title>")
     seeds = iter(range(1000, 2000))  # each set's seed, known to the test (kept by the server)
-    routes = practice_http.routes(
-        store, accounts, ServerSettings(warm_up=False), today=lambda: TODAY, static=static,
-        seeds=lambda: next(seeds),
+    http = HttpContext(
+        store, ServerSettings(warm_up=False), accounts=accounts, today=lambda: TODAY,
+        static=static, seeds=lambda: next(seeds),
     )  # fmt: skip
-    return Client(Starlette(routes=routes))
+    return Client(standalone(practice_http.routes, http))
 
 
 def _refused(response: httpx.Response, status: int, words: str) -> None:
     assert response.status_code == status, response.text
-    assert words in response.json()["error"]
+    assert words in response.json()["message"]
 
 
 # ------------------------------------------------------------------ pages and drills

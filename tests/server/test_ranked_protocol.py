@@ -187,7 +187,7 @@ def test_two_players_queue_are_matched_play_and_both_ratings_change(
         missing = web.get("/api/players/nobody")
         assert (missing.status_code, missing.json()) == (
             404,
-            {"error": "no player is called nobody"},
+            {"code": "not_found", "message": "no player is called nobody"},
         )
         assert web.get("/api/leaderboard", params={"ladder": "triples"}).status_code == 400
         assert web.get("/api/leaderboard", params={"min_games": "101"}).status_code == 400

@@ -244,12 +244,12 @@ def test_the_last_game_of_a_table_is_replayed_unless_it_is_under_way(games: Game
     for table_id in (games.party, games.playing):
         assert get(f"{games.url}/api/tables/{table_id}/replay.json") == (
             409,
-            {"error": "this game is not finished yet"},
+            {"code": "not_finished", "message": "this game is not finished yet"},
         )
     assert get(f"{games.url}/api/tables/{games.party}/replay.json?game=2")[0] == 409
     assert get(f"{games.url}/api/tables/{games.party}/replay.json?game=3") == (
         404,
-        {"error": f"table {games.party} has no game 3"},
+        {"code": "not_found", "message": f"table {games.party} has no game 3"},
     )
 
 
@@ -271,14 +271,15 @@ def test_an_abandoned_game_is_replayed_as_far_as_it_went(games: Games) -> None:
 def test_bad_or_unknown_tables_are_refused_plainly(
     games: Games, path: str, status: int, error: str
 ) -> None:
-    assert get(f"{games.url}/api/tables/{path}") == (status, {"error": error})
+    answer = get(f"{games.url}/api/tables/{path}")
+    assert (answer[0], answer[1]["message"]) == (status, error)
 
 
 @pytest.mark.parametrize("game", ["0", "-1", "x", "1.5", "9999999", ""])
 def test_a_bad_game_number_is_refused_plainly(games: Games, game: str) -> None:
     status, body = get(f"{games.url}/api/tables/{games.solo}/replay.json?game={game}")
     assert status == 400
-    assert body["error"].startswith("game is a game number from 1, got ")
+    assert body["message"].startswith("game is a game number from 1, got ")
 
 
 def test_the_viewer_page_is_served_at_the_replay_link(games: Games) -> None:

@@ -90,7 +90,7 @@ def test_every_writing_route_answers_400_to_json_the_parser_cannot_take(
     ):
         status, error = call(server, method, path, body, token)
         assert status == 400, (method, path, status)
-        assert "the request body" in error["error"]
+        assert "the request body" in error["message"]
     _, again = call(server, "GET", f"/api/sheets/{sheet['id']}", token=token)
     assert again["rounds"][0]["totals"] == [5, 0]
 
@@ -111,7 +111,7 @@ def test_odd_round_numbers_in_the_path_answer_400(
     path = f"/api/sheets/{sheet['id']}/rounds/{number}"
     for method, body in (("PUT", {"totals": [5, 0]}), ("DELETE", None)):
         status, error = call(server, method, path, body, token)
-        assert status == 400 and message in error["error"], (method, status, error)
+        assert status == 400 and message in error["message"], (method, status, error)
 
 
 def test_edit_and_delete_a_round(server: str, token: str) -> None:
@@ -149,7 +149,7 @@ def test_bad_rounds_are_refused_and_nothing_changes(
 ) -> None:
     sheet = _new(server, token)
     status, error = call(server, "POST", f"/api/sheets/{sheet['id']}/rounds", body, token)
-    assert status == 400 and message in error["error"]
+    assert status == 400 and message in error["message"]
     status, again = call(server, "GET", f"/api/sheets/{sheet['id']}", token=token)
     assert again["rounds"] == []
 
@@ -176,7 +176,7 @@ def test_bad_rounds_are_refused_and_nothing_changes(
 )
 def test_bad_sheets_are_refused(server: str, token: str, body: Any, message: str) -> None:
     status, error = call(server, "POST", "/api/sheets", body, token)
-    assert status == 400 and message in error["error"]
+    assert status == 400 and message in error["message"]
 
 
 def test_twelve_discs_a_match_and_named_players(server: str, token: str) -> None:
@@ -215,9 +215,9 @@ def test_rename_a_side_and_refused_names(server: str, token: str) -> None:
         (["Ann"], "singles needs 2 names"),
     ):
         status, error = call(server, "PATCH", f"/api/sheets/{sheet['id']}", {"names": names}, token)
-        assert status == 400 and message in error["error"]
+        assert status == 400 and message in error["message"]
         status, error = call(server, "POST", "/api/sheets", {"names": names}, token)
-        assert status == 400 and message in error["error"]
+        assert status == 400 and message in error["message"]
     _, again = call(server, "GET", f"/api/sheets/{sheet['id']}", token=token)
     assert again["names"] == ["Ann", "Robert"]
     other = secrets.token_hex(12)
@@ -228,13 +228,13 @@ def test_rename_a_side_and_refused_names(server: str, token: str) -> None:
 def test_owner_only_and_plain_http_errors(server: str, token: str) -> None:
     sheet = _new(server, token)
     status, error = call(server, "GET", f"/api/sheets/{sheet['id']}")
-    assert status == 401 and "X-Device-Token" in error["error"]
+    assert status == 401 and "X-Device-Token" in error["message"]
     status, error = call(server, "GET", f"/api/sheets/{sheet['id']}", token=secrets.token_hex(12))
     assert status == 403
     status, error = call(server, "GET", "/api/sheets/" + "0" * 32, token=token)
     assert status == 404
     status, error = call(server, "DELETE", f"/api/sheets/{sheet['id']}/rounds/3", token=token)
-    assert status == 400 and "there is no round 3" in error["error"]
+    assert status == 400 and "there is no round 3" in error["message"]
 
 
 def test_read_only_share_link_and_csv(server: str, token: str) -> None:

@@ -163,7 +163,8 @@ def contract_answers(asked: list[str]) -> Any:
             body = {"ladder": q["ladder"], "min_games": int(q["min_games"]), "players": players}
             route.fulfill(json=body)
         elif "/api/players/nobody" in url:
-            route.fulfill(status=404, json={"error": "no player is called nobody"})
+            missing = {"code": "not_found", "message": "no player is called nobody"}
+            route.fulfill(status=404, json=missing)
         elif "/api/players/" in url:
             route.fulfill(json=PROFILE)
         else:

@@ -58,7 +58,7 @@ from datetime import UTC, datetime, timedelta
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from crokinole.errors import CrokinoleError
+from crokinole.errors import CrokinoleError, ErrorCode
 from crokinole.store import AccountData, AccountTakenError, DeviceClaimedError, Store
 
 log = logging.getLogger("crokinole.accounts")
@@ -99,11 +99,11 @@ class AccountError(CrokinoleError, ValueError):
         retry_after: for ``too_many_attempts``, seconds until a login may be
             tried again; else None.
 
-    >>> str(AccountError("taken", "the username ann is taken"))
+    >>> str(AccountError(ErrorCode.TAKEN, "the username ann is taken"))
     'the username ann is taken'
     """
 
-    def __init__(self, code: str, message: str, retry_after: int | None = None) -> None:
+    def __init__(self, code: ErrorCode, message: str, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -141,7 +141,8 @@ def check_username(username: str) -> str:
     if not USERNAME_PATTERN.fullmatch(username):
         shown = username if len(username) <= 40 else username[:40] + "…"
         raise AccountError(
-            "bad_username", f"a username is 3–20 letters, digits, '_' or '-' (not {shown!r})"
+            ErrorCode.BAD_USERNAME,
+            f"a username is 3–20 letters, digits, '_' or '-' (not {shown!r})",
         )
     return username.lower()
 
@@ -162,11 +163,15 @@ def check_password(password: str, username: str) -> None:
         AccountError: ``bad_password``.
     """
     if len(password) < MIN_PASSWORD:
-        raise AccountError("bad_password", f"a password is at least {MIN_PASSWORD} characters")
+        raise AccountError(
+            ErrorCode.BAD_PASSWORD, f"a password is at least {MIN_PASSWORD} characters"
+        )
     if len(password) > MAX_PASSWORD:
-        raise AccountError("bad_password", f"a password is at most {MAX_PASSWORD} characters")
+        raise AccountError(
+            ErrorCode.BAD_PASSWORD, f"a password is at most {MAX_PASSWORD} characters"
+        )
     if password.lower() == username.lower():
-        raise AccountError("bad_password", "the password may not be the username")
+        raise AccountError(ErrorCode.BAD_PASSWORD, "the password may not be the username")
 
 
 def token_hash(token: str) -> str:
@@ -286,7 +291,7 @@ class Accounts:
         minutes = math.ceil(seconds / 60)
         unit = "minute" if minutes == 1 else "minutes"
         raise AccountError(
-            "too_many_attempts",
+            ErrorCode.TOO_MANY_ATTEMPTS,
             f"too many login attempts {whom}: try again in {minutes} {unit}",
             retry_after=seconds,
         )
@@ -331,7 +336,7 @@ class Accounts:
         try:
             data = self._store.create_account(username, key, password_hash, self._clock())
         except AccountTakenError:
-            raise AccountError("taken", f"the username {username} is taken") from None
+            raise AccountError(ErrorCode.TAKEN, f"the username {username} is taken") from None
         log.info("account %s signed up", data.username)
         return _public(data), self._new_session(data.id)
 
@@ -364,7 +369,7 @@ class Accounts:
             # What was typed as an unknown username may be a password: never logged.
             whom = "an unknown username" if data is None else data.username
             log.info("failed login for %s from %s", whom, address)
-            raise AccountError("wrong_login", "wrong username or password")
+            raise AccountError(ErrorCode.WRONG_LOGIN, "wrong username or password")
         if self._hasher.check_needs_rehash(data.password_hash):
             self._store.set_password_hash(
                 data.id, self._hasher.hash(password), self._clock(), changed=False
@@ -416,13 +421,13 @@ class Accounts:
         """
         account = self.account_for_token(token)
         if account is None or token is None:
-            raise AccountError("not_logged_in", "not logged in")
+            raise AccountError(ErrorCode.NOT_LOGGED_IN, "not logged in")
         data = self._store.account(account.id)
         if data is None:
-            raise AccountError("not_logged_in", "not logged in")
+            raise AccountError(ErrorCode.NOT_LOGGED_IN, "not logged in")
         if not self._guess(data.username_key, data, old_password, address, device):
             log.info("wrong current password for %s from %s", data.username, address)
-            raise AccountError("wrong_password", "the current password is wrong")
+            raise AccountError(ErrorCode.WRONG_PASSWORD, "the current password is wrong")
         check_password(new_password, data.username)
         ended = self._store.set_password_hash(
             data.id,
@@ -443,11 +448,11 @@ class Accounts:
         """
         account = self.account_for_token(token)
         if account is None:
-            raise AccountError("not_logged_in", "not logged in")
+            raise AccountError(ErrorCode.NOT_LOGGED_IN, "not logged in")
         try:
             return self._store.attach_device(account.id, device_token, self._clock())
         except DeviceClaimedError as error:
-            raise AccountError("device_claimed", str(error)) from None
+            raise AccountError(ErrorCode.DEVICE_CLAIMED, str(error)) from None
 
     def purge(self) -> int:
         """Delete expired sessions, failed logins too old to count and login devices unused

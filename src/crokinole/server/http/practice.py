@@ -48,7 +48,8 @@ on separate boards (``scores`` and ``guests``); an account's name is its
 username, and a guest cannot take a registered username.  A logged-in
 player's (session cookie) results count for the account on all its devices.
 
-Errors are ``{"error": "plain words"}``: 400 for any bad input (nothing is
+Errors are ``{"code": "...", "message": "plain words"}``
+(:mod:`crokinole.server.http.errors`): 400 for any bad input (nothing is
 kept), 415 for a POST that is not JSON, 403 for a POST from another site,
 409 for a second daily score from one device or account, 403 for a
 practice shot from a position (not a drill) while the device or account
@@ -62,13 +63,11 @@ from __future__ import annotations
 import datetime
 import re
 import secrets
-from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from crokinole.analysis.drills import (
@@ -85,27 +84,29 @@ from crokinole.analysis.practice import (
     PracticeResult,
     position_code,
     position_data,
-    position_from_code,
-    position_from_data,
     practice_shot,
     shot_from_data,
 )
 from crokinole.board import Shot
-from crokinole.errors import AnalysisError
-from crokinole.server.accounts import Account, Accounts
-from crokinole.server.http.accounts import COOKIE
-from crokinole.server.json_input import JsonInputError, read_json
-from crokinole.server.limits import ServerSettings, origin_allowed
+from crokinole.errors import AnalysisError, ErrorCode
+from crokinole.server.http.context import context, utc_today
+from crokinole.server.http.errors import HttpError
+from crokinole.server.http.inputs import (
+    account_id_of,
+    account_of,
+    device_token,
+    json_body,
+    position,
+    same_site,
+    the_device,
+)
+from crokinole.server.http.pages import page
 from crokinole.server.ranked.fair_play import daily_refused, engine_help_refused
 from crokinole.server.ws.payloads import report_payload, trajectory_payload
-from crokinole.server.ws.wire import TOKEN_PATTERN
-from crokinole.store import AlreadyPlayedError, PracticeSetData, Store, StoreUnavailableError
+from crokinole.store import AlreadyPlayedError, PracticeSetData
 from crokinole.table.events import shot_from_dict, shot_to_dict
-from crokinole.web import STATIC_DIR
 
 __all__ = ["MAX_BODY", "MAX_NAME", "routes", "utc_today"]
-
-STATIC = STATIC_DIR
 
 #: The largest request body read (100 shots take about 8 KB).
 MAX_BODY = 65_536
@@ -117,75 +118,20 @@ TREND_LENGTH = 50
 LEADERBOARD_LENGTH = 20
 
 
-def utc_today() -> datetime.date:
-    """Today's date in UTC: the daily challenge changes at midnight UTC for everyone."""
-    return datetime.datetime.now(datetime.UTC).date()
-
-
-class _RefusedError(Exception):
-    """A request refused, with its HTTP status and a plain message; nothing was kept."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-def _bad(message: str) -> _RefusedError:
-    return _RefusedError(400, message)
+def _bad(message: str) -> HttpError:
+    return HttpError(ErrorCode.BAD_REQUEST, message)
 
 
 async def _body(request: Request, fields: tuple[str, ...]) -> dict[str, Any]:
     """The JSON object of a POST, with no fields but ``fields``."""
-    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if kind != "application/json":
-        raise _RefusedError(415, "send the request as JSON (Content-Type: application/json)")
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise _RefusedError(413, f"the request is larger than {MAX_BODY} bytes")
-    try:
-        data: Any = read_json(raw or b"{}")
-    except JsonInputError as error:
-        reason = str(error).replace("the message", "it")
-        raise _bad(f"the request body cannot be read: {reason}") from None
-    if not isinstance(data, dict):
-        raise _bad("the request body is a JSON object")
-    unknown = sorted(set(data) - set(fields))
-    if unknown:
-        raise _bad(f"unknown field(s): {', '.join(unknown)}")
-    return data
-
-
-def _device(request: Request) -> str:
-    token = request.headers.get("x-device-token")
-    if token is None:
-        raise _bad("send the device token in the X-Device-Token header")
-    if not re.match(TOKEN_PATTERN, token):
-        raise _bad("a device token is 16–64 letters, digits, '-' or '_'")
-    return token
-
-
-def _position(data: dict[str, Any]) -> PracticePosition:
-    """The position of a request: ``code`` or ``position``."""
-    code, given = data.get("code"), data.get("position")
-    if code is not None and given is not None:
-        raise _bad("send a position's code or the position, not both")
-    if code is None and given is None:
-        raise _bad("send the position: its code, or the position itself")
-    if code is not None:
-        if not isinstance(code, str):
-            raise _bad("a position's code is text")
-        return position_from_code(code)
-    return position_from_data(given)
+    return await json_body(request, MAX_BODY, fields, json_only=True)
 
 
 def _drill_of(data: dict[str, Any]) -> Drill | None:
     """The drill a shot is played in (``drill``), which then gives the position; or None."""
-    drill_id = data.get("drill")
-    if drill_id is None:
+    if data.get("drill") is None:
         return None
-    if not isinstance(drill_id, str) or drill_id not in DRILLS:
-        raise _bad(f"there is no drill {drill_id!r}; the drills are {', '.join(DRILLS)}")
+    drill_id = _drill_id(data["drill"])
     if data.get("code") is not None or data.get("position") is not None:
         raise _bad("a drill's shot is played from the drill's own setup: send no position")
     return DRILLS[drill_id]
@@ -273,16 +219,14 @@ def shot_payload(result: PracticeResult) -> dict[str, Any]:
     """The answer to ``/api/practice/shoot``: the shot's outcome and the position after it."""
     game = result.game
     ids = [d.id for d in game.discs] + [result.shot_id]
-    owners = [d.owner.name.lower() for d in game.discs] + [result.seat.name.lower()]
+    owners = [d.owner.key for d in game.discs] + [result.seat.key]
     return {
         "position": position_data(result.position_after),
         "code": position_code(result.position_after),
         "summary": result.summary(),
         "report": report_payload(result.report, game),
         "trajectory": trajectory_payload(result.trajectory, ids, owners),
-        "board": [
-            {"id": d.id, "owner": d.owner.name.lower(), "x": d.x, "y": d.y} for d in game.discs
-        ],
+        "board": [{"id": d.id, "owner": d.owner.key, "x": d.x, "y": d.y} for d in game.discs],
     }
 
 
@@ -290,348 +234,343 @@ def _challenge_payload(challenge: Challenge, played: dict[str, Any] | None) -> d
     return {**challenge.to_dict(), "played": played}
 
 
-def routes(
-    store: Store,
-    accounts: Accounts | None = None,
-    settings: ServerSettings | None = None,
-    *,
-    today: Callable[[], datetime.date] = utc_today,
-    static: Path = STATIC,
-    seeds: Callable[[], int] = lambda: secrets.randbits(63),
-) -> list[BaseRoute]:
-    """The practice room's, the drills' and the daily challenge's routes.
+def _drill_id(value: object) -> str:
+    if not isinstance(value, str) or value not in DRILLS:
+        raise _bad(f"there is no drill {value!r}; the drills are {', '.join(DRILLS)}")
+    return value
 
-    Args:
-        store: where results and daily scores are kept.
-        accounts: the accounts service (a logged-in player's results count
-            for the account); without it everyone is a guest.
-        settings: the server's settings (the origins allowed to POST).
-        today: the current UTC date (a clock for tests).
-        static: where the pages are.
-        seeds: a new set's secret seed (random; a fixed sequence for tests).
 
-    >>> [r.path for r in routes(Store.open("sqlite://"))][:3]
-    ['/practice', '/drills', '/api/drills']
-    """
-    allowed = (settings or ServerSettings()).allowed_origins
+def _today_only(request: Request, value: object) -> datetime.date:
+    day, now = _day(value), context(request).today()
+    if day < now:
+        raise _bad(f"the challenge of {day} is over: today's is the challenge of {now}")
+    if day > now:
+        raise _bad(f"the challenge of {day} has not begun: today's is the challenge of {now}")
+    return day
 
-    def handled(
-        handler: Callable[[Request], Awaitable[Response]], *, post: bool = False
-    ) -> Callable[[Request], Awaitable[Response]]:
-        async def run(request: Request) -> Response:
-            if post and not origin_allowed(
-                request.headers.get("origin"), request.headers.get("host"), allowed
-            ):
-                return JSONResponse({"error": "requests from another site are refused"}, 403)
-            try:
-                return await handler(request)
-            except _RefusedError as refused:
-                return JSONResponse({"error": refused.message}, status_code=refused.status)
-            except AnalysisError as error:
-                return JSONResponse({"error": str(error)}, status_code=400)
-            except AlreadyPlayedError as error:
-                return JSONResponse({"error": str(error)}, status_code=409)
-            except StoreUnavailableError as error:
-                return JSONResponse({"error": str(error)}, status_code=503)
 
-        return run
+#: What a set of another device (or account) is answered.
+NO_SUCH_SET = "there is no such set on this device: ask for a new one"
 
-    async def logged_in(request: Request) -> Account | None:
-        """The account of the session cookie, or None (a guest, or a session that ended)."""
-        token = request.cookies.get(COOKIE)
-        if accounts is None or not token:
-            return None
-        return await anyio.to_thread.run_sync(accounts.account_for_token, token)
 
-    async def account_id(request: Request) -> int | None:
-        account = await logged_in(request)
-        return None if account is None else account.id
+async def _my_set(request: Request, value: object, kind: str | None = None) -> PracticeSetData:
+    """The set ``value`` names, if it is this device's (and of ``kind``)."""
+    device = the_device(request)
+    kept = await anyio.to_thread.run_sync(context(request).store.practice_set, _set_id(value))
+    if kept is None or kept.device != device:
+        raise HttpError(ErrorCode.NOT_FOUND, NO_SUCH_SET)
+    if kind is not None and kept.kind != kind:
+        what = "the daily challenge" if kind == "daily" else "a drill"
+        raise _bad(f"this set is not one of {what}")
+    return kept
 
-    async def practice_page(_: Request) -> Response:
-        return FileResponse(static / "practice.html", headers={"Cache-Control": "no-cache"})
 
-    async def drills_page(_: Request) -> Response:
-        return FileResponse(static / "drills.html", headers={"Cache-Control": "no-cache"})
+async def _fair_position(request: Request, pos: PracticePosition) -> None:
+    """No trying shots on a position during a ranked game, nor on the day's challenge."""
+    http = context(request)
+    why = daily_refused(pos, http.today())
+    if why is None:
+        device, account = device_token(request, required=False), await account_id_of(request)
+        why = await anyio.to_thread.run_sync(engine_help_refused, http.store, device, account)
+    if why is not None:
+        raise HttpError(ErrorCode.FAIR_PLAY, why)
 
-    drill_list = {"drills": [d.to_dict() for d in DRILLS.values()]}
 
-    async def drills(_: Request) -> Response:
-        return JSONResponse(drill_list)
+def _shot(data: dict[str, Any]) -> Shot:
+    if data.get("shot") is None:
+        raise _bad("send the shot {position, direction, power}")
+    return shot_from_data(data["shot"])
 
-    async def my_set(request: Request, value: object, kind: str | None = None) -> PracticeSetData:
-        """The set ``value`` names, if it is this device's (and of ``kind``)."""
-        device = _device(request)
-        kept = await anyio.to_thread.run_sync(store.practice_set, _set_id(value))
-        if kept is None or kept.device != device:
-            raise _RefusedError(404, "there is no such set on this device: ask for a new one")
-        if kind is not None and kept.kind != kind:
-            what = "the daily challenge" if kind == "daily" else "a drill"
-            raise _bad(f"this set is not one of {what}")
-        return kept
 
-    async def fair_position(request: Request, pos: PracticePosition) -> None:
-        """No trying shots on a position during a ranked game, nor on the day's challenge."""
-        why = daily_refused(pos, today())
-        if why is None:
-            token = request.headers.get("x-device-token")
-            device = _device(request) if token is not None else None
-            account = await account_id(request)
-            why = await anyio.to_thread.run_sync(engine_help_refused, store, device, account)
-        if why is not None:
-            raise _RefusedError(403, why)
-
-    async def shoot_in_set(request: Request, data: dict[str, Any]) -> Response:
-        if data.get("code") is not None or data.get("position") is not None or data.get("drill"):
-            raise _bad("an attempt of a set is played from the set's own position: send no other")
-        kept = await my_set(request, data.get("set"))
-        set_id = kept.id
-        if kept.finished:
-            raise _RefusedError(409, "this set is over: its result was kept; ask for a new set")
-        if len(kept.shots) >= kept.attempts:
-            raise _RefusedError(409, f"all {kept.attempts} attempts of this set are played")
-        if kept.kind == "daily" and kept.day != today().isoformat():
-            raise _bad(f"the challenge of {kept.day} is over")
-        if data.get("shot") is None:
-            raise _bad("send the shot {position, direction, power}")
-        aimed = shot_from_data(data["shot"])
-        pos = _set_position(kept)
-        attempt = len(kept.shots) + 1
-
-        def play() -> tuple[Shot, PracticeResult]:
-            played = hand_shot(pos, aimed, kept.seed, attempt)
-            return played, practice_shot(pos, played)
-
-        played, result = await anyio.to_thread.run_sync(play)
-        points = _set_points(kept, result)
-        row = {"aimed": shot_to_dict(aimed), "played": shot_to_dict(played), "points": points}
-        added = await anyio.to_thread.run_sync(
-            store.add_practice_shot, set_id, len(kept.shots), row
+async def _playable(request: Request, data: dict[str, Any]) -> PracticeSetData:
+    """The set an attempt is played in, if it has an attempt left today."""
+    if data.get("code") is not None or data.get("position") is not None or data.get("drill"):
+        raise _bad("an attempt of a set is played from the set's own position: send no other")
+    kept = await _my_set(request, data.get("set"))
+    if kept.finished:
+        raise HttpError(
+            ErrorCode.CONFLICT, "this set is over: its result was kept; ask for a new set"
         )
-        if not added:
-            raise _RefusedError(409, "another attempt of this set was played meanwhile: look again")
-        payload = shot_payload(result)
-        payload.update(
-            set=set_id, attempt=attempt, attempts=kept.attempts, aimed=shot_to_dict(aimed),
-            played=shot_to_dict(played), hand="human", points_scored=points,
+    if len(kept.shots) >= kept.attempts:
+        raise HttpError(ErrorCode.CONFLICT, f"all {kept.attempts} attempts of this set are played")
+    if kept.kind == "daily" and kept.day != context(request).today().isoformat():
+        raise _bad(f"the challenge of {kept.day} is over")
+    return kept
+
+
+async def _shoot_in_set(request: Request, data: dict[str, Any]) -> Response:
+    kept = await _playable(request, data)
+    aimed = _shot(data)
+    pos = _set_position(kept)
+    attempt = len(kept.shots) + 1
+
+    def play() -> tuple[Shot, PracticeResult]:
+        played = hand_shot(pos, aimed, kept.seed, attempt)
+        return played, practice_shot(pos, played)
+
+    played, result = await anyio.to_thread.run_sync(play)
+    points = _set_points(kept, result)
+    row = {"aimed": shot_to_dict(aimed), "played": shot_to_dict(played), "points": points}
+    added = await anyio.to_thread.run_sync(
+        context(request).store.add_practice_shot, kept.id, len(kept.shots), row
+    )
+    if not added:
+        raise HttpError(
+            ErrorCode.CONFLICT, "another attempt of this set was played meanwhile: look again"
+        )
+    payload = shot_payload(result)
+    payload.update(
+        set=kept.id, attempt=attempt, attempts=kept.attempts, aimed=shot_to_dict(aimed),
+        played=shot_to_dict(played), hand="human", points_scored=points,
+    )  # fmt: skip
+    if kept.kind == "drill":
+        payload["drill_points"] = points
+    return JSONResponse(payload)
+
+
+async def shoot(request: Request) -> Response:
+    """``POST /api/practice/shoot``: a shot from a position or a drill, or an attempt of a set."""
+    same_site(request)
+    data = await _body(request, ("code", "position", "drill", "shot", "set"))
+    if data.get("set") is not None:
+        return await _shoot_in_set(request, data)
+    drill = _drill_of(data)
+    pos = drill.setup if drill is not None else position(data)
+    if drill is None:
+        await _fair_position(request, pos)
+    shot = _shot(data)
+    result = await anyio.to_thread.run_sync(practice_shot, pos, shot)
+    payload = shot_payload(result)
+    if drill is not None:
+        payload["drill_points"] = drill.score_attempt(result)
+    return JSONResponse(payload)
+
+
+_DRILL_LIST = {"drills": [d.to_dict() for d in DRILLS.values()]}
+
+
+async def drills(_: Request) -> Response:
+    """``GET /api/drills``: the drills."""
+    return JSONResponse(_DRILL_LIST)
+
+
+async def _new_set(request: Request, **fields: Any) -> str:
+    """Keep a new set of the device (and the account) with a new secret seed: its id."""
+    http = context(request)
+    device, account = the_device(request), await account_id_of(request)
+    set_id = secrets.token_hex(16)
+
+    def keep() -> None:
+        http.store.create_practice_set(
+            set_id, device=device, account_id=account, seed=http.seeds(), **fields
+        )
+
+    await anyio.to_thread.run_sync(keep)
+    return set_id
+
+
+async def new_drill_set(request: Request) -> Response:
+    """``POST /api/drills/{id}/sets``: a new set of a drill."""
+    same_site(request)
+    drill_id = _drill_id(request.path_params["drill"])
+    the_device(request)
+    data = await _body(request, ("attempts",))
+    attempts = _attempts(data.get("attempts"), DRILLS[drill_id])
+    set_id = await _new_set(request, kind="drill", drill=drill_id, attempts=attempts)
+    return JSONResponse({"set": set_id, "drill": drill_id, "attempts": attempts, "hand": "human"})
+
+
+async def new_daily_set(request: Request) -> Response:
+    """``POST /api/daily/sets``: the day's entry to the daily challenge."""
+    same_site(request)
+    the_device(request)
+    data = await _body(request, ("day",))
+    day = _today_only(request, data.get("day"))
+    attempts = daily_challenge(day).attempts
+    set_id = await _new_set(
+        request, kind="daily", drill="daily", day=day.isoformat(), attempts=attempts
+    )
+    return JSONResponse(
+        {"set": set_id, "day": day.isoformat(), "attempts": attempts, "hand": "human"}
+    )
+
+
+async def _finished_set(
+    request: Request, fields: tuple[str, ...], kind: str, day: object = None
+) -> tuple[str, dict[str, Any], PracticeSetData]:
+    """The device, the body and the set of a result: a set with attempts played."""
+    device = the_device(request)
+    data = await _body(request, fields)
+    if kind == "daily":
+        day = _today_only(request, data.get("day"))
+    if data.get("set") is None:
+        raise _bad(OWN_SHOTS)
+    kept = await _my_set(request, data.get("set"), kind)
+    if kind == "drill" and kept.drill != day:
+        raise _bad(f"this set is of the drill {kept.drill}, not {day}")
+    if kind == "daily" and kept.day != str(day):
+        raise _bad(f"this entry is of the challenge of {kept.day}, not {day}")
+    if not kept.shots:
+        raise _bad(
+            "play at least one attempt of the set first"
+            if kind == "drill"
+            else "play at least one attempt first"
+        )
+    data["day"] = day
+    return device, data, kept
+
+
+async def drill_results(request: Request) -> Response:
+    """``POST /api/drills/{id}/results``: the set's result, verified and kept."""
+    same_site(request)
+    drill_id = _drill_id(request.path_params["drill"])
+    device, _, kept = await _finished_set(request, ("shots", "set"), "drill", drill_id)
+    played, _ = await anyio.to_thread.run_sync(replay_set, kept)
+    score = await anyio.to_thread.run_sync(score_drill, drill_id, played)
+    account = await account_id_of(request)
+    store = context(request).store
+
+    def keep() -> bool | None:
+        if not store.finish_practice_set(kept.id):
+            return None
+        return store.add_drill_result(
+            device, account, drill_id, score=score.score, attempts=score.attempts,
+            percent=score.percent, shots=_set_rows(kept, score.points), full=score.full,
+            set_id=kept.id,
         )  # fmt: skip
-        if kept.kind == "drill":
-            payload["drill_points"] = points
-        return JSONResponse(payload)
 
-    async def new_drill_set(request: Request) -> Response:
-        drill_id = request.path_params["drill"]
-        if drill_id not in DRILLS:
-            raise _bad(f"there is no drill {drill_id!r}; the drills are {', '.join(DRILLS)}")
-        device = _device(request)
-        data = await _body(request, ("attempts",))
-        drill = DRILLS[drill_id]
-        attempts = _attempts(data.get("attempts"), drill)
-        account = await account_id(request)
-        set_id = secrets.token_hex(16)
+    best = await anyio.to_thread.run_sync(keep)
+    if best is None:
+        raise HttpError(ErrorCode.CONFLICT, "this set's result was kept already: ask for a new set")
+    return JSONResponse({**score.to_dict(), "personal_best": best, "hand": "human"})
 
-        def keep() -> None:
-            store.create_practice_set(
-                set_id, kind="drill", drill=drill_id, device=device, account_id=account,
-                seed=seeds(), attempts=attempts,
-            )  # fmt: skip
 
-        await anyio.to_thread.run_sync(keep)
-        return JSONResponse(
-            {"set": set_id, "drill": drill_id, "attempts": attempts, "hand": "human"}
-        )
+async def my_results(request: Request) -> Response:
+    """``GET /api/drills/results``: the device's (or account's) bests, trend and open-20 record."""
+    device = the_device(request)
+    drill_id = _drill_id(request.query_params.get("drill", "open20"))
+    account = await account_id_of(request)
+    store = context(request).store
 
-    async def new_daily_set(request: Request) -> Response:
-        device = _device(request)
-        data = await _body(request, ("day",))
-        day = _today_only(data.get("day"))
-        challenge = daily_challenge(day)
-        account = await account_id(request)
-        set_id = secrets.token_hex(16)
-
-        def keep() -> None:
-            store.create_practice_set(
-                set_id, kind="daily", drill="daily", day=day.isoformat(), device=device,
-                account_id=account, seed=seeds(), attempts=challenge.attempts,
-            )  # fmt: skip
-
-        await anyio.to_thread.run_sync(keep)
-        return JSONResponse(
-            {"set": set_id, "day": day.isoformat(), "attempts": challenge.attempts, "hand": "human"}
-        )
-
-    def _today_only(value: object) -> datetime.date:
-        day, now = _day(value), today()
-        if day < now:
-            raise _bad(f"the challenge of {day} is over: today's is the challenge of {now}")
-        if day > now:
-            raise _bad(f"the challenge of {day} has not begun: today's is the challenge of {now}")
-        return day
-
-    async def shoot(request: Request) -> Response:
-        data = await _body(request, ("code", "position", "drill", "shot", "set"))
-        if data.get("set") is not None:
-            return await shoot_in_set(request, data)
-        drill = _drill_of(data)
-        pos = drill.setup if drill is not None else _position(data)
-        if drill is None:
-            await fair_position(request, pos)
-        if data.get("shot") is None:
-            raise _bad("send the shot {position, direction, power}")
-        shot = shot_from_data(data["shot"])
-        result = await anyio.to_thread.run_sync(practice_shot, pos, shot)
-        payload = shot_payload(result)
-        if drill is not None:
-            payload["drill_points"] = drill.score_attempt(result)
-        return JSONResponse(payload)
-
-    async def drill_results(request: Request) -> Response:
-        drill_id = request.path_params["drill"]
-        if drill_id not in DRILLS:
-            raise _bad(f"there is no drill {drill_id!r}; the drills are {', '.join(DRILLS)}")
-        device = _device(request)
-        data = await _body(request, ("shots", "set"))
-        if data.get("set") is None:
-            raise _bad(OWN_SHOTS)
-        kept = await my_set(request, data.get("set"), "drill")
-        if kept.drill != drill_id:
-            raise _bad(f"this set is of the drill {kept.drill}, not {drill_id}")
-        if not kept.shots:
-            raise _bad("play at least one attempt of the set first")
-        played, _ = await anyio.to_thread.run_sync(replay_set, kept)
-        score = await anyio.to_thread.run_sync(score_drill, drill_id, played)
-        account = await account_id(request)
-
-        def keep() -> bool | None:
-            if not store.finish_practice_set(kept.id):
-                return None
-            return store.add_drill_result(
-                device, account, drill_id, score=score.score, attempts=score.attempts,
-                percent=score.percent, shots=_set_rows(kept, score.points), full=score.full,
-                set_id=kept.id,
-            )  # fmt: skip
-
-        best = await anyio.to_thread.run_sync(keep)
-        if best is None:
-            raise _RefusedError(409, "this set's result was kept already: ask for a new set")
-        return JSONResponse({**score.to_dict(), "personal_best": best, "hand": "human"})
-
-    async def my_results(request: Request) -> Response:
-        device = _device(request)
-        drill_id = request.query_params.get("drill", "open20")
-        if drill_id not in DRILLS:
-            raise _bad(f"there is no drill {drill_id!r}; the drills are {', '.join(DRILLS)}")
-        account = await account_id(request)
-
-        def read() -> dict[str, Any]:
-            record = store.open_twenty_record(device, account)
-            return {
-                "bests": store.drill_bests(device, account),
-                "drill": drill_id,
-                "trend": store.drill_trend(device, account, drill_id, TREND_LENGTH),
-                "open20": None
-                if record is None
-                else {"made": record[0], "attempts": record[1], "rate": record[0] / record[1]},
-            }
-
-        return JSONResponse(await anyio.to_thread.run_sync(read))
-
-    async def daily(request: Request) -> Response:
-        challenge = daily_challenge(today())
-        played = entry = None
-        if request.headers.get("x-device-token") is not None:
-            device = _device(request)
-            account = await account_id(request)
-            played = await anyio.to_thread.run_sync(
-                store.daily_entry, challenge.day.isoformat(), device, account
-            )
-            entry = await anyio.to_thread.run_sync(
-                _entry_of, challenge.day.isoformat(), device, account
-            )
-        return JSONResponse({**_challenge_payload(challenge, played), "entry": entry})
-
-    def _entry_of(day: str, device: str, account: int | None) -> dict[str, Any] | None:
-        """Today's entry of the device or account: its set (if this device's), attempts played."""
-        set_id = store.daily_set(day, device, account)
-        kept = None if set_id is None else store.practice_set(set_id)
-        if kept is None:
-            return None
+    def read() -> dict[str, Any]:
+        record = store.open_twenty_record(device, account)
         return {
-            "set": kept.id if kept.device == device else None,
-            "played": len(kept.shots),
-            "attempts": kept.attempts,
-            "finished": kept.finished,
-            "points": [row["points"] for row in kept.shots],
+            "bests": store.drill_bests(device, account),
+            "drill": drill_id,
+            "trend": store.drill_trend(device, account, drill_id, TREND_LENGTH),
+            "open20": None
+            if record is None
+            else {"made": record[0], "attempts": record[1], "rate": record[0] / record[1]},
         }
 
-    async def daily_score(request: Request) -> Response:
-        device = _device(request)
-        data = await _body(request, ("day", "shots", "name", "set"))
-        day = _today_only(data.get("day"))
-        if data.get("set") is None:
-            raise _bad(OWN_SHOTS)
-        kept = await my_set(request, data.get("set"), "daily")
-        if kept.day != day.isoformat():
-            raise _bad(f"this entry is of the challenge of {kept.day}, not {day}")
-        if not kept.shots:
-            raise _bad("play at least one attempt first")
-        account = await logged_in(request)
-        if account is not None and kept.account_id not in (None, account.id):
-            raise _RefusedError(404, "there is no such set on this device: ask for a new one")
-        if account is not None:
-            name = account.username
-        else:
-            name = _name(data.get("name"))
-            taken = await anyio.to_thread.run_sync(store.account_by_key, name.lower())
-            if taken is not None:
-                raise _bad(
-                    f"{name} is a player's username: log in to play under it, "
-                    "or choose another name"
-                )
-        _, points = await anyio.to_thread.run_sync(replay_set, kept)
-        score = max(points)
+    return JSONResponse(await anyio.to_thread.run_sync(read))
 
-        def keep() -> int | None:
-            if not store.finish_practice_set(kept.id):
-                return None
-            return store.add_daily_score(
-                day.isoformat(), device, None if account is None else account.id, name=name,
-                score=score, shots=_set_rows(kept, points),
-            )  # fmt: skip
 
-        rank = await anyio.to_thread.run_sync(keep)
-        if rank is None:
-            raise AlreadyPlayedError(f"this entry at the challenge of {day} was kept already")
-        return JSONResponse(
-            {
-                "day": day.isoformat(),
-                "score": score,
-                "rank": rank,
-                "points": list(points),
-                "account": account is not None,
-            }
+async def daily(request: Request) -> Response:
+    """``GET /api/daily``: today's challenge (and, with a device token, my entry)."""
+    http = context(request)
+    challenge = daily_challenge(http.today())
+    played = entry = None
+    device = device_token(request, required=False)
+    if device is not None:
+        account = await account_id_of(request)
+        day = challenge.day.isoformat()
+        played = await anyio.to_thread.run_sync(http.store.daily_entry, day, device, account)
+        entry = await anyio.to_thread.run_sync(_entry_of, request, day, device, account)
+    return JSONResponse({**_challenge_payload(challenge, played), "entry": entry})
+
+
+def _entry_of(
+    request: Request, day: str, device: str, account: int | None
+) -> dict[str, Any] | None:
+    """Today's entry of the device or account: its set (if this device's), attempts played."""
+    store = context(request).store
+    set_id = store.daily_set(day, device, account)
+    kept = None if set_id is None else store.practice_set(set_id)
+    if kept is None:
+        return None
+    return {
+        "set": kept.id if kept.device == device else None,
+        "played": len(kept.shots),
+        "attempts": kept.attempts,
+        "finished": kept.finished,
+        "points": [row["points"] for row in kept.shots],
+    }
+
+
+async def _leaderboard_name(
+    request: Request, data: dict[str, Any], kept: PracticeSetData
+) -> tuple[int | None, str]:
+    """Who a daily score is kept for: the logged-in account (its username), or a guest's name."""
+    account = await account_of(request)
+    if account is not None and kept.account_id not in (None, account.id):
+        raise HttpError(ErrorCode.NOT_FOUND, NO_SUCH_SET)
+    if account is not None:
+        return account.id, account.username
+    name = _name(data.get("name"))
+    taken = await anyio.to_thread.run_sync(context(request).store.account_by_key, name.lower())
+    if taken is not None:
+        raise _bad(
+            f"{name} is a player's username: log in to play under it, or choose another name"
         )
+    return None, name
 
-    async def leaderboard(request: Request) -> Response:
-        given = request.query_params.get("day")
-        day = today() if given is None else _day(given)
-        scores = await anyio.to_thread.run_sync(
-            store.daily_leaderboard, day.isoformat(), LEADERBOARD_LENGTH
-        )
-        guests = await anyio.to_thread.run_sync(
-            lambda: store.daily_leaderboard(day.isoformat(), LEADERBOARD_LENGTH, guests=True)
-        )
-        return JSONResponse({"day": day.isoformat(), "scores": scores, "guests": guests})
 
-    return [
-        Route("/practice", practice_page),
-        Route("/drills", drills_page),
-        Route("/api/drills", handled(drills)),
-        Route("/api/practice/shoot", handled(shoot, post=True), methods=["POST"]),
-        Route("/api/drills/results", handled(my_results)),
-        Route("/api/drills/{drill}/results", handled(drill_results, post=True), methods=["POST"]),
-        Route("/api/drills/{drill}/sets", handled(new_drill_set, post=True), methods=["POST"]),
-        Route("/api/daily", handled(daily)),
-        Route("/api/daily/sets", handled(new_daily_set, post=True), methods=["POST"]),
-        Route("/api/daily", handled(daily_score, post=True), methods=["POST"]),
-        Route("/api/daily/leaderboard", handled(leaderboard)),
-    ]
+async def daily_score(request: Request) -> Response:
+    """``POST /api/daily``: the day's entry scored, verified and kept: its rank."""
+    same_site(request)
+    device, data, kept = await _finished_set(request, ("day", "shots", "name", "set"), "daily")
+    day = data["day"]
+    account, name = await _leaderboard_name(request, data, kept)
+    _, points = await anyio.to_thread.run_sync(replay_set, kept)
+    score = max(points)
+    store = context(request).store
+
+    def keep() -> int | None:
+        if not store.finish_practice_set(kept.id):
+            return None
+        return store.add_daily_score(
+            day.isoformat(), device, account, name=name, score=score,
+            shots=_set_rows(kept, points),
+        )  # fmt: skip
+
+    rank = await anyio.to_thread.run_sync(keep)
+    if rank is None:
+        raise AlreadyPlayedError(f"this entry at the challenge of {day} was kept already")
+    return JSONResponse(
+        {
+            "day": day.isoformat(),
+            "score": score,
+            "rank": rank,
+            "points": list(points),
+            "account": account is not None,
+        }
+    )
+
+
+async def leaderboard(request: Request) -> Response:
+    """``GET /api/daily/leaderboard``: the day's best scores, of accounts and of guests."""
+    http = context(request)
+    given = request.query_params.get("day")
+    day = (http.today() if given is None else _day(given)).isoformat()
+    scores = await anyio.to_thread.run_sync(http.store.daily_leaderboard, day, LEADERBOARD_LENGTH)
+    guests = await anyio.to_thread.run_sync(
+        lambda: http.store.daily_leaderboard(day, LEADERBOARD_LENGTH, guests=True)
+    )
+    return JSONResponse({"day": day, "scores": scores, "guests": guests})
+
+
+#: The practice room's, the drills' and the daily challenge's routes.
+routes: list[BaseRoute] = [
+    Route("/practice", page("practice.html")),
+    Route("/drills", page("drills.html")),
+    Route("/api/drills", drills),
+    Route("/api/practice/shoot", shoot, methods=["POST"]),
+    Route("/api/drills/results", my_results),
+    Route("/api/drills/{drill}/results", drill_results, methods=["POST"]),
+    Route("/api/drills/{drill}/sets", new_drill_set, methods=["POST"]),
+    Route("/api/daily", daily),
+    Route("/api/daily/sets", new_daily_set, methods=["POST"]),
+    Route("/api/daily", daily_score, methods=["POST"]),
+    Route("/api/daily/leaderboard", leaderboard),
+]

@@ -5,7 +5,8 @@
 | GET | /api/leaderboard?ladder=singles&min_games=5 | the top 100 of a ladder by displayed rating |
 | GET | /api/players/{username} | a player's ratings, W/D/L, rating history and ranked games |
 
-Errors are ``{"error": "plain words"}``: 400 for a bad ladder, count or
+Errors are ``{"code": "...", "message": "plain words"}``
+(:mod:`crokinole.server.http.errors`): 400 for a bad ladder, count or
 username, 404 for a username nobody has.  Read-only: nothing here changes.
 """
 
@@ -20,7 +21,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from crokinole.errors import ErrorCode
 from crokinole.ranking import INITIAL, Ladder, display, is_provisional
+from crokinole.server.http.context import context
+from crokinole.server.http.errors import HttpError
 from crokinole.store import RatingChangeData, RatingData, Store
 
 __all__ = ["LEADERBOARD_SIZE", "MAX_MIN_GAMES", "leaderboard_payload", "profile_payload", "routes"]
@@ -36,13 +40,6 @@ PROFILE_GAMES = 50
 _USERNAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 
-class _BadRequestError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
 def _when(at: datetime) -> str:
     """A stored (UTC, naive) time as ISO 8601 with a Z."""
     return at.replace(microsecond=0).isoformat() + "Z"
@@ -52,15 +49,18 @@ def _ladder(value: str | None) -> Ladder:
     try:
         return Ladder(value if value is not None else Ladder.SINGLES)
     except ValueError:
-        raise _BadRequestError(400, f"a ladder is singles or doubles, not {value!r}") from None
+        raise HttpError(
+            ErrorCode.BAD_LADDER, f"a ladder is singles or doubles, not {value!r}"
+        ) from None
 
 
 def _min_games(value: str | None) -> int:
     if value is None:
         return DEFAULT_MIN_GAMES
     if not re.fullmatch(r"[0-9]{1,3}", value) or int(value) > MAX_MIN_GAMES:
-        raise _BadRequestError(
-            400, f"min_games is a whole number from 0 to {MAX_MIN_GAMES}, not {value!r}"
+        raise HttpError(
+            ErrorCode.BAD_REQUEST,
+            f"min_games is a whole number from 0 to {MAX_MIN_GAMES}, not {value!r}",
         )
     return int(value)
 
@@ -146,48 +146,43 @@ def profile_payload(
     }
 
 
-def routes(store: Store) -> list[BaseRoute]:
-    """The leaderboard and profile routes."""
+async def leaderboard(request: Request) -> Response:
+    """``GET /api/leaderboard``: the top of a ladder."""
+    ladder = _ladder(request.query_params.get("ladder"))
+    min_games = _min_games(request.query_params.get("min_games"))
+    rows = await anyio.to_thread.run_sync(
+        context(request).store.leaderboard, ladder.value, min_games, LEADERBOARD_SIZE
+    )
+    return JSONResponse(leaderboard_payload(ladder, min_games, rows))
 
-    async def leaderboard(request: Request) -> Response:
-        try:
-            ladder = _ladder(request.query_params.get("ladder"))
-            min_games = _min_games(request.query_params.get("min_games"))
-        except _BadRequestError as bad:
-            return JSONResponse({"error": bad.message}, status_code=bad.status)
-        rows = await anyio.to_thread.run_sync(
-            store.leaderboard, ladder.value, min_games, LEADERBOARD_SIZE
-        )
-        return JSONResponse(leaderboard_payload(ladder, min_games, rows))
 
-    async def player(request: Request) -> Response:
-        name = request.path_params["username"]
-        if not _USERNAME.fullmatch(name):
-            return JSONResponse(
-                {"error": "a username is letters, digits, '_' and '-'"}, status_code=400
-            )
+def _profile(store: Store, name: str) -> dict[str, Any] | None:
+    """The profile of the player called ``name``, or None (blocking)."""
+    account = store.account_by_key(name.lower())
+    if account is None:
+        return None
+    history = {ladder.value: store.rating_changes(account.id, ladder.value) for ladder in Ladder}
+    return profile_payload(
+        account.username,
+        account.id,
+        store.account_ratings(account.id),
+        history,
+        store.ranked_games(account.id, PROFILE_GAMES),
+    )
 
-        def read() -> dict[str, Any] | None:
-            account = store.account_by_key(name.lower())
-            if account is None:
-                return None
-            history = {
-                ladder.value: store.rating_changes(account.id, ladder.value) for ladder in Ladder
-            }
-            return profile_payload(
-                account.username,
-                account.id,
-                store.account_ratings(account.id),
-                history,
-                store.ranked_games(account.id, PROFILE_GAMES),
-            )
 
-        found = await anyio.to_thread.run_sync(read)
-        if found is None:
-            return JSONResponse({"error": f"no player is called {name}"}, status_code=404)
-        return JSONResponse(found)
+async def player(request: Request) -> Response:
+    """``GET /api/players/{username}``: a player's profile."""
+    name = request.path_params["username"]
+    if not _USERNAME.fullmatch(name):
+        raise HttpError(ErrorCode.BAD_USERNAME, "a username is letters, digits, '_' and '-'")
+    found = await anyio.to_thread.run_sync(_profile, context(request).store, name)
+    if found is None:
+        raise HttpError(ErrorCode.NOT_FOUND, f"no player is called {name}")
+    return JSONResponse(found)
 
-    return [
-        Route("/api/leaderboard", leaderboard),
-        Route("/api/players/{username}", player),
-    ]
+
+routes: list[BaseRoute] = [
+    Route("/api/leaderboard", leaderboard),
+    Route("/api/players/{username}", player),
+]

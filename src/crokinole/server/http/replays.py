@@ -11,25 +11,31 @@ viewer animates and words it as live play does.  See docs/replays.md.
 | GET | /api/tables/{table}/replay.json | the game replayed: a step per action |
 | | | (``?game=N``: the table's game N, when it played several) |
 | GET | /replay/{table} | the replay viewer (the page reads the id from its path) |
+
+Errors are ``{"code": "...", "message": "plain words"}``
+(:mod:`crokinole.server.http.errors`): 400 for a bad table id or game
+number, 404 for a table or game that is not there, 409 for a game under way.
 """
 
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import anyio.to_thread
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from crokinole.board import Seat, Shot
-from crokinole.errors import CrokinoleError, InvalidRecordError
+from crokinole.errors import CrokinoleError, ErrorCode, InvalidRecordError
 from crokinole.rules import Game, ShotReport
+from crokinole.server.cache import LruCache
+from crokinole.server.http.context import context
+from crokinole.server.http.errors import HttpError
+from crokinole.server.http.pages import page
 from crokinole.server.owner.tables import stored_table
 from crokinole.server.ws.payloads import report_payload, trajectory_payload
 from crokinole.server.ws.wire import TABLE_PATTERN, game_view, seat_name, shot_payload
@@ -42,23 +48,16 @@ from crokinole.table import (
     TurnTimedOut,
     event_from_dict,
 )
-from crokinole.web import STATIC_DIR
 
-__all__ = ["ReplayError", "Replayed", "replay_actions", "replay_payload", "routes"]
-
-STATIC = STATIC_DIR
-
-#: Replays kept ready (a finished game's replay never changes).
-CACHE_SIZE = 32
-
-
-class ReplayError(Exception):
-    """A replay that cannot be given, with its HTTP status and a plain message."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
+__all__ = [
+    "Replayed",
+    "game_number",
+    "replay_actions",
+    "replay_payload",
+    "routes",
+    "table_at_game",
+    "table_id",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,15 +168,11 @@ def replay_payload(table: Table, events: Sequence[Event]) -> dict[str, Any]:
     number of steps played when round ``r + 1`` begins.
 
     Raises:
-        ReplayError: the table has no game, or its game is still being played (409).
+        HttpError: the table has no game (404), or its game is still being played (409).
         InvalidRecordError: the record does not replay to the stored game.
     """
-    game = table.game
-    if game is None:
-        raise ReplayError(404, f"table {table.id} has no game")
+    game = finished(table, "this game is not finished yet")
     abandoned = not game.is_over
-    if abandoned and table.stage == "playing":
-        raise ReplayError(409, "this game is not finished yet")
     turns = _turn_events(events, table.game_number)
     start = Game(game.rules, game.board, game.first_seat)
     steps: list[dict[str, Any]] = []
@@ -216,37 +211,58 @@ def replay_payload(table: Table, events: Sequence[Event]) -> dict[str, Any]:
     }
 
 
-def _game_number(text: str | None) -> int | None:
+def finished(table: Table, under_way: str) -> Game:
+    """The table's game, finished or abandoned (``under_way``: the refusal of one in play).
+
+    Raises:
+        HttpError: the table has no game (404), or its game is under way (409).
+    """
+    game = table.game
+    if game is None:
+        raise HttpError(ErrorCode.NOT_FOUND, f"table {table.id} has no game")
+    if not game.is_over and table.stage == "playing":
+        raise HttpError(ErrorCode.NOT_FINISHED, under_way)
+    return game
+
+
+def table_id(request: Request) -> str:
+    """The table id of the route's path (400 if it is not one)."""
+    found: str = request.path_params["table"]
+    if not re.match(TABLE_PATTERN, found):
+        raise HttpError(ErrorCode.BAD_REQUEST, "a table id is 32 hexadecimal digits")
+    return found
+
+
+def game_number(request: Request) -> int | None:
     """The ``game`` query parameter: None (the table's last game) or a game number from 1.
 
-    >>> _game_number(None), _game_number("2")
-    (None, 2)
-    >>> _game_number("0")
-    Traceback (most recent call last):
-    ...
-    crokinole.server.http.replays.ReplayError: game is a game number from 1, got '0'
+    Raises:
+        HttpError: not a game number (400).
     """
+    text = request.query_params.get("game")
     if text is None:
         return None
     if not re.fullmatch(r"[1-9][0-9]{0,5}", text):
-        raise ReplayError(400, f"game is a game number from 1, got {text[:20]!r}")
+        raise HttpError(ErrorCode.BAD_REQUEST, f"game is a game number from 1, got {text[:20]!r}")
     return int(text)
 
 
-def load_replay(store: Store, table_id: str, game_number: int | None) -> dict[str, Any]:
-    """The replay of the table's game ``game_number`` (None: its last), read from the store.
+def table_at_game(
+    store: Store, table_id: str, game_number: int | None
+) -> tuple[Table, list[Event]]:
+    """The table as it was at its game ``game_number`` (None: now), and its whole log (blocking).
 
     Raises:
-        ReplayError: no such table or game (404), or the game is under way (409).
+        HttpError: no such table or game (404).
     """
     stored = stored_table(store, table_id)
     if stored is None:
-        raise ReplayError(404, f"table {table_id} has no game")
+        raise HttpError(ErrorCode.NOT_FOUND, f"table {table_id} has no game")
     table = stored[0]
     events = [event_from_dict(d) for d in store.table_events(table_id)]
     if game_number is not None and game_number != table.game_number:
         if not 1 <= game_number < table.game_number:
-            raise ReplayError(404, f"table {table_id} has no game {game_number}")
+            raise HttpError(ErrorCode.NOT_FOUND, f"table {table_id} has no game {game_number}")
         # The table as it was when game N+1 started: its game is game N, finished.
         upto = next(
             i
@@ -254,65 +270,45 @@ def load_replay(store: Store, table_id: str, game_number: int | None) -> dict[st
             if isinstance(e, GameStarted) and e.game_number == game_number + 1
         )
         table = Table.replay(events[:upto])
-    return replay_payload(table, events)
+    return table, events
 
 
-class _Cache:
-    """The last replays made, by table, game number and table version (thread-safe)."""
+def table_version(store: Store, table_id: str) -> int:
+    """The version of the table's log (blocking): what a kept answer about it is kept by.
 
-    def __init__(self, size: int = CACHE_SIZE) -> None:
-        self._size = size
-        self._items: OrderedDict[tuple[str, int | None, int], dict[str, Any]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[str, int | None, int]) -> dict[str, Any] | None:
-        with self._lock:
-            value = self._items.get(key)
-            if value is not None:
-                self._items.move_to_end(key)
-            return value
-
-    def put(self, key: tuple[str, int | None, int], value: dict[str, Any]) -> None:
-        with self._lock:
-            self._items[key] = value
-            if len(self._items) > self._size:
-                self._items.popitem(last=False)
+    Raises:
+        HttpError: no such table (404).
+    """
+    data = store.table(table_id)
+    if data is None:
+        raise HttpError(ErrorCode.NOT_FOUND, f"table {table_id} has no game")
+    return data.version
 
 
-def routes(store: Store) -> list[BaseRoute]:
-    """The replay viewer's page and its JSON."""
-    cache = _Cache()
+def cached_replay(
+    store: Store, cache: LruCache[Any, dict[str, Any]], table_id: str, game: int | None
+) -> dict[str, Any]:
+    """The replay of the table's game ``game`` (None: its last), kept by version (blocking)."""
+    key = ("replay", table_id, game, table_version(store, table_id))
+    return cache.get_or_make(key, lambda: replay_payload(*table_at_game(store, table_id, game)))
 
-    def cached_replay(table_id: str, game_number: int | None) -> dict[str, Any]:
-        data = store.table(table_id)
-        if data is None:
-            raise ReplayError(404, f"table {table_id} has no game")
-        key = (table_id, game_number, data.version)
-        found = cache.get(key)
-        if found is None:
-            found = load_replay(store, table_id, game_number)
-            cache.put(key, found)
-        return found
 
-    async def replay_json(request: Request) -> Response:
-        table_id = request.path_params["table"]
-        try:
-            if not re.match(TABLE_PATTERN, table_id):
-                raise ReplayError(400, "a table id is 32 hexadecimal digits")
-            game_number = _game_number(request.query_params.get("game"))
-            payload = await anyio.to_thread.run_sync(cached_replay, table_id, game_number)
-        except ReplayError as exc:
-            return JSONResponse({"error": exc.message}, status_code=exc.status)
-        except InvalidRecordError as exc:
-            return JSONResponse(
-                {"error": f"this game's record cannot be replayed: {exc}"}, status_code=500
-            )
-        return JSONResponse(payload, headers={"Cache-Control": "no-cache"})
+async def replay_json(request: Request) -> Response:
+    """``GET /api/tables/{table}/replay.json``."""
+    found, game = table_id(request), game_number(request)
+    http = context(request)
+    try:
+        payload = await anyio.to_thread.run_sync(
+            cached_replay, http.store, http.replays, found, game
+        )
+    except InvalidRecordError as exc:
+        raise HttpError(
+            ErrorCode.SERVER_ERROR, f"this game's record cannot be replayed: {exc}"
+        ) from None
+    return JSONResponse(payload, headers={"Cache-Control": "no-cache"})
 
-    async def viewer(_: Request) -> Response:
-        return FileResponse(STATIC / "replay.html", headers={"Cache-Control": "no-cache"})
 
-    return [
-        Route("/api/tables/{table}/replay.json", replay_json),
-        Route("/replay/{table}", viewer),
-    ]
+routes: list[BaseRoute] = [
+    Route("/api/tables/{table}/replay.json", replay_json),
+    Route("/replay/{table}", page("replay.html")),
+]

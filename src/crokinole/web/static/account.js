@@ -8,7 +8,7 @@ import { deviceToken } from "./store.js";
 
 const UNREACHABLE = "The server cannot be reached: try again in a moment.";
 
-/** A request to the accounts' API: {ok, status, data} (data.error holds the server's words). */
+/** A request to the accounts' API: {ok, status, data} (data.message holds the server's words). */
 async function call(path, body, headers = {}) {
   const init = { credentials: "same-origin", headers: { ...headers } };
   if (body !== undefined) {
@@ -20,13 +20,13 @@ async function call(path, body, headers = {}) {
   try {
     response = await fetch(path, init);
   } catch {
-    return { ok: false, status: 0, data: { error: UNREACHABLE } };
+    return { ok: false, status: 0, data: { message: UNREACHABLE } };
   }
   let data = {};
   try {
     data = await response.json();
   } catch {
-    data = { error: `The server answered ${response.status}.` };
+    data = { message: `The server answered ${response.status}.` };
   }
   return { ok: response.ok, status: response.status, data };
 }
@@ -77,7 +77,7 @@ async function submitAccount(event) {
   const answer = await call(`/api/account/${A.mode}`, body);
   button.disabled = false;
   if (!answer.ok) {
-    $("account-error").textContent = answer.data.error || `The server answered ${answer.status}.`;
+    $("account-error").textContent = answer.data.message || `The server answered ${answer.status}.`;
     return;
   }
   const signup = A.mode === "signup";
@@ -92,7 +92,7 @@ async function submitAccount(event) {
 async function logOut() {
   const answer = await call("/api/account/logout", {});
   if (!answer.ok) {
-    status(answer.data.error);
+    status(answer.data.message);
     return;
   }
   A.username = null;
@@ -120,7 +120,7 @@ async function submitPassword(event) {
   $("password-error").textContent = "";
   const answer = await call("/api/account/password", body);
   if (!answer.ok) {
-    $("password-error").textContent = answer.data.error || `The server answered ${answer.status}.`;
+    $("password-error").textContent = answer.data.message || `The server answered ${answer.status}.`;
     if (answer.status === 401) {
       A.username = null;
       render();
@@ -134,7 +134,7 @@ async function submitPassword(event) {
 async function attach() {
   const answer = await call("/api/account/attach", {}, { "X-Device-Token": deviceToken() });
   if (!answer.ok) {
-    status(answer.data.error);
+    status(answer.data.message);
     return;
   }
   $("attach-offer").hidden = true;

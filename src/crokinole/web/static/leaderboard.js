@@ -66,8 +66,8 @@ async function load() {
   let data;
   try {
     const res = await fetch(`/api/leaderboard?${q}`);
-    data = await res.json().catch(() => ({ error: `The server answered ${res.status}.` }));
-    if (!res.ok) throw new Error(data.error || `The server answered ${res.status}.`);
+    data = await res.json().catch(() => ({ message: `The server answered ${res.status}.` }));
+    if (!res.ok) throw new Error(data.message || `The server answered ${res.status}.`);
   } catch (e) {
     if (seq !== P.seq) return;
     status(e instanceof TypeError ? "The server cannot be reached: try again in a moment." : e.message, true);

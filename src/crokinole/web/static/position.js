@@ -170,7 +170,7 @@ export function positionOfDiscs(discs, seat = "south") {
 
 /**
  * Fetch JSON. Resolves to {ok, status, body, error, reason}; never throws. `error` is a sentence
- * on its own (the server's plain words of its {"error": ...}, or ours when the server cannot be
+ * on its own (the server's plain words, the message of its {"code", "message"}, or ours when the server cannot be
  * reached), `reason` the same words to follow a colon ("No review: table … has no game.").
  */
 export async function fetchJson(url, { method = "GET", body = undefined, token = false } = {}) {
@@ -190,7 +190,7 @@ export async function fetchJson(url, { method = "GET", body = undefined, token =
     /* not JSON: said below */
   }
   if (answer.ok && data) return { ok: true, status: answer.status, body: data, error: "", reason: "" };
-  const said = data && typeof data.error === "string" ? data.error : (data && data.error && data.error.message) || "";
+  const said = data && typeof data.message === "string" ? data.message : "";
   const words = said ? sentence(said) : `The server answered ${answer.status}.`;
   return { ok: false, status: answer.status, body: data, error: words, reason: said ? sentence(said, false) : `the server answered ${answer.status}.` };
 }

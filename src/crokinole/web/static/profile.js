@@ -103,9 +103,9 @@ async function start() {
   $("player-name").textContent = username;
   try {
     const res = await fetch(`/api/players/${encodeURIComponent(username)}`);
-    const data = await res.json().catch(() => ({ error: `The server answered ${res.status}.` }));
+    const data = await res.json().catch(() => ({ message: `The server answered ${res.status}.` }));
     if (!res.ok) {
-      status(res.status === 404 ? `${cap(data.error || `no player is called ${username}`)}.` : data.error || `The server answered ${res.status}.`, true);
+      status(res.status === 404 ? `${cap(data.message || `no player is called ${username}`)}.` : data.message || `The server answered ${res.status}.`, true);
       return;
     }
     render(data);

@@ -306,7 +306,7 @@ async function load() {
     /* not JSON: said below */
   }
   if (!answer.ok || !body || !Array.isArray(body.steps)) {
-    failed(body && body.error ? `No replay: ${body.error}.` : `No replay: the server answered ${answer.status}.`);
+    failed(body && body.message ? `No replay: ${body.message}.` : `No replay: the server answered ${answer.status}.`);
     return;
   }
   show(body);

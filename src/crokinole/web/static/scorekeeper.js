@@ -84,7 +84,7 @@ async function api(method, path, body) {
   }
   if (answer.status === 204) return null;
   const data = await answer.json().catch(() => ({}));
-  if (!answer.ok) throw new Error(sentence(data.error || `The server answered ${answer.status}.`));
+  if (!answer.ok) throw new Error(sentence(data.message || `The server answered ${answer.status}.`));
   return data;
 }
 
@@ -707,7 +707,7 @@ async function start() {
     try {
       const response = await fetch(`/api/shared/${encodeURIComponent(shareId)}`);
       const data = await response.json();
-      if (!response.ok) throw new Error(sentence(data.error || "That link does not lead to a sheet."));
+      if (!response.ok) throw new Error(sentence(data.message || "That link does not lead to a sheet."));
       show(data);
       say("A shared score sheet (read only).");
     } catch (err) {

@@ -1,0 +1,168 @@
+"""The game websocket's endpoint: who is admitted, the live sessions, and ending them.
+
+:class:`Connections` owns what the server keeps about its sockets: how many
+each address has open (bounded by the settings), the addresses cooling down
+after a flood, and the live :class:`~crokinole.server.ws.session.Session`\\ s.
+When a login session ends (log out, a new password), every socket it logged
+in is closed, in every process: the ended sessions are broadcast on the
+hub's :data:`SESSION_ENDED` topic, and a sweep closes the sockets whose
+session ended unheard of (a broadcast lost, an expiry).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import time
+from collections import Counter
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from starlette.websockets import WebSocket
+
+from crokinole.server.accounts import Accounts
+from crokinole.server.cluster.hub import HubUnavailableError
+from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
+from crokinole.server.owner.tables import Tables
+from crokinole.server.ranked.queue import RankedQueue
+from crokinole.server.ws.session import CLOSE_POLICY, Attendance, Session
+from crokinole.store import StoreUnavailableError
+
+__all__ = ["SESSION_ENDED", "Connections"]
+
+log = logging.getLogger("crokinole.server")
+
+#: The hub's topic on which the token hashes of ended login sessions are broadcast.
+SESSION_ENDED = "accounts.ended"
+#: Cooling addresses remembered at most (the cooled down are forgotten beyond).
+MAX_COOLING = 10_000
+
+
+class Connections:
+    """The websockets of this process: admission, the live sessions, their login sessions."""
+
+    def __init__(
+        self,
+        tables: Tables,
+        settings: ServerSettings,
+        accounts: Accounts,
+        ranked: RankedQueue,
+    ) -> None:
+        self.tables, self.settings, self.accounts, self.ranked = tables, settings, accounts, ranked
+        self.limiter = RateLimiter(settings.rooms_per_minute, 60.0)
+        self.presence = Attendance()
+        self.per_address: Counter[str] = Counter()
+        #: Addresses refused new websockets until a monotonic time (after a flood).
+        self.cooling: dict[str, float] = {}
+        #: This process's connections (those a login session ended are closed).
+        self.live: set[Session] = set()
+
+    # ------------------------------------------------------------ login sessions
+
+    def on_session_ended(self, payload: dict[str, Any]) -> None:
+        """Close this process's sockets of the ended login sessions (the hub's message)."""
+        ended = set(payload.get("sessions", ()))
+        for session in [s for s in self.live if s.login is not None and s.login in ended]:
+            session.session_ended()
+
+    async def session_ended(self, hashes: list[str]) -> None:
+        """Close the connections of the ended sessions, in every process."""
+        try:
+            await self.tables.hub.broadcast(SESSION_ENDED, {"sessions": hashes})
+        except HubUnavailableError as exc:  # this process's were closed; the others' will not be
+            log.warning("could not tell the other processes that sessions ended: %s", exc)
+
+    def listen(self) -> None:
+        """Hear of the sessions the other processes end (once the hub has started)."""
+        self.tables.hub.listen(SESSION_ENDED, self.on_session_ended)
+
+    async def sweep_sessions(self) -> None:
+        """Close the sockets whose login session ended unheard of (a broadcast lost, an expiry)."""
+        while True:
+            await anyio.sleep(self.settings.session_sweep)
+            logins = {s.login for s in self.live if s.login is not None}
+            try:
+                ended = await anyio.to_thread.run_sync(self.accounts.ended_sessions, sorted(logins))
+            except StoreUnavailableError as exc:
+                log.warning("could not check the websockets' login sessions: %s", exc)
+                continue
+            if ended:
+                self.on_session_ended({"sessions": sorted(ended)})
+
+    # ------------------------------------------------------------ admission
+
+    async def admitted(self, websocket: WebSocket) -> str | None:
+        """The client's address if the handshake may go on (else it was refused: HTTP 403)."""
+        origin = websocket.headers.get("origin")
+        host = websocket.headers.get("host")
+        if not origin_allowed(origin, host, self.settings.allowed_origins):
+            log.warning("refused a websocket from origin %r", origin)
+            await websocket.close(code=CLOSE_POLICY)  # before accepting: HTTP 403
+            return None
+        address = websocket.client.host if websocket.client else "?"
+        if self.per_address[address] >= self.settings.connections_per_address:
+            await websocket.close(code=CLOSE_POLICY)
+            return None
+        if self.cooling.get(address, 0.0) > time.monotonic():
+            # This address flooded a socket a moment ago: each new socket costs
+            # the server the parsing of what it sends before it can be closed.
+            await websocket.close(code=CLOSE_POLICY)
+            return None
+        self.per_address[address] += 1
+        return address
+
+    def cool(self, address: str) -> None:
+        """Refuse the address new websockets for a while: one of its sockets flooded."""
+        now = time.monotonic()
+        if len(self.cooling) > MAX_COOLING:  # forget the cooled down: memory stays bounded
+            for cooled in [a for a, until in self.cooling.items() if until <= now]:
+                del self.cooling[cooled]
+        self.cooling[address] = now + self.settings.flood_cooldown
+
+    def gone(self, address: str) -> None:
+        """One socket of ``address`` fewer."""
+        self.per_address[address] -= 1
+        if self.per_address[address] <= 0:
+            del self.per_address[address]
+
+    # ------------------------------------------------------------ the endpoint
+
+    async def play(self, websocket: WebSocket) -> None:
+        """The websocket endpoint: one client speaking protocol version 2."""
+        address = await self.admitted(websocket)
+        if address is None:
+            return
+        session = Session(
+            websocket,
+            self.tables,
+            self.settings,
+            self.limiter,
+            self.presence,
+            accounts=self.accounts,
+            ranked=self.ranked,
+        )
+        self.live.add(session)
+        session.on_flood = functools.partial(self.cool, address)
+        try:
+            await websocket.accept()
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(session.writer)
+                tasks.start_soon(session.reader)
+                tasks.start_soon(session.hello_deadline)
+                await session.done.wait()
+                tasks.cancel_scope.cancel()
+            # A client dropped for flooding gets no closing handshake: the
+            # socket just ends (the handshake would parse all it sent first).
+            if session.dropped is not None and session.close_frame:
+                # The close frame may never get through to a client that does
+                # not read: the server gives up on it after a second.
+                code, reason = session.dropped
+                with anyio.move_on_after(1.0), contextlib.suppress(Exception):
+                    await websocket.close(code=code, reason=reason)
+        finally:
+            self.live.discard(session)
+            with anyio.CancelScope(shield=True):
+                await session.close()
+            self.gone(address)
