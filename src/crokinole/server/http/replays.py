@@ -31,8 +31,8 @@ from crokinole.board import Seat, Shot
 from crokinole.errors import CrokinoleError, InvalidRecordError
 from crokinole.rules import Game, ShotReport
 from crokinole.server.owner.tables import stored_table
-from crokinole.server.ws.payloads import report_payload, trajectory_payload
 from crokinole.server.ws.messages import TABLE_PATTERN
+from crokinole.server.ws.payloads import report_payload, trajectory_payload
 from crokinole.server.ws.views import game_view, seat_name, shot_payload
 from crokinole.store import Store
 from crokinole.table import (

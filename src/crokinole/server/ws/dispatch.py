@@ -123,9 +123,7 @@ class Dispatch:
             msg = inbound.parse_message(text)
             table_id = getattr(msg, "table", None)
             await self._dispatch(msg)
-        except inbound.WireError as exc:
-            self.error(exc.code, exc.message, table_id)
-        except TableError as exc:
+        except (inbound.WireError, TableError) as exc:
             self.error(exc.code, exc.message, table_id)
         except (HubUnavailableError, StoreUnavailableError) as exc:
             log.warning("a message could not be handled: %s", exc)

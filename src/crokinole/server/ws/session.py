@@ -2,9 +2,13 @@
 
 A session reads the client's messages, turns each into a command of the
 table (:mod:`crokinole.table`) and sends it to the tables' owner
-(:class:`~crokinole.server.owner.tables.Tables`); it never changes a table itself.
+(:class:`~crokinole.server.owner.tables.Tables`); it never changes a table itself
+(what each message does is :mod:`crokinole.server.ws.dispatch`).
 It subscribes to the table it has open on the hub, and renders the events
-the owner publishes as this viewer's messages (:mod:`crokinole.server.ws.wire`).
+the owner publishes as this viewer's messages (:mod:`crokinole.server.ws.views`).
+Where it stands (awaiting hello, ready, at a table, catching up, closing,
+closed) is its state (:mod:`crokinole.server.ws.state`), moved only along
+the transitions allowed.
 
 Writing is never waited for: messages go onto a queue bounded in messages
 and bytes, emptied by the session's own writer, so no client can make a
@@ -147,8 +151,10 @@ class Session(Dispatch):
         ranked: RankedQueue | None = None,
     ) -> None:
         self.websocket = websocket
-        self.accounts = accounts
-        self.ranked = ranked
+        self.tables, self.settings, self.limiter = tables, settings, limiter
+        self.presence, self.accounts, self.ranked = presence, accounts, ranked
+        #: The device token said in hello (None before it).
+        self.token: str | None = None
         #: The account logged in by the handshake's session cookie (read at hello).
         self.account: Account | None = None
         #: The token hash of that login session: when it ends, this connection is closed.
@@ -156,11 +162,6 @@ class Session(Dispatch):
         #: Who this connection is at the open table: the device token, or at
         #: a ranked table the account's identity.
         self._me: str | None = None
-        self.tables = tables
-        self.settings = settings
-        self.limiter = limiter
-        self.presence = presence
-        self.token: str | None = None
         #: The table this connection has open, and the table as last sent to it.
         self.table_id: str | None = None
         self._shown: Table | None = None
