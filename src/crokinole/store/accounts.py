@@ -42,20 +42,10 @@ from crokinole.store.models import (
 )
 from crokinole.store.values import (
     AccountData,
+    from_row,
 )
 
 _SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
-
-
-def _account_data(row: AccountRow) -> AccountData:
-    return AccountData(
-        id=row.id,
-        username=row.username,
-        username_key=row.username_key,
-        password_hash=row.password_hash,
-        created_at=row.created_at,
-        password_changed_at=row.password_changed_at,
-    )
 
 
 class AccountStore(Database):
@@ -82,17 +72,14 @@ class AccountStore(Database):
             AccountTakenError: an account has that key; nothing was written.
         """
         row = AccountRow(
-            username=username,
-            username_key=username_key,
-            password_hash=password_hash,
-            created_at=now,
-            password_changed_at=now,
-        )
+            username=username, username_key=username_key, password_hash=password_hash,
+            created_at=now, password_changed_at=now,
+        )  # fmt: skip
         try:
             with self._writing() as session:
                 session.add(row)
                 session.flush()
-                return _account_data(row)
+                return from_row(AccountData, row)
         except IntegrityError:
             raise AccountTakenError(f"the username {username} is taken") from None
 
@@ -102,13 +89,13 @@ class AccountStore(Database):
             row = session.scalars(
                 select(AccountRow).where(AccountRow.username_key == username_key)
             ).first()
-            return None if row is None else _account_data(row)
+            return None if row is None else from_row(AccountData, row)
 
     def account(self, account_id: int) -> AccountData | None:
         """The account with the id, or None."""
         with self._session() as session:
             row = session.get(AccountRow, account_id)
-            return None if row is None else _account_data(row)
+            return None if row is None else from_row(AccountData, row)
 
     def set_password_hash(
         self,
@@ -212,7 +199,7 @@ class AccountStore(Database):
             if found is None:
                 return None
             row, created_at, expires_at = found
-            account = _account_data(row)
+            account = from_row(AccountData, row)
         if idle is not None and lifetime is not None:
             renewed = min(created_at + lifetime, now + idle)
             if renewed - expires_at >= timedelta(minutes=1):
@@ -415,15 +402,13 @@ class AccountStore(Database):
                         account_id=account_id, device_token=device_token, attached_at=now
                     )
                 )
-            rooms = room_results([device_token]).subquery()
+            rooms = select(func.count()).select_from(room_results([device_token]).subquery())
             tables = (
                 select(func.count())
                 .select_from(TableResultRow)
                 .where(TableResultRow.device_token == device_token)
             )
-            return int(session.scalar(select(func.count()).select_from(rooms)) or 0) + int(
-                session.scalar(tables) or 0
-            )
+            return int(session.scalar(rooms) or 0) + int(session.scalar(tables) or 0)
 
     def account_devices(self, account_id: int) -> list[str]:
         """The device tokens attached to the account, in the order they were attached."""

@@ -45,8 +45,8 @@ CLOSE_WAIT_S = 5.0
 
 
 class StoreConflictError(CrokinoleError):
-    """A write that lost a race: the table (or room) is not at the expected version any more,
-    is closed, or the id or code of a new table is taken.
+    """A write that lost a race: the table is not at the expected version any more, is
+    closed, or the id or code of a new table is taken.
 
     Nothing was written; the caller's view is stale.
     """

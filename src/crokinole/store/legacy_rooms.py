@@ -2,11 +2,12 @@
 
 Protocol 1 kept each game in a room; tables (:mod:`crokinole.store.tables`)
 replaced them and no code writes a room any more.  A database from then still
-holds rooms: their results count in a device's record
-(:func:`room_results`), :class:`LegacyRooms` reads
-a room and its events back, and the server's hourly purge compacts the
-abandoned ones past the retention period (:meth:`LegacyRooms.purge_abandoned`).
-This is the one module that knows the rooms.
+holds rooms: their results count in a device's record (:func:`room_results`,
+read by the tables' and the accounts' parts), :class:`LegacyRooms` reads a
+room and its events back, and the server's hourly purge compacts the
+abandoned ones past the retention period (:meth:`LegacyRooms.purge_abandoned`:
+it rewrites no game, it only drops what the retention period lets go).  This
+is the one module that knows the rooms.
 """
 
 from __future__ import annotations
@@ -24,13 +25,12 @@ from sqlalchemy import (
 )
 from sqlalchemy.sql import Select
 
-from crokinole.store.database import (
-    Database,
-)
+from crokinole.store.database import Database
 from crokinole.store.models import (
     EventRow,
     RoomRow,
 )
+from crokinole.store.values import from_row
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,14 +116,4 @@ def room_results(device_tokens: Sequence[str]) -> Select[str, str, str | None]:
 
 
 def _room_data(row: RoomRow) -> RoomData:
-    return RoomData(
-        id=row.id,
-        device_token=row.device_token,
-        opponent=row.opponent,
-        settings=json.loads(row.settings_json),
-        record_json=row.record_json,
-        event_number=row.event_number,
-        status=row.status,
-        result=row.result,
-        updated_at=row.updated_at,
-    )
+    return from_row(RoomData, row, settings=json.loads(row.settings_json))

@@ -36,9 +36,7 @@ from crokinole.store.models import (
     DrillResultRow,
     PracticeSetRow,
 )
-from crokinole.store.values import (
-    PracticeSetData,
-)
+from crokinole.store.values import PracticeSetData
 
 
 class PracticeStore(Database):
@@ -92,8 +90,7 @@ class PracticeStore(Database):
                     select(func.max(DrillResultRow.percent)).where(
                         DrillResultRow.drill == drill,
                         DrillResultRow.full.is_(True),
-                        DrillResultRow.hand == "human",
-                        _practice_owner(DrillResultRow, device, account_id),
+                        *_human_sets(device, account_id),
                     )
                 )
             session.add(
@@ -121,17 +118,10 @@ class PracticeStore(Database):
         """
         with self._session() as session:
             rows = session.execute(
-                select(
-                    DrillResultRow.drill,
-                    DrillResultRow.score,
-                    DrillResultRow.attempts,
-                    DrillResultRow.percent,
-                    DrillResultRow.at,
-                )
+                select(*_columns("drill", "score", "attempts", "percent", "at"))
                 .where(
                     DrillResultRow.full.is_(True),
-                    DrillResultRow.hand == "human",
-                    _practice_owner(DrillResultRow, device, account_id),
+                    *_human_sets(device, account_id),
                 )
                 .order_by(
                     DrillResultRow.drill,
@@ -158,16 +148,10 @@ class PracticeStore(Database):
         ``{"at", "percent", "score", "attempts"}`` each."""
         with self._session() as session:
             rows = session.execute(
-                select(
-                    DrillResultRow.at,
-                    DrillResultRow.percent,
-                    DrillResultRow.score,
-                    DrillResultRow.attempts,
-                )
+                select(*_columns("at", "percent", "score", "attempts"))
                 .where(
                     DrillResultRow.drill == drill,
-                    DrillResultRow.hand == "human",
-                    _practice_owner(DrillResultRow, device, account_id),
+                    *_human_sets(device, account_id),
                 )
                 .order_by(DrillResultRow.id.desc())
                 .limit(limit)
@@ -199,11 +183,10 @@ class PracticeStore(Database):
         made = attempted = 0
         with self._session() as session:
             rows = session.execute(
-                select(DrillResultRow.score, DrillResultRow.attempts, DrillResultRow.shots_json)
+                select(*_columns("score", "attempts", "shots_json"))
                 .where(
                     DrillResultRow.drill == "open20",
-                    DrillResultRow.hand == "human",
-                    _practice_owner(DrillResultRow, device, account_id),
+                    *_human_sets(device, account_id),
                 )
                 .order_by(DrillResultRow.id.desc())
             )
@@ -259,26 +242,16 @@ class PracticeStore(Database):
         at = utc_now() if now is None else now
         try:
             with self._writing() as session:
-                played = session.scalars(
-                    select(DailyScoreRow).where(
-                        DailyScoreRow.day == day,
-                        _practice_owner(DailyScoreRow, device, account_id),
-                    )
-                ).first()
+                played = _daily_score(session, day, device, account_id)
                 if played is not None:
                     who = "this device" if played.device_token == device else "this account"
                     raise AlreadyPlayedError(
                         f"{who} has played the challenge of {day} already (score {played.score})"
                     )
                 row = DailyScoreRow(
-                    day=day,
-                    device_token=device,
-                    account_id=account_id,
-                    name=name,
-                    score=score,
-                    shots_json=shots_json,
-                    at=at,
-                )
+                    day=day, device_token=device, account_id=account_id, name=name, score=score,
+                    shots_json=shots_json, at=at,
+                )  # fmt: skip
                 session.add(row)
                 session.flush()
                 return _daily_rank(session, row)
@@ -291,12 +264,7 @@ class PracticeStore(Database):
         """This device's (or account's) score at ``day``'s challenge with its rank, or None:
         ``{"name", "score", "rank", "at"}``."""
         with self._session() as session:
-            row = session.scalars(
-                select(DailyScoreRow).where(
-                    DailyScoreRow.day == day,
-                    _practice_owner(DailyScoreRow, device, account_id),
-                )
-            ).first()
+            row = _daily_score(session, day, device, account_id)
             if row is None:
                 return None
             rank = _daily_rank(session, row)
@@ -470,6 +438,17 @@ def _practice_owner(row: Any, device: str, account_id: int | None) -> Any:
     return or_(row.device_token == device, row.account_id == account_id)
 
 
+def _human_sets(device: str, account_id: int | None) -> tuple[Any, Any]:
+    """The conditions of the sets played with the human hand on this device or account (the
+    sets of a steady hand, kept before migration 0009, count for no best, trend or record)."""
+    return DrillResultRow.hand == "human", _practice_owner(DrillResultRow, device, account_id)
+
+
+def _columns(*names: str) -> list[Any]:
+    """The columns of :class:`DrillResultRow` called ``names``."""
+    return [getattr(DrillResultRow, name) for name in names]
+
+
 def _check_practice(device: str, drill: str, score: int, attempts: int) -> None:
     if not isinstance(device, str) or not 1 <= len(device) <= 64:
         raise StoreDataError("a device token is 1 to 64 characters")
@@ -494,6 +473,17 @@ def _attempt_points(shots_json: str, attempts: int) -> list[int] | None:
     if not all(isinstance(p, int) and not isinstance(p, bool) for p in points):
         return None
     return cast(list[int], points)
+
+
+def _daily_score(
+    session: Session, day: str, device: str, account_id: int | None
+) -> DailyScoreRow | None:
+    """The score at ``day``'s challenge of the device (or of the account), or None."""
+    return session.scalars(
+        select(DailyScoreRow).where(
+            DailyScoreRow.day == day, _practice_owner(DailyScoreRow, device, account_id)
+        )
+    ).first()
 
 
 def _daily_rank(session: Session, row: DailyScoreRow) -> int:

@@ -43,6 +43,7 @@ from crokinole.store.values import (
     RatingChange,
     RatingChangeData,
     RatingData,
+    from_row,
 )
 
 
@@ -299,18 +300,8 @@ def rate(session: Session, table_id: str, changes: Sequence[RatingChange], now: 
 
 
 def _rating_data(row: RatingRow, username: str) -> RatingData:
-    return RatingData(
-        account_id=row.account_id, username=username, ladder=row.ladder, mu=row.mu,
-        sigma=row.sigma, rating=row.rating, games=row.games, wins=row.wins, draws=row.draws,
-        losses=row.losses,
-    )  # fmt: skip
+    return from_row(RatingData, row, username=username)
 
 
 def _change_data(row: RatingChangeRow, username: str) -> RatingChangeData:
-    change = RatingChange(
-        account_id=row.account_id, ladder=row.ladder, game_number=row.game_number,
-        side=row.side, mu_before=row.mu_before, sigma_before=row.sigma_before,
-        mu_after=row.mu_after, sigma_after=row.sigma_after, rating_before=row.rating_before,
-        rating_after=row.rating_after, outcome=row.outcome,
-    )  # fmt: skip
-    return RatingChangeData(row.table_id, username, change, row.at)
+    return RatingChangeData(row.table_id, username, from_row(RatingChange, row), row.at)

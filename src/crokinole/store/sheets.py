@@ -18,11 +18,10 @@ from crokinole.store.database import (
     Database,
     utc_now,
 )
-from crokinole.store.models import (
-    SheetRow,
-)
+from crokinole.store.models import SheetRow
 from crokinole.store.values import (
     SheetData,
+    from_row,
 )
 
 
@@ -86,6 +85,4 @@ class SheetStore(Database):
 
 
 def _sheet_data(row: SheetRow) -> SheetData:
-    return SheetData(
-        row.id, row.share_id, row.device_token, json.loads(row.data_json), row.updated_at
-    )
+    return from_row(SheetData, row, data=json.loads(row.data_json))

@@ -11,12 +11,28 @@ caller that needs one aggregate only may type what it takes as that part
 
 from __future__ import annotations
 
+from typing import Any, Generic, TypeVar, cast
+
 from crokinole.store.accounts import AccountStore
 from crokinole.store.legacy_rooms import LegacyRooms
 from crokinole.store.practice import PracticeStore
 from crokinole.store.ranked import RankedStore
 from crokinole.store.sheets import SheetStore
 from crokinole.store.tables import TableStore
+
+_Part = TypeVar("_Part")
+
+
+class _As(Generic[_Part]):
+    """A store seen as one of its parts: the same object, typed as the part.
+
+    (A descriptor rather than an attribute: an attribute holding the store
+    itself would make each store a reference cycle, freed only by the
+    collector.)
+    """
+
+    def __get__(self, store: Any, owner: type[Any] | None = None) -> _Part:
+        return cast(_Part, store)
 
 
 class Store(TableStore, AccountStore, RankedStore, PracticeStore, SheetStore, LegacyRooms):
@@ -37,32 +53,10 @@ class Store(TableStore, AccountStore, RankedStore, PracticeStore, SheetStore, Le
     True
     """
 
-    @property
-    def tables(self) -> TableStore:
-        """The tables and their event logs."""
-        return self
-
-    @property
-    def accounts(self) -> AccountStore:
-        """The accounts, their sessions, failed logins and devices."""
-        return self
-
-    @property
-    def ranked(self) -> RankedStore:
-        """The ratings, the ranked queue and the ranked games' fair-play facts."""
-        return self
-
-    @property
-    def practice(self) -> PracticeStore:
-        """The drills' sets, the daily challenge and the server's sets."""
-        return self
-
-    @property
-    def sheets(self) -> SheetStore:
-        """The score sheets."""
-        return self
-
-    @property
-    def legacy_rooms(self) -> LegacyRooms:
-        """What protocol-1 games left (read-only)."""
-        return self
+    # The same object seen as each of its parts, for a caller that takes one.
+    tables: _As[TableStore] = _As()
+    accounts: _As[AccountStore] = _As()
+    ranked: _As[RankedStore] = _As()
+    practice: _As[PracticeStore] = _As()
+    sheets: _As[SheetStore] = _As()
+    legacy_rooms: _As[LegacyRooms] = _As()

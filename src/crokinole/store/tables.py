@@ -59,6 +59,7 @@ from crokinole.store.values import (
     TableDeadline,
     TableMember,
     TableResult,
+    from_row,
 )
 
 #: The tables' rows and their events as Core tables (for the writes of every shot).
@@ -562,14 +563,4 @@ def _table_data(row: TableRow) -> TableData:
     deadline = None
     if row.deadline is not None:
         deadline = TableDeadline(float(row.deadline), row.deadline_kind or "")
-    return TableData(
-        id=row.id,
-        kind=row.kind,
-        code=row.code,
-        version=row.version,
-        status=row.status,
-        snapshot=json.loads(row.snapshot_json),
-        deadline=deadline,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-    )
+    return from_row(TableData, row, snapshot=json.loads(row.snapshot_json), deadline=deadline)

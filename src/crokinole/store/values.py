@@ -11,9 +11,11 @@ here too.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
+
+_V = TypeVar("_V")
 
 #: The formats of a game (``scoring``).
 FORMATS = ("four_rounds", "to_100")
@@ -263,3 +265,16 @@ class SheetData:
     device_token: str
     data: dict[str, Any]
     updated_at: datetime
+
+
+def from_row(value_type: type[_V], row: Any, **given: Any) -> _V:
+    """A value of ``value_type`` (a dataclass) from the row's attributes of its fields' names;
+    ``given`` are the fields the row holds otherwise (JSON to decode, a joined username ...).
+
+    >>> class Row:
+    ...     account_id, username, ladder, game_number = 1, "Ann", "singles", 2
+    >>> from_row(QueueEntryData, Row(), joined_at=5.0)
+    QueueEntryData(account_id=1, username='Ann', ladder='singles', joined_at=5.0)
+    """
+    names = [f.name for f in fields(value_type)]  # type: ignore[arg-type]
+    return value_type(**{n: given[n] if n in given else getattr(row, n) for n in names})
