@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from crokinole.cli.serve import add_database_argument, driver_reason, shown_url
+from crokinole.cli.arguments import driver_reason, shown_url
+from crokinole.cli.serve import add_database_argument
 
 
 def run_upgrade(args: argparse.Namespace) -> int:

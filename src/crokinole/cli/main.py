@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from crokinole.cli import ai_commands, analysis_commands, db, serve
+from crokinole.cli.arguments import count_argument
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -42,33 +43,6 @@ BENCHMARKS = {
     "compile": "CPU time of a cold numba compile (fresh process, empty cache): the first "
     "shot and the server's warm-up, against the target",
 }
-
-
-def count_argument(least: int) -> Callable[[str], int]:
-    """An argparse type: an integer at least ``least``, with a plain-words error.
-
-    >>> count_argument(1)("3")
-    3
-    >>> count_argument(1)("0")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: must be a positive integer, got 0
-    """
-    what = {0: "a non-negative integer", 1: "a positive integer"}.get(
-        least, f"an integer >= {least}"
-    )
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
-        if value < least:
-            raise argparse.ArgumentTypeError(f"must be {what}, got {value}")
-        return value
-
-    parse.__name__ = what  # argparse names the type in some messages
-    return parse
 
 
 def benchmark_script(name: str) -> Path | None:
@@ -121,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
         benchmarks.add_parser(name, help=about, add_help=False)
     ai_commands.add_commands(commands, count_argument)
     analysis_commands.add_commands(commands, count_argument)
-    serve.add_command(commands, count_argument)
+    serve.add_command(commands)
     db.add_command(commands)
     parser.set_defaults(help_parser=parser)
     return parser
