@@ -699,6 +699,20 @@ def print_physics_report(figures: list[SceneFigures], console: Console) -> None:
     if not figures:
         console.print("no scenes were measured")
         return
+    has_pymunk = _print_throughput(figures, console)
+    _print_targets(figures, console)
+    if load_pymunk() is None:
+        console.print(
+            "[yellow]pymunk is not installed, so only our simulator was measured; pymunk "
+            "is in the 'bench' extra: pip install 'crokinole\\[bench]'[/yellow]"
+        )
+    elif not has_pymunk:
+        console.print("pymunk was not measured (pymunk shots set to 0)")
+    _print_accuracy(figures, console)
+
+
+def _print_throughput(figures: list[SceneFigures], console: Console) -> bool:
+    """Print the throughput table; whether pymunk was measured."""
     first = figures[0]
     has_pymunk = any(f.pymunk_per_s is not None for f in figures)
     if has_pymunk:
@@ -730,7 +744,10 @@ def print_physics_report(figures: list[SceneFigures], console: Console) -> None:
             _ratio(f.batch_ratio),
         )
     console.print(table)
+    return has_pymunk
 
+
+def _print_targets(figures: list[SceneFigures], console: Console) -> None:
     targets = Table(title="Targets")
     targets.add_column("target")
     targets.add_column("scene")
@@ -763,13 +780,8 @@ def print_physics_report(figures: list[SceneFigures], console: Console) -> None:
         )
     console.print(targets)
 
-    if load_pymunk() is None:
-        console.print(
-            "[yellow]pymunk is not installed, so only our simulator was measured; pymunk "
-            "is in the 'bench' extra: pip install 'crokinole\\[bench]'[/yellow]"
-        )
-    elif not has_pymunk:
-        console.print("pymunk was not measured (pymunk shots set to 0)")
+
+def _print_accuracy(figures: list[SceneFigures], console: Console) -> None:
     for f in figures:
         acc = f.accuracy
         if acc is None:

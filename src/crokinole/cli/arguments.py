@@ -51,12 +51,24 @@ def positive_number(text: str) -> float:
     ...
     argparse.ArgumentTypeError: must be a positive number, got -1
     """
+    return number(text, lambda value: math.isfinite(value) and value > 0, "a positive number")
+
+
+def number(text: str, accept: Callable[[float], bool], what: str) -> float:
+    """``text`` as a number that ``accept`` takes, else an argparse error: it must be ``what``.
+
+    >>> number("0.5", lambda v: 0 <= v <= 1, "a share between 0 and 1")
+    0.5
+    >>> number("x", lambda v: 0 <= v <= 1, "a share between 0 and 1")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: must be a share between 0 and 1, got x
+    """
     try:
         value = float(text)
     except ValueError:
-        value = float("nan")
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+        value = float("nan")  # refused by every test below, as a number out of range
+    if not accept(value):
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
     return value
 
 
@@ -168,16 +180,25 @@ def redis_prefix_argument(text: str) -> str:
 def lease_argument(text: str) -> float:
     """An argparse type: a lease in seconds, 0.5 to 300.
 
-    >>> lease_argument("2")
-    2.0
-    >>> lease_argument("0.1")
-    Traceback (most recent call last):
-    argparse.ArgumentTypeError: must be a number of seconds from 0.5 to 300
+    >>> lease_argument("2"), lease_argument("300")
+    (2.0, 300.0)
     """
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0.5 <= value <= 300:
-        raise argparse.ArgumentTypeError("must be a number of seconds from 0.5 to 300")
-    return value
+    return number(text, lambda value: 0.5 <= value <= 300, "a number of seconds from 0.5 to 300")
+
+
+def command_group(
+    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    name: str,
+    *,
+    about: str,
+    description: str,
+    title: str,
+    metavar: str,
+) -> argparse._SubParsersAction:  # type: ignore[type-arg]
+    """A command of sub-commands (``db upgrade``, ``bench NAME``); alone, it shows its help."""
+    group = commands.add_parser(name, help=about, description=description)
+    group.set_defaults(help_parser=group)
+    subcommands: argparse._SubParsersAction = group.add_subparsers(  # type: ignore[type-arg]
+        title=title, metavar=metavar
+    )
+    return subcommands

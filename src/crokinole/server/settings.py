@@ -72,6 +72,18 @@ class Option:
     unit: int = 1
     help: str | None = None
 
+    @classmethod
+    def from_env(
+        cls, flag: str, kind: Kind, metavar: str, group: str | None = None, unit: int = 1
+    ) -> Option:
+        """An option that ``$CROKINOLE_<FLAG>`` gives when the flag is not given.
+
+        >>> Option.from_env("--turn-grace", Kind.SECONDS, "SECONDS").env
+        ('CROKINOLE_TURN_GRACE',)
+        """
+        env = "CROKINOLE_" + flag.removeprefix("--").upper().replace("-", "_")
+        return cls(flag, kind, (env,), metavar, group, unit=unit)
+
 
 def setting(default: _T, about: str, option: Option | None = None) -> _T:
     """A settings field: its default, its help text and, for an option, how it is given."""
@@ -114,13 +126,7 @@ class ServerSettings:
         10_000,
         "with --redis: a process's claim on a game lasts this long unless renewed, so "
         "another process takes the game over this long after its owner died",
-        Option(
-            "--lease-seconds",
-            Kind.LEASE,
-            ("CROKINOLE_LEASE_SECONDS",),
-            "S",
-            unit=1000,
-        ),
+        Option.from_env("--lease-seconds", Kind.LEASE, "S", unit=1000),
     )
     allowed_origins: tuple[str, ...] = setting(
         (),
@@ -137,24 +143,22 @@ class ServerSettings:
     rooms_per_minute: int = setting(
         20,
         "new tables or parties joined a minute, per device",
-        Option("--rooms-per-minute", Kind.COUNT, ("CROKINOLE_ROOMS_PER_MINUTE",), "N"),
+        Option.from_env("--rooms-per-minute", Kind.COUNT, "N"),
     )
     connections_per_address: int = setting(
         32,
         "open websockets from one IP address",
-        Option(
-            "--connections-per-address", Kind.COUNT, ("CROKINOLE_CONNECTIONS_PER_ADDRESS",), "N"
-        ),
+        Option.from_env("--connections-per-address", Kind.COUNT, "N"),
     )
     hello_timeout: float = setting(
         10.0,
         "a websocket that has not said hello by then is closed",
-        Option("--hello-timeout", Kind.SECONDS, ("CROKINOLE_HELLO_TIMEOUT",), "SECONDS"),
+        Option.from_env("--hello-timeout", Kind.SECONDS, "SECONDS"),
     )
     retention_days: float = setting(
         30.0,
         "abandoned games are compacted after this many days",
-        Option("--retention-days", Kind.SECONDS, ("CROKINOLE_RETENTION_DAYS",), "DAYS"),
+        Option.from_env("--retention-days", Kind.SECONDS, "DAYS"),
     )
     warm_up: bool = setting(
         True,
@@ -169,40 +173,28 @@ class ServerSettings:
     cpu_workers: int = setting(
         2,
         "threads of the CPU players' own pool: CPU decisions computed at once",
-        Option("--cpu-workers", Kind.COUNT, ("CROKINOLE_CPU_WORKERS",), "N"),
+        Option.from_env("--cpu-workers", Kind.COUNT, "N"),
     )
     analysis_workers: int = setting(
         1,
         "threads of the analysis asked over HTTP (reviews, the practice room), "
         "apart from the CPU players'",
-        Option("--analysis-workers", Kind.COUNT, ("CROKINOLE_ANALYSIS_WORKERS",), "N"),
+        Option.from_env("--analysis-workers", Kind.COUNT, "N"),
     )
     standin_grace: float = setting(
         10.0,
         "a player not connected when their turn comes is replaced by the CPU after this long",
-        Option(
-            "--standin-grace",
-            Kind.SECONDS,
-            ("CROKINOLE_STANDIN_GRACE",),
-            "SECONDS",
-            PARTY_TIMINGS,
-        ),
+        Option.from_env("--standin-grace", Kind.SECONDS, "SECONDS", PARTY_TIMINGS),
     )
     round_countdown: float = setting(
         10.0,
         "the next round of a party starts after this long unless everyone pressed Next sooner",
-        Option(
-            "--round-countdown",
-            Kind.SECONDS,
-            ("CROKINOLE_ROUND_COUNTDOWN",),
-            "SECONDS",
-            PARTY_TIMINGS,
-        ),
+        Option.from_env("--round-countdown", Kind.SECONDS, "SECONDS", PARTY_TIMINGS),
     )
     turn_grace: float = setting(
         2.0,
         "latency grace added to every turn clock",
-        Option("--turn-grace", Kind.SECONDS, ("CROKINOLE_TURN_GRACE",), "SECONDS", PARTY_TIMINGS),
+        Option.from_env("--turn-grace", Kind.SECONDS, "SECONDS", PARTY_TIMINGS),
     )
     short_clocks: bool = setting(
         False,
@@ -304,7 +296,7 @@ class ProcessSettings:
         "crokinole:",
         "the prefix of this site's Redis keys and channels: every process of one site "
         "gives the same, two sites on one Redis different ones",
-        Option("--redis-prefix", Kind.REDIS_PREFIX, ("CROKINOLE_REDIS_PREFIX",), "TEXT"),
+        Option.from_env("--redis-prefix", Kind.REDIS_PREFIX, "TEXT"),
     )
     log_level: str = setting(
         "info",
