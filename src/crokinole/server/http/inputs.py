@@ -31,7 +31,7 @@ from crokinole.server.http.context import context
 from crokinole.server.http.errors import HttpError
 from crokinole.server.json_input import JsonInputError, read_json
 from crokinole.server.limits import origin_allowed
-from crokinole.server.ws.wire import TOKEN_PATTERN
+from crokinole.server.ws.messages import TOKEN_PATTERN
 
 __all__ = [
     "COOKIE",

@@ -23,7 +23,7 @@ from crokinole.server.http.inputs import the_device
 from crokinole.server.http.replays import table_id
 from crokinole.server.owner.tables import stored_table
 from crokinole.server.ws.session import RECORD_OPPONENTS
-from crokinole.server.ws.wire import seat_names
+from crokinole.server.ws.views import seat_names
 from crokinole.store import StoreUnavailableError
 
 __all__ = ["device_record", "health", "routes", "table_record"]

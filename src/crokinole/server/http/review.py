@@ -76,7 +76,8 @@ from crokinole.server.http.replays import (
 from crokinole.server.json_input import JsonInputError, read_json
 from crokinole.server.owner.tables import Tables
 from crokinole.server.ranked.fair_play import daily_refused, engine_help_refused
-from crokinole.server.ws.wire import LEVEL_IDS, seat_names
+from crokinole.server.ws.messages import LEVEL_IDS
+from crokinole.server.ws.views import seat_names
 from crokinole.store import Store
 from crokinole.table import Table, check_name
 
