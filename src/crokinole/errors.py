@@ -79,14 +79,15 @@ class CrokinoleError(Exception):
 
     Attributes:
         code: the protocol's code for this error, when it refuses what a
-            player asked (each class that refuses something names its own;
-            the root's is ``server_error``: nothing the player did).
+            player asked (each class that refuses something names its
+            :class:`ErrorCode`; the root's is ``server_error``: nothing the
+            player did; a few services' errors still carry their own text).
 
     >>> NotYourTurn("it is North's turn").code
     <ErrorCode.NOT_YOUR_TURN: 'not_your_turn'>
     """
 
-    code: ErrorCode = ErrorCode.SERVER_ERROR
+    code: str = ErrorCode.SERVER_ERROR
 
 
 class InvalidBoardError(CrokinoleError, ValueError):
@@ -161,7 +162,7 @@ class TableError(CrokinoleError, ValueError):
 
     def __init__(self, code: ErrorCode | str, message: str) -> None:
         super().__init__(message)
-        self.code = ErrorCode(code)
+        self.code: ErrorCode = ErrorCode(code)
         self.message = message
 
     @classmethod

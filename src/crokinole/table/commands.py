@@ -31,6 +31,7 @@ from crokinole.table.settings import TableSettings
 
 __all__ = [
     "COMMAND_TYPES",
+    "HINT_KINDS",
     "REACTIONS",
     "ChangeSettings",
     "Command",
@@ -311,7 +312,7 @@ COMMAND_TYPES: dict[str, type[CommandBase]] = {cls.TYPE: cls for cls in get_args
 
 def _encode(value: Any) -> Any:
     if isinstance(value, Seat):
-        return value.name.lower()
+        return value.key
     if isinstance(value, Shot):
         return shot_to_dict(value)
     if isinstance(value, TableSettings):

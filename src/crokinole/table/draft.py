@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from crokinole.board import Seat, is_real_number, is_whole_number
 from crokinole.errors import ErrorCode, TableError
+from crokinole.rules import Game
 from crokinole.table import evolve
 from crokinole.table.events import Event, SeatChanged, TableCreated
 from crokinole.table.members import Member
@@ -42,6 +43,7 @@ __all__ = [
     "player",
     "seat_text",
     "sender",
+    "shooter",
     "stand_up",
 ]
 
@@ -74,15 +76,15 @@ def check_clock_and_seed(now: float, seed: int) -> None:
 
 def open_draft(
     cls: type[Table],
-    *,
     id: str,
     kind: Kind,
     code: str | None,
     settings: TableSettings,
+    *,
     timings: Timings | None,
     seed: int,
     now: float,
-    host_device: str,
+    device: str,
 ) -> Draft:
     """The draft of a new table's events, its ``TableCreated`` folded in."""
     created = TableCreated(
@@ -94,7 +96,7 @@ def open_draft(
         settings=settings,
         timings=Timings() if timings is None else timings,
         seed=int(seed),
-        host_device=host_device,
+        host_device=device,
     )
     return Draft(evolve.created(cls, created), float(now), [created])
 
@@ -189,6 +191,17 @@ def check_seat(t: Table, seat: object) -> Seat:
             f"{seat_text(seat)} is not a seat of {layout_name(t.settings)} ({seats})",
         )
     return seat
+
+
+def shooter(game: Game) -> Seat:
+    """The seat to shoot now (between rounds, ``illegal_action``: Next comes first)."""
+    current = game.current_seat
+    if current is None:
+        raise TableError(
+            ErrorCode.ILLEGAL_ACTION,
+            f"round {game.round_number} is over: press Next for the next one",
+        )
+    return current
 
 
 def stand_up(d: Draft, mid: str) -> None:

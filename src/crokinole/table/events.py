@@ -22,7 +22,7 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from crokinole.board import Seat, Shot
-from crokinole.errors import CrokinoleError, InvalidRecordError
+from crokinole.errors import CrokinoleError, InvalidRecordError, UnknownSeatError
 from crokinole.table.members import Occupant, occupant_from_dict, occupant_to_dict
 from crokinole.table.settings import Kind, TableSettings, Timings
 
@@ -79,10 +79,11 @@ def shot_from_dict(data: object) -> Shot:
 
 
 def seat_from_name(name: object) -> Seat:
-    """``"south"`` → ``Seat.SOUTH``."""
-    if isinstance(name, str) and name.upper() in Seat.__members__:
-        return Seat[name.upper()]
-    raise InvalidRecordError(f"a seat is south, west, north or east, not {name!r}")
+    """``"south"`` → ``Seat.SOUTH`` (:meth:`Seat.parse`, refused as a bad record)."""
+    try:
+        return Seat.parse(name)
+    except UnknownSeatError:
+        raise InvalidRecordError(f"a seat is south, west, north or east, not {name!r}") from None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -383,7 +384,7 @@ def _encode(name: str, value: Any) -> Any:
     if name == "occupant":
         return occupant_to_dict(value)
     if isinstance(value, Seat):
-        return value.name.lower()
+        return value.key
     if isinstance(value, Shot):
         return shot_to_dict(value)
     if isinstance(value, TableSettings | Timings):

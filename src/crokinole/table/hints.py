@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from crokinole.errors import ErrorCode, TableError
 from crokinole.table.commands import HINT_KINDS, TakeHint
-from crokinole.table.draft import Draft, check_open, check_seat, player
+from crokinole.table.draft import Draft, check_open, check_seat, player, shooter
 from crokinole.table.events import HintTaken
 from crokinole.table.evolve import game_of
 from crokinole.table.members import Person
@@ -59,12 +59,7 @@ def take_hint(d: Draft, c: TakeHint) -> None:
             ErrorCode.NOT_YOUR_TURN, "a CPU plays this turn for you; your next one is yours"
         )
     game = game_of(t)
-    current = game.current_seat
-    if current is None:
-        raise TableError(
-            ErrorCode.ILLEGAL_ACTION,
-            f"round {game.round_number} is over: press Next for the next one",
-        )
+    current = shooter(game)
     if current is not seat:
         raise TableError(ErrorCode.NOT_YOUR_TURN, f"it is {current.title}'s turn")
     if (seat, c.kind, len(game.actions)) in t.hinted:

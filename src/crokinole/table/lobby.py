@@ -1,8 +1,9 @@
 """The lobby's commands: making a table, joining it, seats, settings, the start.
 
 The handlers of a party's setting up (and of joining or leaving any table),
-and :func:`create`, the first events of a party or of a solo table (a
-ranked table is made in :mod:`crokinole.table.ranked`).  Each handler takes
+and the checks and first events of a new party or solo table, which
+:meth:`crokinole.table.Table.create` puts together (a ranked table is made
+in :mod:`crokinole.table.ranked`).  Each handler takes
 the command's :class:`~crokinole.table.draft.Draft` and its command, checks
 it, and emits the events it causes.
 """
@@ -10,7 +11,6 @@ it, and emits the events it causes.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from crokinole.board import Seat
 from crokinole.errors import ErrorCode, TableError
@@ -28,7 +28,6 @@ from crokinole.table.commands import (
 )
 from crokinole.table.draft import (
     Draft,
-    check_clock_and_seed,
     check_not_ranked,
     check_open,
     check_party,
@@ -37,14 +36,12 @@ from crokinole.table.draft import (
     empty_seat,
     host,
     layout_name,
-    open_draft,
     player,
     seat_text,
     sender,
     stand_up,
 )
 from crokinole.table.events import (
-    Event,
     GameStarted,
     HostChanged,
     MemberJoined,
@@ -57,21 +54,21 @@ from crokinole.table.events import (
 from crokinole.table.flow import abandon, begin_turn, leave, settle, start_game
 from crokinole.table.members import Cpu, Occupant, Person, check_name
 from crokinole.table.ranked import leave_ranked
-from crokinole.table.settings import Kind, TableSettings, Timings
+from crokinole.table.settings import Kind, TableSettings
 from crokinole.table.state import MAX_SPECTATORS, ME, Stage
-
-if TYPE_CHECKING:
-    from crokinole.table.table import Table
 
 __all__ = [
     "change_settings",
-    "create",
     "join",
+    "kind_of",
     "leave_command",
     "move_member",
     "remove",
     "rename",
+    "seat_first",
+    "seat_names",
     "set_cpu",
+    "solo_plan",
     "start",
     "take_seat",
 ]
@@ -81,8 +78,12 @@ def _bad_settings(message: str) -> TableError:
     return TableError(ErrorCode.BAD_SETTINGS, message)
 
 
-def _kind_of(kind: Kind | str, code: str | None, settings: TableSettings, seats: object) -> Kind:
-    """The kind of a new party or solo table, checked against what else was given."""
+def kind_of(kind: Kind | str, code: str | None, settings: TableSettings, seats: object) -> Kind:
+    """The kind of a new party or solo table, checked against what else was given.
+
+    Raises:
+        TableError: ``bad_settings``.
+    """
     try:
         kind = Kind(kind)
     except ValueError:
@@ -98,7 +99,7 @@ def _kind_of(kind: Kind | str, code: str | None, settings: TableSettings, seats:
     return kind
 
 
-def _solo_plan(settings: TableSettings, seats: Mapping[Seat, str] | None) -> dict[Seat, Occupant]:
+def solo_plan(settings: TableSettings, seats: Mapping[Seat, str] | None) -> dict[Seat, Occupant]:
     """Who plays each seat of a solo table: the device (``m1``) or a CPU."""
     layout_seats = settings.seats
     chosen = dict(seats) if seats is not None else {layout_seats[0]: ME}
@@ -119,7 +120,7 @@ def _solo_plan(settings: TableSettings, seats: Mapping[Seat, str] | None) -> dic
     return plan
 
 
-def _seat_names(
+def seat_names(
     kind: Kind, plan: Mapping[Seat, Occupant], names: Mapping[Seat, str] | None
 ) -> dict[Seat, str]:
     """The names of the people sharing one device, by seat (checked; in the layout's order)."""
@@ -155,50 +156,27 @@ def _seat_names(
     return named
 
 
-def create(
-    cls: type[Table],
-    *,
-    id: str,
-    kind: Kind | str,
-    code: str | None,
-    host_device: str,
-    host_name: str,
-    settings: TableSettings,
-    timings: Timings | None = None,
-    seed: int,
-    now: float,
-    seats: Mapping[Seat, str] | None = None,
-    names: Mapping[Seat, str] | None = None,
-) -> tuple[Table, list[Event]]:
-    """A new party or solo table and its first events (see :meth:`crokinole.table.Table.create`)."""
-    kind = _kind_of(kind, code, settings, seats)
-    check_clock_and_seed(now, seed)
-    name = check_name(host_name)
-    plan = _solo_plan(settings, seats) if kind is Kind.SOLO else {}
-    named = _seat_names(kind, plan, names)
-    draft = open_draft(
-        cls,
-        id=id,
-        kind=kind,
-        code=code,
-        settings=settings,
-        timings=timings,
-        seed=seed,
-        now=now,
-        host_device=host_device,
-    )
-    draft.emit(MemberJoined, mid="m1", device=host_device, name=name, spectator=False)
-    draft.emit(HostChanged, mid="m1")
-    if kind is Kind.PARTY:
-        draft.emit(SeatChanged, seat=settings.seats[0], occupant=Person("m1"))
-    else:
-        for seat, occupant in plan.items():
-            draft.emit(SeatChanged, seat=seat, occupant=occupant)
-        for seat, given in named.items():
-            draft.emit(SeatNamed, seat=seat, name=given)
-        draft.emit(GameStarted, game_number=1, first_seat=settings.seats[0])
-        begin_turn(draft)
-    return draft.table, draft.events
+def seat_first(
+    d: Draft, host: tuple[str, str], plan: Mapping[Seat, Occupant], named: Mapping[Seat, str]
+) -> None:
+    """A new table's first people: its host (``(device, name)``), and a solo table's seats.
+
+    A party's host sits at the first seat; a solo table's seats are
+    ``plan``'s, named by ``named``, and its game starts.
+    """
+    device, name = host
+    d.emit(MemberJoined, mid="m1", device=device, name=name, spectator=False)
+    d.emit(HostChanged, mid="m1")
+    first = d.table.settings.seats[0]
+    if d.table.kind is Kind.PARTY:
+        d.emit(SeatChanged, seat=first, occupant=Person("m1"))
+        return
+    for seat, occupant in plan.items():
+        d.emit(SeatChanged, seat=seat, occupant=occupant)
+    for seat, given in named.items():
+        d.emit(SeatNamed, seat=seat, name=given)
+    d.emit(GameStarted, game_number=1, first_seat=first)
+    begin_turn(d)
 
 
 def join(d: Draft, c: Join) -> None:
@@ -266,8 +244,25 @@ def rename(d: Draft, c: Rename) -> None:
         d.emit(Renamed, mid=member.mid, name=name)
 
 
-def _seat_taken(t: Table, seat: Seat) -> TableError:
-    return TableError(ErrorCode.SEAT_TAKEN, f"{seat.key} is taken by {t.occupant_name(seat)}")
+def _sit(d: Draft, mid: str, where: Seat | None, *, over_cpu: bool) -> bool:
+    """Member ``mid`` sits at ``where`` (None: stands up); whether they took another seat.
+
+    A seat someone holds is ``seat_taken``; one a CPU holds too unless
+    ``over_cpu`` (the host seats a person in its place).
+    """
+    t = d.table
+    if where is None:
+        stand_up(d, mid)
+        return False
+    seat = check_seat(t, where)
+    occupant = t.seats[seat]
+    if occupant == Person(mid):
+        return False
+    if isinstance(occupant, Person) or (occupant is not None and not over_cpu):
+        raise TableError(ErrorCode.SEAT_TAKEN, f"{seat.key} is taken by {t.occupant_name(seat)}")
+    stand_up(d, mid)
+    d.emit(SeatChanged, seat=seat, occupant=Person(mid))
+    return True
 
 
 def take_seat(d: Draft, c: TakeSeat) -> None:
@@ -277,17 +272,7 @@ def take_seat(d: Draft, c: TakeSeat) -> None:
     check_party(t)
     member = player(t, c.device)  # a spectator is told so first
     check_setup(t)
-    if c.seat is None:
-        stand_up(d, member.mid)
-        return
-    seat = check_seat(t, c.seat)
-    occupant = t.seats[seat]
-    if occupant == Person(member.mid):
-        return
-    if occupant is not None:
-        raise _seat_taken(t, seat)
-    stand_up(d, member.mid)
-    d.emit(SeatChanged, seat=seat, occupant=Person(member.mid))
+    _sit(d, member.mid, c.seat, over_cpu=False)
 
 
 def move_member(d: Draft, c: MoveMember) -> None:
@@ -304,18 +289,8 @@ def move_member(d: Draft, c: MoveMember) -> None:
         raise TableError(
             ErrorCode.SPECTATOR, f"{target.name} is a spectator and cannot take a seat"
         )
-    if c.seat is None:
-        stand_up(d, target.mid)
-        return
-    seat = check_seat(t, c.seat)
-    occupant = t.seats[seat]
-    if occupant == Person(target.mid):
-        return
-    if isinstance(occupant, Person):
-        raise _seat_taken(t, seat)
-    stand_up(d, target.mid)
-    d.emit(SeatChanged, seat=seat, occupant=Person(target.mid))
-    settle(d)
+    if _sit(d, target.mid, c.seat, over_cpu=True):
+        settle(d)
 
 
 def set_cpu(d: Draft, c: SetCpu) -> None:

@@ -10,6 +10,8 @@ deadlines that are due (see :meth:`crokinole.table.Table.next_deadline`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from crokinole.board import Seat, Shot
@@ -29,6 +31,7 @@ from crokinole.table.draft import (
     check_seat,
     check_seated,
     player,
+    shooter,
 )
 from crokinole.table.events import (
     GameAborted,
@@ -45,9 +48,12 @@ from crokinole.table.events import (
 )
 from crokinole.table.evolve import game_of
 from crokinole.table.flow import begin_turn, offer_open, settle, start_game
-from crokinole.table.members import Cpu, Person
+from crokinole.table.members import Cpu, Member, Person
 from crokinole.table.settings import HAND_NOISE, Hand, Kind
 from crokinole.table.state import DeadlineKind, Played, Stage
+
+if TYPE_CHECKING:
+    from crokinole.table.table import Table
 
 __all__ = ["decline_rematch", "next_round", "rematch", "shoot", "tick"]
 
@@ -136,12 +142,7 @@ def shoot(d: Draft, c: Shoot) -> None:
     seat = check_seat(t, c.seat)
     by = _shooter(d, c, seat)
     game = game_of(t)
-    current = game.current_seat
-    if current is None:
-        raise TableError(
-            ErrorCode.ILLEGAL_ACTION,
-            f"round {game.round_number} is over: press Next for the next one",
-        )
+    current = shooter(game)
     aimed: Shot | None = None
     played = c.shot
     # Another seat's shot goes to the rules as it is, which refuse it (not_your_turn).
@@ -180,39 +181,48 @@ def next_round(d: Draft, c: NextRound) -> None:
     settle(d, member.mid)  # pressed again: those who went away may have completed it
 
 
-def rematch(d: Draft, c: Rematch) -> None:
-    """A seated player offers or accepts a rematch (solo: the next game starts)."""
-    t = d.table
+def _rematch_sender(t: Table, device: str | None) -> Member:
+    """Who answers about a rematch: a player at an open table that is not ranked."""
     check_open(t)
     check_not_ranked(t)
-    member = player(t, c.device)  # a spectator is told so first
-    if t.stage is not Stage.FINISHED:
-        raise TableError(ErrorCode.ILLEGAL_ACTION, "a rematch is offered after a game")
-    check_seated(t, member)
-    if t.kind is Kind.SOLO:
-        start_game(d)
-        return
-    if not offer_open(t, d.now):
-        if t.rematch_until is not None:
-            d.emit(RematchLapsed)  # its deadline had not fired yet
-        d.emit(RematchOffered, mid=member.mid, until=d.now + t.timings.rematch_offer)
-    elif member.mid not in t.rematch_votes:
-        d.emit(RematchVoted, mid=member.mid)
-    settle(d, member.mid)  # accepted again: those who went away may have completed it
+    return player(t, device)  # a spectator is told so first
 
 
 def decline_rematch(d: Draft, c: DeclineRematch) -> None:
     """A seated player declines the rematch offered: it is withdrawn."""
     t = d.table
-    check_open(t)
-    check_not_ranked(t)
-    member = player(t, c.device)
+    member = _rematch_sender(t, c.device)
     if t.kind is Kind.SOLO or t.stage is not Stage.FINISHED or not offer_open(t, d.now):
         raise TableError(
             ErrorCode.ILLEGAL_ACTION, "no rematch is offered now: there is nothing to decline"
         )
     check_seated(t, member)
     d.emit(RematchDeclined, mid=member.mid)
+
+
+def _offer_or_accept(d: Draft, mid: str) -> None:
+    """Offer a rematch if none is open (one that lapsed goes first), else accept it."""
+    t = d.table
+    if not offer_open(t, d.now):
+        if t.rematch_until is not None:
+            d.emit(RematchLapsed)  # its deadline had not fired yet
+        d.emit(RematchOffered, mid=mid, until=d.now + t.timings.rematch_offer)
+    elif mid not in t.rematch_votes:
+        d.emit(RematchVoted, mid=mid)
+
+
+def rematch(d: Draft, c: Rematch) -> None:
+    """A seated player offers or accepts a rematch (solo: the next game starts)."""
+    t = d.table
+    member = _rematch_sender(t, c.device)
+    if t.stage is not Stage.FINISHED:
+        raise TableError(ErrorCode.ILLEGAL_ACTION, "a rematch is offered after a game")
+    check_seated(t, member)
+    if t.kind is Kind.SOLO:
+        start_game(d)
+        return
+    _offer_or_accept(d, member.mid)
+    settle(d, member.mid)  # accepted again: those who went away may have completed it
 
 
 def tick(d: Draft, c: Tick) -> None:

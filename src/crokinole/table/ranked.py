@@ -1,7 +1,7 @@
 """A ranked table's commands: its making, its players' leaving, the door to others.
 
 A ranked table is made with its players seated and its game started
-(:func:`create_ranked`); a player who leaves mid-game abandons it
+(:func:`check_players`, :func:`seat_players`); a player who leaves mid-game abandons it
 (:func:`leave_ranked`); a device that is not one of its players is refused
 whatever it sends (:func:`check_sender`).  The other refusals a ranked
 table gives (rules, seats, rematch, names) are in the lobby's handlers.
@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING
 from crokinole.board import Seat
 from crokinole.errors import ErrorCode, TableError
 from crokinole.table.commands import Command
-from crokinole.table.draft import Draft, check_clock_and_seed, layout_name, open_draft
+from crokinole.table.draft import Draft, check_clock_and_seed, layout_name
 from crokinole.table.events import (
     Closed,
-    Event,
     GameFinished,
     MemberJoined,
     MemberLeft,
@@ -28,13 +27,13 @@ from crokinole.table.events import (
 )
 from crokinole.table.flow import start_game
 from crokinole.table.members import Member, Person, RankedPlayer, SeatRating, check_name
-from crokinole.table.settings import Kind, TableSettings, Timings
+from crokinole.table.settings import Kind, TableSettings
 from crokinole.table.state import Stage
 
 if TYPE_CHECKING:
     from crokinole.table.table import Table
 
-__all__ = ["check_sender", "create_ranked", "leave_ranked"]
+__all__ = ["check_players", "check_sender", "leave_ranked", "seat_players"]
 
 
 def _bad_settings(message: str) -> TableError:
@@ -59,48 +58,34 @@ def _seated(settings: TableSettings, players: Mapping[Seat, RankedPlayer]) -> li
     return seated
 
 
-def create_ranked(
-    cls: type[Table],
-    *,
-    id: str,
-    players: Mapping[Seat, RankedPlayer],
-    settings: TableSettings,
-    timings: Timings | None = None,
-    seed: int,
-    now: float,
-) -> tuple[Table, list[Event]]:
-    """A ranked table and its first events (see :meth:`crokinole.table.Table.create_ranked`)."""
+def check_players(
+    settings: TableSettings, players: Mapping[Seat, RankedPlayer], now: float, seed: int
+) -> list[RankedPlayer]:
+    """A new ranked table's players in the layout's order, each checked, each once.
+
+    Raises:
+        TableError: ``bad_settings`` (settings that are not the ranked rules,
+            seats that are not the layout's, a player twice, a bad seed or time).
+    """
     if not isinstance(settings, TableSettings) or not settings.is_ranked:
         raise _bad_settings(f"a ranked table has the ranked rules, not {settings!r}")
     check_clock_and_seed(now, seed)
-    seated = _seated(settings, players)
+    return _seated(settings, players)
+
+
+def seat_players(d: Draft, seated: list[RankedPlayer]) -> None:
+    """A new ranked table's players seated, each away until they connect, and the game on."""
     names = [check_name(p.name) for p in seated]
-    draft = open_draft(
-        cls,
-        id=id,
-        kind=Kind.RANKED,
-        code=None,
-        settings=settings,
-        timings=timings,
-        seed=seed,
-        now=now,
-        host_device=seated[0].device,
-    )
-    seating = zip(settings.seats, seated, names, strict=True)
+    seating = zip(d.table.settings.seats, seated, names, strict=True)
     for number, (seat, player, name) in enumerate(seating, 1):
         mid = f"m{number}"
-        draft.emit(MemberJoined, mid=mid, device=player.device, name=name, spectator=False)
-        draft.emit(SeatChanged, seat=seat, occupant=Person(mid))
-        draft.emit(
-            RankedSeated,
-            seat=seat,
-            rating=player.shown.rating,
-            provisional=player.shown.provisional,
-        )
+        d.emit(MemberJoined, mid=mid, device=player.device, name=name, spectator=False)
+        d.emit(SeatChanged, seat=seat, occupant=Person(mid))
+        shown = player.shown
+        d.emit(RankedSeated, seat=seat, rating=shown.rating, provisional=shown.provisional)
     for number in range(1, len(seated) + 1):
-        draft.emit(Presence, mid=f"m{number}", connected=False)
-    start_game(draft)
-    return draft.table, draft.events
+        d.emit(Presence, mid=f"m{number}", connected=False)
+    start_game(d)
 
 
 def check_sender(t: Table, command: Command) -> None:

@@ -72,32 +72,20 @@ from crokinole.ai import Level
 from crokinole.board import Seat, is_real_number
 from crokinole.errors import ErrorCode, TableError
 from crokinole.rules import Game, Phase
+from crokinole.table import commands as cmd
 from crokinole.table import evolve, hints, lobby, play, presence, ranked, snapshot
-from crokinole.table.commands import (
-    ChangeSettings,
-    Command,
-    Connect,
-    DeclineRematch,
-    Disconnect,
-    Join,
-    Leave,
-    MoveMember,
-    NextRound,
-    React,
-    Rematch,
-    Remove,
-    Rename,
-    Resign,
-    SetCpu,
-    Shoot,
-    Start,
-    TakeHint,
-    TakeSeat,
-    Tick,
-)
-from crokinole.table.draft import Draft
+from crokinole.table.commands import Command
+from crokinole.table.draft import Draft, check_clock_and_seed, open_draft
 from crokinole.table.events import Event
-from crokinole.table.members import Cpu, Member, Occupant, Person, RankedPlayer, SeatRating
+from crokinole.table.members import (
+    Cpu,
+    Member,
+    Occupant,
+    Person,
+    RankedPlayer,
+    SeatRating,
+    check_name,
+)
 from crokinole.table.settings import RANKED_TURN_TIME, Kind, TableSettings, Timings
 from crokinole.table.state import MAX_SPECTATORS, ME, Deadline, DeadlineKind, Played, Stage
 
@@ -153,6 +141,7 @@ class Table:
     A party, from creation to a first shot:
 
     >>> from crokinole.board import Seat, Shot
+    >>> from crokinole.table.commands import Join, Shoot, Start
     >>> table, events = Table.create(
     ...     id="t1", kind="party", code="ABC234", host_device="dev-ann", host_name="Ann",
     ...     settings=TableSettings.for_kind("party", hand="steady"), seed=7, now=100.0)
@@ -259,20 +248,16 @@ class Table:
                 names for a party or a CPU's seat), ``bad_name`` (a name, or
                 one name twice), ``not_a_seat`` or ``seats_empty`` (solo seats).
         """
-        return lobby.create(
-            cls,
-            id=id,
-            kind=kind,
-            code=code,
-            host_device=host_device,
-            host_name=host_name,
-            settings=settings,
-            timings=timings,
-            seed=seed,
-            now=now,
-            seats=seats,
-            names=names,
+        kind = lobby.kind_of(kind, code, settings, seats)
+        check_clock_and_seed(now, seed)
+        name = check_name(host_name)
+        plan = lobby.solo_plan(settings, seats) if kind is Kind.SOLO else {}
+        named = lobby.seat_names(kind, plan, names)
+        draft = open_draft(
+            cls, id, kind, code, settings, timings=timings, seed=seed, now=now, device=host_device
         )
+        lobby.seat_first(draft, (host_device, name), plan, named)
+        return draft.table, draft.events
 
     @classmethod
     def create_ranked(
@@ -299,6 +284,7 @@ class Table:
         ...     id="t1", players=players, settings=TableSettings.ranked("singles"), seed=1, now=0.0)
         >>> table.kind.value, table.stage.value, table.host, table.ratings[Seat.NORTH].rating
         ('ranked', 'playing', None, 1040)
+        >>> from crokinole.table.commands import Join
         >>> table.apply(Join("dev-cat", "Cat", spectator=True), now=1.0)
         Traceback (most recent call last):
         ...
@@ -309,9 +295,13 @@ class Table:
                 rules, seats that are not the layout's, a player twice, a bad
                 seed or time), ``bad_name``.
         """
-        return ranked.create_ranked(
-            cls, id=id, players=players, settings=settings, timings=timings, seed=seed, now=now
+        seated = ranked.check_players(settings, players, now, seed)
+        host = seated[0].device
+        draft = open_draft(
+            cls, id, Kind.RANKED, None, settings, timings=timings, seed=seed, now=now, device=host
         )
+        ranked.seat_players(draft, seated)
+        return draft.table, draft.events
 
     @classmethod
     def replay(cls, events: Iterable[Event]) -> Table:
@@ -491,23 +481,23 @@ class Table:
 
 #: The handler of each command, by its type (see the modules by kind).
 _HANDLERS: dict[type, Callable[[Draft, Any], None]] = {
-    Join: lobby.join,
-    Leave: lobby.leave_command,
-    Resign: lobby.leave_command,
-    Rename: lobby.rename,
-    TakeSeat: lobby.take_seat,
-    MoveMember: lobby.move_member,
-    SetCpu: lobby.set_cpu,
-    Remove: lobby.remove,
-    ChangeSettings: lobby.change_settings,
-    Start: lobby.start,
-    Shoot: play.shoot,
-    NextRound: play.next_round,
-    Rematch: play.rematch,
-    DeclineRematch: play.decline_rematch,
-    Tick: play.tick,
-    Connect: presence.presence,
-    Disconnect: presence.presence,
-    React: presence.react,
-    TakeHint: hints.take_hint,
+    cmd.Join: lobby.join,
+    cmd.Leave: lobby.leave_command,
+    cmd.Resign: lobby.leave_command,
+    cmd.Rename: lobby.rename,
+    cmd.TakeSeat: lobby.take_seat,
+    cmd.MoveMember: lobby.move_member,
+    cmd.SetCpu: lobby.set_cpu,
+    cmd.Remove: lobby.remove,
+    cmd.ChangeSettings: lobby.change_settings,
+    cmd.Start: lobby.start,
+    cmd.Shoot: play.shoot,
+    cmd.NextRound: play.next_round,
+    cmd.Rematch: play.rematch,
+    cmd.DeclineRematch: play.decline_rematch,
+    cmd.Tick: play.tick,
+    cmd.Connect: presence.presence,
+    cmd.Disconnect: presence.presence,
+    cmd.React: presence.react,
+    cmd.TakeHint: hints.take_hint,
 }
