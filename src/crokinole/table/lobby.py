@@ -11,6 +11,7 @@ it, and emits the events it causes.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from crokinole.board import Seat
 from crokinole.errors import ErrorCode, TableError
@@ -52,10 +53,13 @@ from crokinole.table.events import (
     SettingsChanged,
 )
 from crokinole.table.flow import abandon, begin_turn, leave, settle, start_game
-from crokinole.table.members import Cpu, Occupant, Person, check_name
+from crokinole.table.members import Cpu, Member, Occupant, Person, check_name
 from crokinole.table.ranked import leave_ranked
 from crokinole.table.settings import Kind, TableSettings
 from crokinole.table.state import MAX_SPECTATORS, ME, Stage
+
+if TYPE_CHECKING:
+    from crokinole.table.table import Table
 
 __all__ = [
     "change_settings",
@@ -265,6 +269,22 @@ def _sit(d: Draft, mid: str, where: Seat | None, *, over_cpu: bool) -> bool:
     return True
 
 
+def _host_setup(t: Table, device: str) -> None:
+    """The host changes seats or rules: at a party, in the lobby or between games."""
+    check_open(t)
+    check_party(t)
+    check_setup(t)
+    host(t, device)
+
+
+def _member(t: Table, mid: str) -> Member:
+    """The member the host names (``not_a_member``)."""
+    target = t.member(mid)
+    if target is None:
+        raise TableError(ErrorCode.NOT_A_MEMBER, f"{mid!r} is not at this table")
+    return target
+
+
 def take_seat(d: Draft, c: TakeSeat) -> None:
     """A player sits down at an empty seat, or stands up."""
     t = d.table
@@ -278,13 +298,8 @@ def take_seat(d: Draft, c: TakeSeat) -> None:
 def move_member(d: Draft, c: MoveMember) -> None:
     """The host seats a player (in place of a CPU) or stands them up."""
     t = d.table
-    check_open(t)
-    check_party(t)
-    check_setup(t)
-    host(t, c.device)
-    target = t.member(c.mid)
-    if target is None:
-        raise TableError(ErrorCode.NOT_A_MEMBER, f"{c.mid!r} is not at this table")
+    _host_setup(t, c.device)
+    target = _member(t, c.mid)
     if target.spectator:
         raise TableError(
             ErrorCode.SPECTATOR, f"{target.name} is a spectator and cannot take a seat"
@@ -296,10 +311,7 @@ def move_member(d: Draft, c: MoveMember) -> None:
 def set_cpu(d: Draft, c: SetCpu) -> None:
     """The host puts a CPU at a seat, or empties it."""
     t = d.table
-    check_open(t)
-    check_party(t)
-    check_setup(t)
-    host(t, c.device)
+    _host_setup(t, c.device)
     seat = check_seat(t, c.seat)
     occupant = None if c.level is None else Cpu(c.level)
     if occupant != t.seats[seat]:
@@ -313,9 +325,7 @@ def remove(d: Draft, c: Remove) -> None:
     check_open(t)
     check_party(t)
     me = host(t, c.device)
-    target = t.member(c.mid)
-    if target is None:
-        raise TableError(ErrorCode.NOT_A_MEMBER, f"{c.mid!r} is not at this table")
+    target = _member(t, c.mid)
     if target.mid == me.mid:
         raise TableError(
             ErrorCode.ILLEGAL_ACTION, "the host cannot remove themselves: leave instead"
@@ -326,10 +336,7 @@ def remove(d: Draft, c: Remove) -> None:
 def change_settings(d: Draft, c: ChangeSettings) -> None:
     """The host changes the house rules."""
     t = d.table
-    check_open(t)
-    check_party(t)
-    check_setup(t)
-    host(t, c.device)
+    _host_setup(t, c.device)
     if not isinstance(c.settings, TableSettings):
         raise _bad_settings(f"settings are TableSettings, not {c.settings!r}")
     if c.settings != t.settings:
