@@ -25,7 +25,7 @@ from crokinole.table.settings import Kind, TableSettings, Timings
 from crokinole.table.state import Played, Stage
 
 if TYPE_CHECKING:
-    from crokinole.table.table import Table
+    from crokinole.table import Table  # annotations only (via the package: no cycle)
 
 __all__ = [
     "Draft",

@@ -19,7 +19,7 @@ from crokinole.table.settings import Kind
 from crokinole.table.state import Stage
 
 if TYPE_CHECKING:
-    from crokinole.table.table import Table
+    from crokinole.table import Table  # annotations only (via the package: no cycle)
 
 __all__ = ["take_hint"]
 

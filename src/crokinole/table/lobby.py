@@ -59,7 +59,7 @@ from crokinole.table.settings import Kind, TableSettings
 from crokinole.table.state import MAX_SPECTATORS, ME, Stage
 
 if TYPE_CHECKING:
-    from crokinole.table.table import Table
+    from crokinole.table import Table  # annotations only (via the package: no cycle)
 
 __all__ = [
     "change_settings",

@@ -53,7 +53,7 @@ from crokinole.table.settings import HAND_NOISE, Hand, Kind
 from crokinole.table.state import DeadlineKind, Played, Stage
 
 if TYPE_CHECKING:
-    from crokinole.table.table import Table
+    from crokinole.table import Table  # annotations only (via the package: no cycle)
 
 __all__ = ["decline_rematch", "next_round", "rematch", "shoot", "tick"]
 

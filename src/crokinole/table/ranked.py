@@ -31,7 +31,7 @@ from crokinole.table.settings import Kind, TableSettings
 from crokinole.table.state import Stage
 
 if TYPE_CHECKING:
-    from crokinole.table.table import Table
+    from crokinole.table import Table  # annotations only (via the package: no cycle)
 
 __all__ = ["check_players", "check_sender", "leave_ranked", "seat_players"]
 
