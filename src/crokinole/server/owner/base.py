@@ -68,11 +68,15 @@ class OwnerBase:
     declared here for type checking only are each defined by one part.
     """
 
+    #: This owner's name on the hub (the hub's ``origin`` unless given).
     owner: str
-    _store: Store
-    _hub: Hub
+    #: The store behind the tables.
+    store: Store
+    #: The hub the tables publish on (and claim them on).
+    hub: Hub
+    #: The CPU players' pool.
+    cpu: CpuPool
     _cluster: ClusterHub | None
-    _cpu: CpuPool
     _clock: Callable[[], float]
     _held: dict[str, Held]
     _loading: dict[str, asyncio.Lock]

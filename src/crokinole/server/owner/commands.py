@@ -205,7 +205,7 @@ class Commands(OwnerBase):
             if after.stage is Stage.CLOSED:
                 await self._give_up(held)
             try:
-                await self._hub.publish(after.id, after, events)
+                await self.hub.publish(after.id, after, events)
             except HubUnavailableError as exc:
                 # An outage (or an owner that was paused past its socket
                 # timeouts): one line; subscribers catch up from the store.
@@ -216,7 +216,7 @@ class Commands(OwnerBase):
         return list(events)
 
     def _store_create(self, table: Table, events: Sequence[Event]) -> None:
-        self._store.create_table(
+        self.store.create_table(
             table.id,
             kind=table.kind,
             code=table.code,
@@ -231,7 +231,7 @@ class Commands(OwnerBase):
         self, before: Table, after: Table, events: Sequence[Event], *, snapshot: bool
     ) -> None:
         members = members_of(after)
-        self._store.append_table_events(
+        self.store.append_table_events(
             after.id,
             before.version,
             [e.to_dict() for e in events],
@@ -240,7 +240,7 @@ class Commands(OwnerBase):
             deadline=after.next_deadline(),
             status=after.stage,
             results=results_of(after, events, before=before),
-            rating_changes=rated.rating_changes(self._store, before, after, events),
+            rating_changes=rated.rating_changes(self.store, before, after, events),
             no_shows=rated.no_shows(before, events),
         )
 

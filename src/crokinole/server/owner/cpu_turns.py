@@ -47,7 +47,7 @@ class CpuTurns(OwnerBase):
                 # Its own stream of the table's seed (the human hand draws from
                 # [seed, version]): the same table and version, the same decision.
                 seed = [table.seed, table.version, CPU_STREAM]
-                shot = await self._cpu.choose_shot(table.game, Level(level), seed)
+                shot = await self.cpu.choose_shot(table.game, Level(level), seed)
                 if held.table.version != table.version:
                     continue  # the table moved while the CPU thought: think again
                 command = Shoot(None, seat, shot, cpu=True, expected_version=table.version)

@@ -58,7 +58,7 @@ class Loading(OwnerBase):
         cluster = self._cluster
         if cluster is None:
             return 0
-        armed = await anyio.to_thread.run_sync(self._store.armed_tables)
+        armed = await anyio.to_thread.run_sync(self.store.armed_tables)
         wanted = [t for t, _at in armed] + cluster.followed()
         candidates = list(dict.fromkeys(t for t in wanted if t not in self._held))
         owners = await cluster.owners(candidates)
@@ -103,11 +103,11 @@ class Loading(OwnerBase):
         """A table another process holds: subscribe here and return this process's copy."""
         table = None
         if subscriber is not None:
-            self._hub.subscribe(table_id, subscriber)
+            self.hub.subscribe(table_id, subscriber)
             if self._cluster is not None:
                 table = await self._cluster.copy(table_id)
         if table is None or table.version < at_least:
-            stored = await anyio.to_thread.run_sync(stored_table, self._store, table_id)
+            stored = await anyio.to_thread.run_sync(stored_table, self.store, table_id)
             table = None if stored is None else stored[0]
         return table
 
@@ -122,16 +122,16 @@ class Loading(OwnerBase):
                 held = self._held.get(table_id)  # loaded while this one waited
                 if held is not None:
                     return held
-                exists = await anyio.to_thread.run_sync(self._store.table, table_id)
+                exists = await anyio.to_thread.run_sync(self.store.table, table_id)
                 if exists is None:
                     return None
-                if not await self._hub.claim(table_id, self.owner):
+                if not await self.hub.claim(table_id, self.owner):
                     owner = None
                     if self._cluster is not None:
                         owner = await self._cluster.owner_of(table_id)
                     raise ElsewhereError(owner)
                 # Read again once claimed: what it holds now is what nobody else writes.
-                stored = await anyio.to_thread.run_sync(stored_table, self._store, table_id)
+                stored = await anyio.to_thread.run_sync(stored_table, self.store, table_id)
                 if stored is None:  # pragma: no cover - a table is never deleted
                     return None
                 table, snapshot_version = stored

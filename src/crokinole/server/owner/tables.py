@@ -136,16 +136,16 @@ class Tables(Commands, Loading, Timers, CpuTurns):
         owner: str | None = None,
         codes: Callable[[], str] = new_code,
     ) -> None:
-        self._store = store
-        self._hub: Hub = hub if hub is not None else MemoryHub()
+        self.store = store
+        self.hub = hub if hub is not None else MemoryHub()
         self._own_cpu = not isinstance(cpu, CpuPool)
-        self._cpu = cpu if isinstance(cpu, CpuPool) else CpuPool(cpu)
+        self.cpu = cpu if isinstance(cpu, CpuPool) else CpuPool(cpu)
         self._clock = clock
         self._timings = timings if timings is not None else Timings()
         self._allow_short_clock = allow_short_clock
         self._codes = codes
-        self.owner = owner or self._hub.origin
-        self._cluster = self._hub if isinstance(self._hub, ClusterHub) else None
+        self.owner = owner or self.hub.origin
+        self._cluster = self.hub if isinstance(self.hub, ClusterHub) else None
         self._held: dict[str, Held] = {}
         self._loading: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -179,21 +179,6 @@ class Tables(Commands, Loading, Timers, CpuTurns):
             allow_short_clock=settings.short_clocks,
         )
 
-    @property
-    def store(self) -> Store:
-        """The store behind the tables."""
-        return self._store
-
-    @property
-    def hub(self) -> Hub:
-        """The hub the tables publish on."""
-        return self._hub
-
-    @property
-    def cpu(self) -> CpuPool:
-        """The CPU players' pool."""
-        return self._cpu
-
     def now(self) -> float:
         """Server time (seconds), as every deadline is measured."""
         return self._clock()
@@ -216,7 +201,7 @@ class Tables(Commands, Loading, Timers, CpuTurns):
             if self._watcher is None:
                 self._watcher = self._spawn(self._watch_forever())
         else:
-            armed = await anyio.to_thread.run_sync(self._store.armed_tables)
+            armed = await anyio.to_thread.run_sync(self.store.armed_tables)
             for table_id, _at in armed:
                 try:
                     await self._load(table_id)
@@ -254,7 +239,7 @@ class Tables(Commands, Loading, Timers, CpuTurns):
             and held.timer is None
             and self._cpu_idle(held)
             and not held.lock.locked()
-            and self._hub.subscribers(held.table.id) == 0
+            and self.hub.subscribers(held.table.id) == 0
         )
 
     async def _sweep_forever(self) -> None:
@@ -278,7 +263,7 @@ class Tables(Commands, Loading, Timers, CpuTurns):
             with contextlib.suppress(Exception):
                 await self._release(table_id)
         if self._own_cpu:
-            self._cpu.close()
+            self.cpu.close()
 
     # ------------------------------------------------------------ tables
 
@@ -320,10 +305,10 @@ class Tables(Commands, Loading, Timers, CpuTurns):
             return Table.create(
                 id=table_id,
                 kind=kind,
-                code=self._codes() if kind is Kind.PARTY else None,
                 host_device=device,
                 host_name=name,
                 settings=settings,
+                code=self._codes() if kind is Kind.PARTY else None,
                 timings=self._timings,
                 seed=seed,
                 now=now,
@@ -361,7 +346,7 @@ class Tables(Commands, Loading, Timers, CpuTurns):
         seed = secrets.randbits(63)
         table, events = new_table(table_id, seed, self._clock())
         try:
-            claimed = await self._hub.claim(table_id, self.owner)
+            claimed = await self.hub.claim(table_id, self.owner)
         except HubUnavailableError:
             raise unavailable() from None
         if not claimed:
@@ -383,7 +368,7 @@ class Tables(Commands, Loading, Timers, CpuTurns):
         held = Held(table, table.version)
         self._held[table.id] = held
         if subscriber is not None:
-            self._hub.subscribe(table.id, subscriber)
+            self.hub.subscribe(table.id, subscriber)
         self._after(held)
         return table
 
@@ -410,7 +395,7 @@ class Tables(Commands, Loading, Timers, CpuTurns):
         if held is None:
             return None
         if subscriber is not None:
-            self._hub.subscribe(table_id, subscriber)
+            self.hub.subscribe(table_id, subscriber)
         self._after(held)
         return held.table
 
@@ -430,7 +415,7 @@ class Tables(Commands, Loading, Timers, CpuTurns):
                 the table's refusal (``party_full``, ``solo_table``…).
         """
         wanted = code.strip().upper()
-        table_id = await anyio.to_thread.run_sync(self._store.table_by_code, wanted)
+        table_id = await anyio.to_thread.run_sync(self.store.table_by_code, wanted)
         if table_id is None:
             raise TableError(
                 ErrorCode.UNKNOWN_CODE,
@@ -459,7 +444,7 @@ class Tables(Commands, Loading, Timers, CpuTurns):
     async def _release(self, table_id: str) -> None:
         """Release the claim on the table (if the hub cannot be reached, it expires)."""
         try:
-            await self._hub.release(table_id, self.owner)
+            await self.hub.release(table_id, self.owner)
         except HubUnavailableError as exc:
             log.warning("could not release table %s (its claim expires): %s", table_id, exc)
 
