@@ -1,6 +1,6 @@
 // Tests of ranked play's pure parts: ranked.js's helpers (the queue's wait by the server's
 // clock, the window, rating changes, the chart) and state.js's ranked fields, written from the
-// contract (docs/ranked.md) and run by `node --test` from tests/web/test_state_js.py.
+// contract (docs/protocol.md#ranked-play) and run by `node --test` from tests/web/test_state_js.py.
 
 import assert from "node:assert/strict";
 import test from "node:test";

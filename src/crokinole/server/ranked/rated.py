@@ -53,6 +53,7 @@ __all__ = [
     "ladder_of",
     "no_shows",
     "rating_changes",
+    "shown_ratings",
 ]
 
 log = logging.getLogger("crokinole.server")
@@ -103,40 +104,17 @@ def rating_changes(
     if any(isinstance(e, GameAborted) for e in events):
         return []  # a no-show: the game was never played, nobody is rated
     end = finished[-1]
-    rules = game.rules
-    ladder = ladder_of(rules.layout)
-    left = {e.mid for e in events if isinstance(e, MemberLeft) and not e.removed}
-    players: list[tuple[int, int]] = []  # (side, account), in seat order
-    abandoned = [False, False]
-    standin = [0.0, 0.0]
-    for seat, occupant in before.seats.items():
-        side = rules.side_of(seat)
-        if not isinstance(occupant, Person) or side not in (0, 1):
-            continue
-        member = before.member(occupant.mid)
-        account = account_of(member.device if member is not None else None)
-        if account is None:
-            continue
-        players.append((side, account))
-        abandoned[side] = abandoned[side] or occupant.mid in left
-        standin[side] = max(standin[side], after.standin_share(seat))
-    score: Outcome | None = None
-    if not end.abandoned:
-        if end.winner == 0:
-            score = Outcome.WIN
-        elif end.winner == 1:
-            score = Outcome.LOSS
-        else:
-            score = Outcome.DRAW
+    players, abandoned, standin = _sides(before, after, events)
     try:
         verdict = result_of(
-            score,
+            _score(end),
             SideResult(abandoned=abandoned[0], standin_share=standin[0]),
             SideResult(abandoned=abandoned[1], standin_share=standin[1]),
         )
     except RankingError as exc:
         log.warning("ranked table %s: game %d not rated: %s", after.id, after.game_number, exc)
         return []
+    ladder = ladder_of(game.rules.layout)
     current = store.ratings_of([a for _, a in players], ladder.value)
     old = {
         a: Rating(current[a].mu, current[a].sigma) if a in current else INITIAL for _, a in players
@@ -164,6 +142,57 @@ def rating_changes(
                 )
             )  # fmt: skip
     return changes
+
+
+def _score(end: GameFinished) -> Outcome | None:
+    """What the score says of side 0 (None: the game was abandoned, the score says nothing)."""
+    if end.abandoned:
+        return None
+    if end.winner == 0:
+        return Outcome.WIN
+    if end.winner == 1:
+        return Outcome.LOSS
+    return Outcome.DRAW
+
+
+def _sides(
+    before: Table, after: Table, events: Sequence[Event]
+) -> tuple[list[tuple[int, int]], list[bool], list[float]]:
+    """The ranked game's players as (side, account) in seat order, whether each side
+    left (abandoned), and the largest share of each side's shots a stand-in played."""
+    assert before.game is not None
+    rules = before.game.rules
+    left = {e.mid for e in events if isinstance(e, MemberLeft) and not e.removed}
+    players: list[tuple[int, int]] = []
+    abandoned = [False, False]
+    standin = [0.0, 0.0]
+    for seat, occupant in before.seats.items():
+        side = rules.side_of(seat)
+        if not isinstance(occupant, Person) or side not in (0, 1):
+            continue
+        member = before.member(occupant.mid)
+        account = account_of(member.device if member is not None else None)
+        if account is None:
+            continue
+        players.append((side, account))
+        abandoned[side] = abandoned[side] or occupant.mid in left
+        standin[side] = max(standin[side], after.standin_share(seat))
+    return players, abandoned, standin
+
+
+def shown_ratings(
+    store: Store, accounts: Sequence[int], ladder: Ladder
+) -> dict[int, tuple[int, bool]]:
+    """Each account's displayed rating on ``ladder`` and whether it is provisional (blocking)."""
+    found = store.ratings_of(list(accounts), ladder.value)
+    shown: dict[int, tuple[int, bool]] = {}
+    for account in accounts:
+        data = found.get(account)
+        if data is None:
+            shown[account] = display(INITIAL), True
+        else:
+            shown[account] = display(Rating(data.mu, data.sigma)), is_provisional(data.games)
+    return shown
 
 
 def no_shows(before: Table, events: Sequence[Event]) -> list[int]:

@@ -1,5 +1,5 @@
 // The leaderboard page (/leaderboard): a ladder's players by displayed rating, from
-// GET /api/leaderboard?ladder=…&min_games=… (docs/ranked.md). The choices live in the address
+// GET /api/leaderboard?ladder=…&min_games=… (docs/protocol.md#ranked-play). The choices live in the address
 // (?ladder=doubles&min_games=0), so a link shows the same board.
 
 import { $, escapeHtml } from "./dom.js";

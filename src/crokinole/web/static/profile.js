@@ -1,7 +1,7 @@
 // A player's profile (/players/{username}): per ladder the displayed rating (and whether it is
 // provisional), wins, draws and losses and the rating over time drawn as an SVG line chart,
 // then the player's ranked games, each with its rating change and a link to its replay.
-// From GET /api/players/{username} (docs/ranked.md).
+// From GET /api/players/{username} (docs/protocol.md#ranked-play).
 
 import { $, escapeHtml } from "./dom.js";
 import {

@@ -1,4 +1,4 @@
-// Ranked play in the browser (docs/ranked.md): the "Play ranked" panel of the start screen
+// Ranked play in the browser (docs/protocol.md#ranked-play): the "Play ranked" panel of the start screen
 // (the queue: singles or doubles, alone or with a named doubles partner, the wait counted from the server's clock, the rating window,
 // Leave), and the words and pictures the ranked pages share (the leaderboard, a profile, the
 // table's seats, the result's ratings). The pure helpers at the top touch no DOM and run in node;

@@ -74,7 +74,7 @@ export function initialState() {
     abandoned: false,
     aborted: null, // a ranked game aborted for a no-show: {reason, seat, name, message}
     error: null, // the last refusal {code, message}
-    ranked: false, // a ranked table (docs/ranked.md): fixed rules, each seat's rating shown
+    ranked: false, // a ranked table (docs/protocol.md#ranked-play): fixed rules, each seat's rating shown
     ratings: {}, // a ranked table's {seat: {username, rating, provisional}} as the view gave them
     ratingChanges: null, // the `finished` message's ratings: [{username, ladder, before, after, provisional}]
     gameNumber: null, // the table's game on screen (1, 2, … after rematches), from the view's game_number

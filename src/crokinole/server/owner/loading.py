@@ -1,0 +1,182 @@
+"""Loading a table from its log, and taking up the tables nobody holds.
+
+:func:`stored_table` folds a table's stored snapshot forward with the events
+stored after it.  A table is loaded when first asked for (:meth:`Loading._load`):
+claimed on the hub, read again once claimed (what it holds then is what
+nobody else writes), and its members marked disconnected (nobody is connected
+to a table this process did not hold: those who are there come back with
+``Connect``).  A table another process holds is followed from the hub's copy
+instead.  On a hub shared by several processes, the tables nobody holds that
+have a deadline or followers here are taken up every half lease
+(:meth:`Loading.take_over`): the games of a process that died go on here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import anyio
+import anyio.to_thread
+
+from crokinole.server.cluster.hub import HubUnavailableError, Subscriber
+from crokinole.server.owner.base import ElsewhereError, Held, OwnerBase
+from crokinole.store import Store, StoreUnavailableError
+from crokinole.table import Disconnect, Table, TableError, event_from_dict
+
+log = logging.getLogger("crokinole.server")
+
+
+def stored_table(store: Store, table_id: str) -> tuple[Table, int] | None:
+    """The table as the store holds it, and the version of its stored snapshot; None if none.
+
+    The snapshot is folded forward with the events stored after it.
+
+    Raises:
+        InvalidRecordError: the stored snapshot or events are not a table's.
+    """
+    data = store.table(table_id)
+    if data is None:
+        return None
+    table = Table.from_dict(data.snapshot)
+    snapshot_version = table.version
+    for stored in store.table_events(table_id, after=snapshot_version):
+        table = table.fold(event_from_dict(stored))
+    return table, snapshot_version
+
+
+class Loading(OwnerBase):
+    """The part of :class:`~crokinole.server.owner.tables.Tables` that loads and takes up tables."""
+
+    async def take_over(self) -> int:
+        """Take up the tables that nobody holds and that have a deadline or followers here.
+
+        A table with a deadline (turn clock, stand-in, countdown) must have an
+        owner to fire it; one followed here may have a CPU to move.  Returns
+        how many were taken up.
+        """
+        cluster = self._cluster
+        if cluster is None:
+            return 0
+        armed = await anyio.to_thread.run_sync(self.store.armed_tables)
+        wanted = [t for t, _at in armed] + cluster.followed()
+        candidates = list(dict.fromkeys(t for t in wanted if t not in self._held))
+        owners = await cluster.owners(candidates)
+        taken = 0
+        for table_id in candidates:
+            if owners.get(table_id) is not None:
+                continue
+            try:
+                if await self._load(table_id) is not None:
+                    taken += 1
+                    log.info("took over table %s", table_id)
+            except TableError as exc:
+                log.info("table %s stays with another process: %s", table_id, exc.message)
+            except Exception:
+                log.exception("could not take over table %s", table_id)
+        return taken
+
+    async def _watch_forever(self) -> None:
+        assert self._cluster is not None
+        out: str | None = None  # the outage being waited out, warned once
+        while True:
+            await asyncio.sleep(self._cluster.lease_ms / 2000)
+            if self._closed:  # a cancellation absorbed on its way (see stop_tasks)
+                return
+            try:
+                await self.take_over()
+            except (HubUnavailableError, StoreUnavailableError) as exc:
+                if out is None:
+                    log.warning("looking for tables nobody holds waits for the service: %s", exc)
+                out = str(exc)
+                continue
+            except Exception:
+                log.exception("looking for tables nobody holds failed")
+                continue
+            if out is not None:
+                log.warning("looking for tables nobody holds works again")
+                out = None
+
+    async def _follow(
+        self, table_id: str, subscriber: Subscriber | None, at_least: int
+    ) -> Table | None:
+        """A table another process holds: subscribe here and return this process's copy."""
+        table = None
+        if subscriber is not None:
+            self.hub.subscribe(table_id, subscriber)
+            if self._cluster is not None:
+                table = await self._cluster.copy(table_id)
+        if table is None or table.version < at_least:
+            stored = await anyio.to_thread.run_sync(stored_table, self.store, table_id)
+            table = None if stored is None else stored[0]
+        return table
+
+    async def _load(self, table_id: str) -> Held | None:
+        """The held table, loaded from the store (and claimed) if need be; None if none."""
+        held = self._held.get(table_id)
+        if held is not None:
+            return held
+        loading = self._loading.setdefault(table_id, asyncio.Lock())
+        try:
+            async with loading:
+                held = self._held.get(table_id)  # loaded while this one waited
+                if held is not None:
+                    return held
+                exists = await anyio.to_thread.run_sync(self.store.table, table_id)
+                if exists is None:
+                    return None
+                if not await self.hub.claim(table_id, self.owner):
+                    owner = None
+                    if self._cluster is not None:
+                        owner = await self._cluster.owner_of(table_id)
+                    raise ElsewhereError(owner)
+                # Read again once claimed: what it holds now is what nobody else writes.
+                stored = await anyio.to_thread.run_sync(stored_table, self.store, table_id)
+                if stored is None:  # pragma: no cover - a table is never deleted
+                    return None
+                table, snapshot_version = stored
+                held = self._held.get(table_id)
+                if held is not None:  # pragma: no cover - two loads after a failed one
+                    return held
+                held = Held(table, snapshot_version)
+                # Held locked: no command is applied before the members' presence is set.
+                await held.lock.acquire()
+                self._held[table_id] = held
+        finally:
+            if self._loading.get(table_id) is loading and not loading.locked():
+                del self._loading[table_id]
+        try:
+            await self._absent(held)
+        finally:
+            held.lock.release()
+        self._after(held)
+        return held
+
+    async def _absent(self, held: Held) -> None:
+        """Mark the members of a table just loaded as disconnected.
+
+        Nobody is connected to a table this process did not hold (after a
+        restart, none is): those who are there come back with ``Connect``,
+        and a stand-in takes the turn of those who do not.
+        """
+        for member in held.table.members:
+            if not member.connected:
+                continue
+            try:
+                await self._apply(held, Disconnect(member.device))
+            except TableError as exc:
+                log.info("table %s: %s stays connected: %s", held.table.id, member.mid, exc)
+            except Exception:
+                log.exception("table %s: could not mark %s disconnected", held.table.id, member.mid)
+                return
+
+    async def _take_up(self, table_id: str) -> None:
+        """Load a table given up after a conflict, if no other owner holds it (re-arms it)."""
+        if self._closed or table_id in self._held:
+            return
+        try:
+            await self._load(table_id)
+        except TableError as exc:  # busy: another owner holds it and fires its deadlines
+            log.info("table %s stays with its other owner: %s", table_id, exc.message)
+        except Exception:
+            log.exception("could not take table %s up again", table_id)
