@@ -87,7 +87,7 @@ def http_error(exc: CrokinoleError) -> HttpError | None:
     if isinstance(exc, HttpError):
         return exc
     if isinstance(exc, AccountError):
-        return HttpError(exc.code, exc.message, retry_after=exc.retry_after)
+        return HttpError(ErrorCode(exc.code), exc.message, retry_after=exc.retry_after)
     if isinstance(exc, AnalysisBusyError):
         return HttpError(ErrorCode.BUSY, str(exc), retry_after=BUSY_RETRY_S)
     if isinstance(exc, StoreUnavailableError):
