@@ -10,7 +10,7 @@ can cost is bounded (:mod:`crokinole.server.limits`).
 This module only wires: it makes the services and keeps them on
 ``app.state`` (the HTTP routes' :class:`~crokinole.server.http.context.HttpContext`
 on ``app.state.http``), mounts the routes of :mod:`crokinole.server.http`
-and the websocket of :mod:`crokinole.server.connections`, and installs the
+and the websocket of :mod:`crokinole.server.ws.endpoint`, and installs the
 middleware and the one handler of the HTTP errors
 (:mod:`crokinole.server.http.errors`).
 """
@@ -38,7 +38,6 @@ from crokinole.server.background import (
     warm_up_and_freeze,
 )
 from crokinole.server.cluster.hub import Hub
-from crokinole.server.connections import SESSION_ENDED, Connections
 from crokinole.server.http import (
     accounts,
     pages,
@@ -56,6 +55,7 @@ from crokinole.server.limits import ServerSettings
 from crokinole.server.owner.cpu import AnalysisPool
 from crokinole.server.owner.tables import Tables
 from crokinole.server.ranked.queue import RankedQueue
+from crokinole.server.ws.endpoint import SESSION_ENDED, Connections
 from crokinole.store import Store
 from crokinole.web import STATIC_DIR
 
