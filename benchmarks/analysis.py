@@ -212,7 +212,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         task = progress.add_task("game to review", total=1)
         game = review_game(args.seed, rounds)
         progress.advance(task)
-        shots = sum(1 for a in game.actions if a["type"] == "shoot")
+        shots = sum(1 for a in game.actions if a.kind == "shoot")
         task = progress.add_task("reviews", total=reviews * shots)
         review_times = Times()
         for _ in range(reviews):

@@ -151,7 +151,7 @@ def _first_free(game: Game, seat: Seat, preferred: tuple[float, ...]) -> float:
             return position
     free = game.placement_intervals(seat)
     if not free:
-        raise IllegalActionError(f"{seat.name.title()} has no room to place a disc")
+        raise IllegalActionError(f"{seat.title} has no room to place a disc")
     a, b = max(free, key=lambda ab: ab[1] - ab[0])
     return (a + b) / 2.0
 

@@ -74,7 +74,7 @@ def generate(game: Game, seat: Seat, positions: FloatArray | None = None) -> Can
         # Every planned spot is blocked: the middle of each free stretch of the line.
         positions = np.array([(a + b) / 2.0 for a, b in game.placement_intervals(seat)])
     if positions.size == 0:
-        raise IllegalActionError(f"{seat.name.title()} has no room to place a disc")
+        raise IllegalActionError(f"{seat.title} has no room to place a disc")
     starts = placement_points(board, seat, positions)
     side = game.side_of(seat)
     discs = game.discs

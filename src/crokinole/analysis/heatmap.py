@@ -211,7 +211,7 @@ def _check_position(game: Game, position: float, seat: Seat) -> None:
     limit = game.board.placement_limit
     if abs(position) > limit:
         raise AnalysisError(
-            f"a disc cannot be placed at {position:g}°: {seat.name.lower()}'s quarter of the "
+            f"a disc cannot be placed at {position:g}°: {seat.key}'s quarter of the "
             f"shooting line runs from -{limit:.2f}° to {limit:.2f}° (R3)"
         )
     problem = game.placement_problem(seat, float(position))

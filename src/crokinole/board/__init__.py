@@ -139,7 +139,7 @@ class Seat(Enum):
 
 
 _CLOCKWISE = (Seat.SOUTH, Seat.WEST, Seat.NORTH, Seat.EAST)
-_BY_KEY = {seat.name.lower(): seat for seat in Seat}
+_BY_KEY = {seat.key: seat for seat in Seat}
 
 
 @dataclass(frozen=True, slots=True)
@@ -423,7 +423,7 @@ class Board:
         if abs(position) > limit + 1e-9:
             raise InvalidShotError(
                 f"position {quote_number(given)}° is beyond the quadrant line of "
-                f"{seat.name.lower()}'s quarter (allowed -{limit:.2f}° to {limit:.2f}°)"
+                f"{seat.key}'s quarter (allowed -{limit:.2f}° to {limit:.2f}°)"
             )
         angle = math.radians(seat.value + position)
         r = self.shooting_line_radius

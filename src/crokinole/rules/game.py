@@ -63,9 +63,10 @@ from crokinole.errors import (
     NotYourTurn,
 )
 from crokinole.physics import OVERLAP_TOLERANCE, simulate_shot
+from crokinole.rules.actions import Action, NextRound, ShotAction, TimeoutAction, TurnResult
 from crokinole.rules.options import Rules
+from crokinole.rules.record_format import SavedGame, read_record, record_dict, write_record
 from crokinole.rules.referee import Disc, Foul, Removal, Removed, ShotReport, judge_shot
-from crokinole.rules.saved import SavedGame, read_record, record_dict, write_record
 from crokinole.rules.scoring import GameOutcome, SideCount
 from crokinole.rules.state import GameState, Phase, RoundResult, round_opener, turn_order
 
@@ -74,7 +75,7 @@ __all__ = ["Game", "Phase", "RoundResult", "seat_name", "turn_order"]
 
 def seat_name(seat: Seat) -> str:
     """``Seat.NORTH`` → ``North``."""
-    return seat.name.title()
+    return seat.title
 
 
 class Game:
@@ -105,7 +106,7 @@ class Game:
         seats = self._rules.seats
         first = seats[0] if first_seat is None else first_seat
         if first not in seats:
-            names = ", ".join(s.name.lower() for s in seats)
+            names = ", ".join(s.key for s in seats)
             raise IllegalActionError(f"{first!r} is not a seat in this game; the seats are {names}")
         self._first_seat = first
         self._side_of = {s: self._rules.side_of(s) for s in seats}
@@ -115,7 +116,7 @@ class Game:
         # order; every value held here is immutable, so copy() shares them.
         self._state = GameState.first_round(self._rules, first)
         self._order = turn_order(self._rules, first)
-        self._actions: tuple[dict[str, Any], ...] = ()
+        self._actions: tuple[Action, ...] = ()
 
     # ------------------------------------------------------------ queries
 
@@ -212,7 +213,7 @@ class Game:
         return self._state.outcome
 
     @property
-    def actions(self) -> tuple[dict[str, Any], ...]:
+    def actions(self) -> tuple[Action, ...]:
         """The shot record (R9): every action so far, with its result."""
         return self._actions
 
@@ -328,14 +329,8 @@ class Game:
             result=result,
             required_contact=self._rules.required_contact,
         )
-        action = {
-            "type": "shoot",
-            "seat": seat.name.lower(),
-            "position": float(shot.position),
-            "direction": float(shot.direction),
-            "power": float(shot.power),
-            "result": _report_summary(report),
-        }
+        played = Shot(float(shot.position), float(shot.direction), float(shot.power))
+        action = ShotAction(seat, played, TurnResult.of(report))
         self._commit(self._after_turn(seat, report), action)
         return report
 
@@ -359,8 +354,9 @@ class Game:
             moved=(),
             board_after=self._state.discs,
             physics=None,
+            simulated=(*self._state.discs, disc),
         )
-        action = {"type": "timeout", "seat": seat.name.lower(), "result": _report_summary(report)}
+        action = TimeoutAction(seat, TurnResult.of(report))
         self._commit(self._after_turn(seat, report), action)
         return report
 
@@ -392,7 +388,7 @@ class Game:
             after = after.end_round(self._rules, self._board)
         return after
 
-    def _commit(self, state: GameState, action: dict[str, Any]) -> None:
+    def _commit(self, state: GameState, action: Action) -> None:
         # Plain assignments of values computed in full: nothing here can fail.
         if state.round != self._state.round:
             self._order = turn_order(self._rules, state.round_first)
@@ -416,7 +412,7 @@ class Game:
         number = state.round + 1
         first = round_opener(self._rules, self._first_seat, number)
         fresh = GameState.new_round(self._rules, number, first, state.scores, state.history)
-        self._commit(fresh, {"type": "next_round"})
+        self._commit(fresh, NextRound())
 
     # ------------------------------------------------------------ copying
 
@@ -480,13 +476,3 @@ class Game:
             f"<Game {self._rules.layout.value} round {self._state.round} "
             f"{self._state.phase.value} scores={self.scores}>"
         )
-
-
-def _report_summary(report: ShotReport) -> dict[str, Any]:
-    return {
-        "foul": None if report.foul is None else report.foul.name.lower(),
-        "twenties": [d.id for d in report.twenties],
-        "cancelled": [d.id for d in report.cancelled_twenties],
-        "removed": [[r.disc.id, r.reason.name.lower()] for r in report.removed],
-        "board": [[d.id, d.owner.name.lower(), d.x, d.y] for d in report.board_after],
-    }

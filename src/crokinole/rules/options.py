@@ -251,7 +251,7 @@ class Rules:
         for index, side in enumerate(self.sides):
             if seat in side:
                 return index
-        raise InvalidRulesError(f"{seat.name.lower()} has no player in {self.layout.value}")
+        raise InvalidRulesError(f"{seat.key} has no player in {self.layout.value}")
 
     def discs_per_player(self, seat: Seat) -> int:
         """Discs the player at ``seat`` shoots in a round."""

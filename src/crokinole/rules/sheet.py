@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from crokinole.board import Seat
-from crokinole.errors import InvalidRulesError
+from crokinole.errors import InvalidRulesError, UnknownSeatError
 from crokinole.rules.options import DISCS_PER_SIDE, Layout, Rules, Scoring, TieSetting
 from crokinole.rules.scoring import GameOutcome, SideCount, game_outcome, round_points
 
@@ -271,7 +271,7 @@ class ScoreSheet:
                 f"a match has 1 to {MAX_GAMES} games (a whole number), not {match_games!r}"
             )
         if first_seat not in rules.seats:
-            raise SheetError(f"{first_seat.name.lower()} does not play in this format")
+            raise SheetError(f"{first_seat.key} does not play in this format")
         sheet = cls(rules, (), first_seat, (), None, match_games)
         return sheet._named(names, players)
 
@@ -533,7 +533,7 @@ class ScoreSheet:
             "match_games": self.match_games,
             "names": list(self.names),
             "players": None if self.players is None else [list(p) for p in self.players],
-            "first_seat": self.first_seat.name.lower(),
+            "first_seat": self.first_seat.key,
             "rounds": [
                 {
                     "game": r.game,
@@ -556,8 +556,8 @@ class ScoreSheet:
         if not isinstance(data, dict):
             raise SheetError("a sheet is an object")
         try:
-            first = Seat[str(data.get("first_seat", "south")).upper()]
-        except KeyError:
+            first = Seat.parse(data.get("first_seat", "south"))
+        except UnknownSeatError:
             raise SheetError(f"unknown seat {data.get('first_seat')!r}") from None
         sheet = cls.new(
             data.get("layout", ""),

@@ -204,11 +204,11 @@ class GameState:
         """The plain JSON-ready form: the ``state`` of ``docs/record-format.md``."""
         return {
             "round": self.round,
-            "round_first": self.round_first.name.lower(),
+            "round_first": self.round_first.key,
             "turn": self.turn,
             "phase": self.phase.value,
-            "in_hand": {s.name.lower(): n for s, n in zip(rules.seats, self.in_hand, strict=True)},
-            "discs": [[d.id, d.owner.name.lower(), d.x, d.y] for d in self.discs],
+            "in_hand": {s.key: n for s, n in zip(rules.seats, self.in_hand, strict=True)},
+            "discs": [[d.id, d.owner.key, d.x, d.y] for d in self.discs],
             "twenties": list(self.twenties),
             "ditch": list(self.ditch),
             "next_id": self.next_id,
@@ -253,8 +253,8 @@ def check_reachable(
     opener = round_opener(rules, first_seat, state.round)
     if state.round_first is not opener:
         raise InvalidRecordError(
-            f"state.round_first: round {state.round} is opened by {opener.name.lower()}, "
-            f"not {state.round_first.name.lower()}"
+            f"state.round_first: round {state.round} is opened by {opener.key}, "
+            f"not {state.round_first.key}"
         )
     order = turn_order(rules, state.round_first)
     if state.turn > len(order):
@@ -267,7 +267,7 @@ def check_reachable(
         expected = rules.discs_per_player(seat) - order[: state.turn].count(seat)
         if held != expected:
             raise InvalidRecordError(
-                f"state.in_hand.{seat.name.lower()}: {held} discs, but after turn {state.turn} "
+                f"state.in_hand.{seat.key}: {held} discs, but after turn {state.turn} "
                 f"the seat has {expected}"
             )
     if state.next_id != state.turn:
@@ -292,8 +292,8 @@ def _check_discs(state: GameState, order: tuple[Seat, ...], board: Board) -> Non
         previous = disc.id
         if disc.owner is not order[disc.id]:
             raise InvalidRecordError(
-                f"{where}: disc {disc.id} was shot by {order[disc.id].name.lower()} "
-                f"(turn {disc.id + 1} of the round), not {disc.owner.name.lower()}"
+                f"{where}: disc {disc.id} was shot by {order[disc.id].key} "
+                f"(turn {disc.id + 1} of the round), not {disc.owner.key}"
             )
         if not (math.isfinite(disc.x) and math.isfinite(disc.y)):
             raise InvalidRecordError(f"{where}: the centre ({disc.x}, {disc.y}) is not finite")
