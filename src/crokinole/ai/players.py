@@ -46,7 +46,13 @@ import numpy.typing as npt
 from crokinole.ai.aim import direction_towards, path_is_clear, power_for
 from crokinole.ai.evaluate import Situation, margins, standings, utility
 from crokinole.ai.noise import Noise
-from crokinole.ai.search import Candidates, candidate_margins, generate, simulate_candidates
+from crokinole.ai.search import (
+    Candidates,
+    candidate_margins,
+    distinct_intentions,
+    generate,
+    simulate_candidates,
+)
 from crokinole.board import Seat, Shot
 from crokinole.errors import IllegalActionError
 from crokinole.rules import Disc, Game
@@ -470,25 +476,9 @@ class ExpertPlayer(CpuPlayer):
             game, generate(game, seat), self.noise, HardPlayer.stencil
         )
         first = _prefer_valid(utility(values, situation).mean(axis=0), valid)
-        order = np.argsort(-first, kind="stable")
         # Keep distinct finalists: the best of each (rounded) intention, and
         # only shots valid as aimed when there are any (see _prefer_valid).
-        keep: list[int] = []
-        seen: set[tuple[int, int, int]] = set()
-        for k in order:
-            if not np.isfinite(first[k]):
-                break
-            key = (
-                round(float(shots.positions[k])),
-                round(float(shots.directions[k]) * 2),
-                round(float(shots.powers[k])),
-            )
-            if key in seen:
-                continue
-            seen.add(key)
-            keep.append(int(k))
-            if len(keep) == self.finalists:
-                break
+        keep = distinct_intentions(shots, first, self.finalists)
         finalists = shots.take(np.array(keep))
         expected = self._expected(game, situation, finalists, self.rollouts, rng)
         best = np.argsort(-expected, kind="stable")[: self.recheck]

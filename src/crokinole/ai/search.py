@@ -149,3 +149,29 @@ def candidate_margins(game: Game, shots: Candidates) -> tuple[FloatArray, BatchJ
     situation = Situation.of(game)
     judged = simulate_candidates(game, situation.seat, shots)
     return margins(standings(judged, situation), situation.side), judged
+
+
+def distinct_intentions(shots: Candidates, score: FloatArray, limit: int) -> list[int]:
+    """Up to ``limit`` best candidates by ``score``, one per rounded intention.
+
+    Two shots share an intention when their position (1°), direction (½°)
+    and power (1 %) round alike; a shot scored ``-inf`` or NaN is never
+    kept.  The Expert keeps its finalists so, and the hints their candidates.
+    """
+    keep: list[int] = []
+    seen: set[tuple[int, int, int]] = set()
+    for k in np.argsort(-score, kind="stable"):
+        if not np.isfinite(score[k]):
+            break
+        key = (
+            round(float(shots.positions[k])),
+            round(float(shots.directions[k]) * 2),
+            round(float(shots.powers[k])),
+        )
+        if key in seen:
+            continue
+        seen.add(key)
+        keep.append(int(k))
+        if len(keep) == limit:
+            break
+    return keep

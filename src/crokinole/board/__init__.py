@@ -233,6 +233,11 @@ class Board:
     gravity: float = GRAVITY_IN_PER_S2
 
     def __post_init__(self) -> None:
+        self._store_numbers()
+        self._check_values()
+        self._check_geometry()
+
+    def _store_numbers(self) -> None:
         # Any real number type is accepted (numpy scalars included) and stored
         # as a float, so the board is a plain value that JSON can write.
         for name in self.__dataclass_fields__:
@@ -247,6 +252,9 @@ class Board:
                 raise InvalidBoardError(f"board {name} must be a number, got {value!r}")
             else:
                 object.__setattr__(self, name, float(value))
+
+    def _check_values(self) -> None:
+        """Each dimension and constant in its range."""
         positive = (
             "surface_radius",
             "shooting_line_radius",
@@ -280,6 +288,9 @@ class Board:
             )
         if self.peg_count < 0:
             raise InvalidBoardError(f"board peg_count must be >= 0, got {self.peg_count}")
+
+    def _check_geometry(self) -> None:
+        """The circles in order, and room for a disc on the shooting line."""
         order = (
             self.hole_radius,
             self.fifteen_radius,

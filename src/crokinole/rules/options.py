@@ -111,6 +111,21 @@ class Rules:
     turn_time: int | None = None
 
     def __post_init__(self) -> None:
+        self._store_values()
+        self._check_discs()
+        if self.scoring is Scoring.FOUR_ROUNDS:
+            self._check_rounds()
+        else:
+            self._check_target()
+        if (self.turn_time is not None and not is_whole_number(self.turn_time)) or (
+            self.turn_time not in TURN_TIMES
+        ):
+            raise InvalidRulesError(
+                f"turn_time must be none, 30 or 60 seconds, got {self.turn_time!r}"
+            )
+
+    def _store_values(self) -> None:
+        """The enums from their values and whole numbers as int (or a plain refusal)."""
         for name, kind in (
             ("layout", Layout),
             ("scoring", Scoring),
@@ -135,6 +150,8 @@ class Rules:
             value = getattr(self, name)
             if is_whole_number(value):
                 object.__setattr__(self, name, int(value))
+
+    def _check_discs(self) -> None:
         allowed_discs = DISCS_PER_SIDE[self.layout]
         if not is_whole_number(self.discs_per_side) or self.discs_per_side not in allowed_discs:
             options = " or ".join(str(d) for d in allowed_discs)
@@ -142,36 +159,32 @@ class Rules:
                 f"{self.layout.value.replace('_', ' ')} is played with {options} discs per side, "
                 f"not {self.discs_per_side!r}"
             )
-        if self.scoring is Scoring.FOUR_ROUNDS:
-            if self.target is not None:
-                raise InvalidRulesError(
-                    f"a four-round game has no points target (target={self.target!r} given); "
-                    "use scoring='to_100'"
-                )
-            rounds = 4 if self.rounds is None else self.rounds
-            if not is_whole_number(rounds) or not 1 <= rounds <= 20:
-                raise InvalidRulesError(
-                    f"rounds must be a whole number from 1 to 20, got {rounds!r}"
-                )
-            object.__setattr__(self, "rounds", rounds)
-        else:
-            if self.rounds is not None:
-                raise InvalidRulesError(
-                    f"a game to 100 has no round count (rounds={self.rounds!r} given); "
-                    "use scoring='four_rounds' for a fixed number of rounds"
-                )
-            target = 100 if self.target is None else self.target
-            if not is_whole_number(target) or not 5 <= target <= 1000 or target % 5:
-                raise InvalidRulesError(
-                    f"target must be a multiple of 5 from 5 to 1000, got {target!r}"
-                )
-            object.__setattr__(self, "target", target)
-        if (self.turn_time is not None and not is_whole_number(self.turn_time)) or (
-            self.turn_time not in TURN_TIMES
-        ):
+
+    def _check_rounds(self) -> None:
+        """A four-round game: the number of rounds (4 unless given), no target."""
+        if self.target is not None:
             raise InvalidRulesError(
-                f"turn_time must be none, 30 or 60 seconds, got {self.turn_time!r}"
+                f"a four-round game has no points target (target={self.target!r} given); "
+                "use scoring='to_100'"
             )
+        rounds = 4 if self.rounds is None else self.rounds
+        if not is_whole_number(rounds) or not 1 <= rounds <= 20:
+            raise InvalidRulesError(f"rounds must be a whole number from 1 to 20, got {rounds!r}")
+        object.__setattr__(self, "rounds", rounds)
+
+    def _check_target(self) -> None:
+        """A game to 100: the target (100 unless given), no round count."""
+        if self.rounds is not None:
+            raise InvalidRulesError(
+                f"a game to 100 has no round count (rounds={self.rounds!r} given); "
+                "use scoring='four_rounds' for a fixed number of rounds"
+            )
+        target = 100 if self.target is None else self.target
+        if not is_whole_number(target) or not 5 <= target <= 1000 or target % 5:
+            raise InvalidRulesError(
+                f"target must be a multiple of 5 from 5 to 1000, got {target!r}"
+            )
+        object.__setattr__(self, "target", target)
 
     # -------------------------------------------------------------- presets
 

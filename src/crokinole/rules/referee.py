@@ -194,31 +194,7 @@ def judge_shot(
     moved = flags[:, 0].copy()
     moved[n] = True  # the shot disc was played even at zero power
     touched_beyond = flags[:, 2]
-
-    foul: Foul | None = None
-    if required_contact:
-        if not own[:n].all():
-            # R4: a shooter's disc touched an opposing disc (directly or through
-            # a chain of own discs: any such touch implies the chain).
-            touched = False
-            for c in result.contacts:
-                if c.kind.value == "disc" and own[c.disc] != own[c.other]:
-                    touched = True
-                    break
-            if not touched:
-                foul = Foul.NO_CONTACT
-        else:
-            reached = False
-            for i in range(n + 1):
-                if not (own[i] and moved[i]) or touched_beyond[i]:
-                    continue
-                if status[i] == DiscStatus.IN_HOLE or (
-                    status[i] != DiscStatus.IN_DITCH
-                    and board.touches_fifteen_circle(Point(float(final[i, 0]), float(final[i, 1])))
-                ):
-                    reached = True
-            if not reached:
-                foul = Foul.NOT_IN_FIFTEEN
+    foul = _foul(board, result, own, moved) if required_contact else None
 
     twenties: list[Disc] = []
     cancelled: list[Disc] = []
@@ -256,6 +232,35 @@ def judge_shot(
             Disc(ids[i], owners[i], float(start[i, 0]), float(start[i, 1])) for i in range(n + 1)
         ),
     )
+
+
+def _foul(
+    board: Board,
+    result: ShotResult,
+    own: npt.NDArray[np.bool_],
+    moved: npt.NDArray[np.bool_],
+) -> Foul | None:
+    """R4 on a simulated shot: the foul it makes, or None (``own``: the shooter's side's discs)."""
+    n = len(own) - 1
+    if not own[:n].all():
+        # R4: a shooter's disc touched an opposing disc (directly or through
+        # a chain of own discs: any such touch implies the chain).
+        for c in result.contacts:
+            if c.kind.value == "disc" and own[c.disc] != own[c.other]:
+                return None
+        return Foul.NO_CONTACT
+    status = result.status_array
+    final = result.final_array
+    touched_beyond = result.flag_array[:, 2]
+    for i in range(n + 1):
+        if not (own[i] and moved[i]) or touched_beyond[i]:
+            continue
+        if status[i] == DiscStatus.IN_HOLE or (
+            status[i] != DiscStatus.IN_DITCH
+            and board.touches_fifteen_circle(Point(float(final[i, 0]), float(final[i, 1])))
+        ):
+            return None
+    return Foul.NOT_IN_FIFTEEN
 
 
 #: Codes of :attr:`BatchJudgement.fate`.

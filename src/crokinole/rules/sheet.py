@@ -339,6 +339,22 @@ class ScoreSheet:
             return self.names[side]
         return self.players[side][self.rules.sides[side].index(seat)]
 
+    def _side_count(self, side: int, row: object) -> SideCount:
+        """One side's counts of a round: 20s, 15s, 10s and 5s, as many discs as it shoots."""
+        discs = self.rules.discs_per_side
+        if not isinstance(row, list | tuple) or len(row) != 4:
+            raise SheetError(f"{self.names[side]}: counts are 20s, 15s, 10s and 5s (four numbers)")
+        for value in row:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise SheetError(
+                    f"{self.names[side]}: counts are whole numbers of discs, not {value!r}"
+                )
+        if sum(row) > discs:
+            raise SheetError(
+                f"{self.names[side]}: {sum(row)} discs counted, but a side has only {discs}"
+            )
+        return SideCount(*row)
+
     def _round_from(
         self,
         totals: tuple[int, ...] | list[int] | None,
@@ -352,22 +368,7 @@ class ScoreSheet:
         if counts is not None:
             if not isinstance(counts, list | tuple) or len(counts) != sides:
                 raise SheetError(f"counts are needed for each of the {sides} sides")
-            parsed: list[SideCount] = []
-            for side, row in enumerate(counts):
-                if not isinstance(row, list | tuple) or len(row) != 4:
-                    raise SheetError(
-                        f"{self.names[side]}: counts are 20s, 15s, 10s and 5s (four numbers)"
-                    )
-                for value in row:
-                    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                        raise SheetError(
-                            f"{self.names[side]}: counts are whole numbers of discs, not {value!r}"
-                        )
-                if sum(row) > discs:
-                    raise SheetError(
-                        f"{self.names[side]}: {sum(row)} discs counted, but a side has only {discs}"
-                    )
-                parsed.append(SideCount(*row))
+            parsed = [self._side_count(side, row) for side, row in enumerate(counts)]
             return SheetRound(tuple(c.total for c in parsed), tuple(parsed), game)
         assert totals is not None
         if not isinstance(totals, list | tuple) or len(totals) != sides:
