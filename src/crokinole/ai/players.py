@@ -51,6 +51,7 @@ from crokinole.ai.search import (
     candidate_margins,
     distinct_intentions,
     generate,
+    played_candidates,
     simulate_candidates,
 )
 from crokinole.board import Seat, Shot
@@ -233,18 +234,30 @@ SIMPLE_OFFSETS = (0.0, -0.5, 0.5, -1.0, 1.0)
 
 
 @dataclass(frozen=True)
-class EasyPlayer(CpuPlayer):
-    """Aims roughly: the centre, or straight at one opposing disc it can reach."""
-
-    level: Level = Level.EASY
-    noise: Noise = NOISE[Level.EASY]
-    name: str = f"CPU {Level.EASY.label}"
+class _SimplePlayer(CpuPlayer):
+    """Easy and Normal: an open 20 when nothing must be hit, else a contact shot by geometry."""
 
     def intend(self, game: Game, rng: np.random.Generator) -> Shot:
         seat = _seat_to_move(game)
         targets = _opposing(game, seat)
         if not targets or not game.rules.required_contact:
             return _open_twenty(game, seat, past_centre=1.0)
+        return self._hit(game, seat, targets, rng)
+
+    def _hit(self, game: Game, seat: Seat, targets: list[Disc], rng: np.random.Generator) -> Shot:
+        """The shot meant to touch one of ``targets`` (R4)."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class EasyPlayer(_SimplePlayer):
+    """Aims roughly: the centre, or straight at one opposing disc it can reach."""
+
+    level: Level = Level.EASY
+    noise: Noise = NOISE[Level.EASY]
+    name: str = f"CPU {Level.EASY.label}"
+
+    def _hit(self, game: Game, seat: Seat, targets: list[Disc], rng: np.random.Generator) -> Shot:
         # A target at random, but one it can touch (R4): the placements from the
         # middle outwards, full hits before thin ones, the other targets after.
         order = [targets[int(i)] for i in rng.permutation(len(targets))]
@@ -264,19 +277,15 @@ class EasyPlayer(CpuPlayer):
 
 
 @dataclass(frozen=True)
-class NormalPlayer(CpuPlayer):
+class NormalPlayer(_SimplePlayer):
     """Basic contact shots with simple geometry: a clear line to the best target."""
 
     level: Level = Level.NORMAL
     noise: Noise = NOISE[Level.NORMAL]
     name: str = f"CPU {Level.NORMAL.label}"
 
-    def intend(self, game: Game, rng: np.random.Generator) -> Shot:
-        seat = _seat_to_move(game)
+    def _hit(self, game: Game, seat: Seat, targets: list[Disc], rng: np.random.Generator) -> Shot:
         board = game.board
-        targets = _opposing(game, seat)
-        if not targets or not game.rules.required_contact:
-            return _open_twenty(game, seat, past_centre=1.0)
         spots = _spots(game, seat, SIMPLE_FRACTIONS)
         pegs = board.peg_array()
         # Inner (more valuable) discs first; nearer the middle of the quarter first.
@@ -445,20 +454,8 @@ class ExpertPlayer(CpuPlayer):
         seat = situation.seat
         z = (rng.normal(0.0, 1.0, reps), rng.normal(0.0, 1.0, reps), rng.normal(0.0, 1.0, reps))
         count = len(finalists)
-        pos, dirs, pows = self.noise.apply(
-            game.board,
-            np.repeat(finalists.positions, reps),
-            np.repeat(finalists.directions, reps),
-            np.repeat(finalists.powers, reps),
-            (np.tile(z[0], count), np.tile(z[1], count), np.tile(z[2], count)),
-        )
-        # choose_shot keeps the intended spot when the noisy one is not free.
-        intended = np.repeat(finalists.positions, reps)
-        free = np.zeros(pos.shape, dtype=np.bool_)
-        for a, b in game.placement_intervals(seat):
-            free |= (pos >= a) & (pos <= b)
-        pos = np.where(free, pos, intended)
-        rolled = simulate_candidates(game, seat, Candidates(pos, dirs, pows))
+        played = played_candidates(game, seat, finalists, self.noise, z)
+        rolled = simulate_candidates(game, seat, played)
         margin = margins(standings(rolled, situation), situation.side)
         score = utility(margin, situation) if self.situation_aware else margin
         expected = score.reshape(count, reps).mean(axis=1)
@@ -506,16 +503,3 @@ def make_player(level: Level | str) -> CpuPlayer:
         Level.EXPERT: ExpertPlayer(),
     }
     return players[level]
-
-
-__all__ = [
-    "NOISE",
-    "CpuPlayer",
-    "EasyPlayer",
-    "ExpertPlayer",
-    "HardPlayer",
-    "Level",
-    "NormalPlayer",
-    "Player",
-    "make_player",
-]

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from crokinole.ai.aim import directions_towards, placement_points, powers_for
 from crokinole.ai.evaluate import Situation, margins, standings
+from crokinole.ai.noise import Noise
 from crokinole.board import Seat
 from crokinole.errors import IllegalActionError
 from crokinole.physics import simulate_batch
@@ -175,3 +176,35 @@ def distinct_intentions(shots: Candidates, score: FloatArray, limit: int) -> lis
         if len(keep) == limit:
             break
     return keep
+
+
+def played_candidates(
+    game: Game,
+    seat: Seat,
+    shots: Candidates,
+    noise: Noise,
+    errors: tuple[FloatArray, FloatArray, FloatArray],
+) -> Candidates:
+    """Every shot played once per draw of ``errors``, shot by shot (shot ``k``'s draws together).
+
+    The same errors for every shot (common random numbers), so a comparison
+    shows the shots' differences and not the draws'.  A noisy placement that
+    is not free is replaced by the aimed one, as
+    :meth:`crokinole.ai.CpuPlayer.choose_shot` does: placing is deliberate.
+    """
+    draws = int(errors[0].shape[0])
+    count = len(shots)
+    intended = np.repeat(shots.positions, draws)
+    pos, dirs, pows = noise.apply(
+        game.board,
+        intended,
+        np.repeat(shots.directions, draws),
+        np.repeat(shots.powers, draws),
+        (np.tile(errors[0], count), np.tile(errors[1], count), np.tile(errors[2], count)),
+    )
+    if noise.position:
+        free = np.zeros(pos.shape, dtype=np.bool_)
+        for a, b in game.placement_intervals(seat):
+            free |= (pos >= a) & (pos <= b)
+        pos = np.where(free, pos, intended)
+    return Candidates(pos, dirs, pows)

@@ -38,7 +38,7 @@ import numpy.typing as npt
 
 from crokinole.ai import NOISE, Level, Noise
 from crokinole.ai.evaluate import Situation, margins, standings
-from crokinole.ai.search import Candidates, simulate_candidates
+from crokinole.ai.search import Candidates, played_candidates, simulate_candidates
 from crokinole.board import Seat, Shot
 from crokinole.errors import AnalysisError
 from crokinole.rules import Game
@@ -235,21 +235,8 @@ def roll(
     """
     seat: Seat = situation.seat
     draws = int(errors[0].shape[0])
-    count = len(shots)
-    intended = np.repeat(shots.positions, draws)
-    pos, dirs, pows = accuracy.noise.apply(
-        game.board,
-        intended,
-        np.repeat(shots.directions, draws),
-        np.repeat(shots.powers, draws),
-        (np.tile(errors[0], count), np.tile(errors[1], count), np.tile(errors[2], count)),
-    )
-    if accuracy.noise.position:
-        free = np.zeros(pos.shape, dtype=np.bool_)
-        for a, b in game.placement_intervals(seat):
-            free |= (pos >= a) & (pos <= b)
-        pos = np.where(free, pos, intended)
-    judged = simulate_candidates(game, seat, Candidates(pos, dirs, pows))
+    played = played_candidates(game, seat, shots, accuracy.noise, errors)
+    judged = simulate_candidates(game, seat, played)
     margin = margins(standings(judged, situation), situation.side)
     shot_disc = judged.fate.shape[1] - 1
     return Rolled(
