@@ -233,6 +233,23 @@ SIMPLE_FRACTIONS = (0.0, -0.15, 0.15, -0.3, 0.3, -0.45, 0.45, -0.6, 0.6, -0.75, 
 SIMPLE_OFFSETS = (0.0, -0.5, 0.5, -1.0, 1.0)
 
 
+def _cuts(
+    game: Game, seat: Seat, targets: list[Disc], spots: list[float], speed: float
+) -> list[Shot]:
+    """Cut shots at each target in turn, full hits before thin ones, from each spot."""
+    return [
+        _cut(game, seat, position, target, offset=offset, speed=speed)
+        for target in targets
+        for offset in SIMPLE_OFFSETS
+        for position in spots
+    ]
+
+
+def _first_contact(game: Game, seat: Seat, shots: list[Shot]) -> Shot | None:
+    """The first of ``shots`` that is valid as aimed (R4), else any valid shot, else None."""
+    return _first_valid(game, seat, shots) or _any_valid(game, seat)
+
+
 @dataclass(frozen=True)
 class _SimplePlayer(CpuPlayer):
     """Easy and Normal: an open 20 when nothing must be hit, else a contact shot by geometry."""
@@ -262,13 +279,7 @@ class EasyPlayer(_SimplePlayer):
         # middle outwards, full hits before thin ones, the other targets after.
         order = [targets[int(i)] for i in rng.permutation(len(targets))]
         spots = _spots(game, seat, SIMPLE_FRACTIONS)
-        shots = [
-            _cut(game, seat, position, target, offset=offset, speed=35.0)
-            for target in order
-            for offset in SIMPLE_OFFSETS
-            for position in spots
-        ]
-        chosen = _first_valid(game, seat, shots) or _any_valid(game, seat)
+        chosen = _first_contact(game, seat, _cuts(game, seat, order, spots, 35.0))
         if chosen is not None:
             return chosen
         # Nothing touches an opposing disc: the old rough aim (a foul whatever it does).
@@ -312,13 +323,8 @@ class NormalPlayer(_SimplePlayer):
         clear.sort(key=lambda item: item[0])
         # The clear lines, checked as aimed (one may still drop in the hole on
         # the way); then cut shots at each target, most valuable first.
-        shots = [shot for _, shot in clear] + [
-            _cut(game, seat, position, target, offset=offset, speed=45.0)
-            for target in ranked
-            for offset in SIMPLE_OFFSETS
-            for position in spots
-        ]
-        chosen = _first_valid(game, seat, shots) or _any_valid(game, seat)
+        shots = [shot for _, shot in clear] + _cuts(game, seat, ranked, spots, 45.0)
+        chosen = _first_contact(game, seat, shots)
         if chosen is not None:
             return chosen
         # Nothing touches an opposing disc: straight at the nearest one and hope.

@@ -54,7 +54,7 @@ from typing import Any
 
 from crokinole.analysis.hints import hints
 from crokinole.analysis.practice import PracticePosition, position_code
-from crokinole.analysis.value import Accuracy, ShotValue, value_shots
+from crokinole.analysis.value import Accuracy, ShotValue, shot_data, value_shots
 from crokinole.board import Seat, Shot
 from crokinole.errors import AnalysisError, CrokinoleError, InvalidRecordError
 from crokinole.rules import ActionReplayError, Game, Layout, ShotAction, Step, steps
@@ -105,14 +105,6 @@ def grade_of(loss_win: float) -> Grade:
     return Grade.BLUNDER
 
 
-def _shot_dict(shot: Shot) -> dict[str, float]:
-    return {
-        "position": round(shot.position, 4),
-        "direction": round(shot.direction, 4),
-        "power": round(shot.power, 4),
-    }
-
-
 @dataclass(frozen=True, slots=True)
 class ShotReview:
     """One shot of the game, valued and graded.
@@ -160,7 +152,7 @@ class ShotReview:
             "round": self.round,
             "turn": self.turn,
             "seat": self.seat.key,
-            "shot": _shot_dict(self.shot),
+            "shot": shot_data(self.shot),
             "played": self.played.to_dict(),
             "best": self.best.to_dict(),
             "loss_margin": round(self.loss_margin, 4),

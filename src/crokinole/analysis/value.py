@@ -44,14 +44,14 @@ from crokinole.errors import AnalysisError
 from crokinole.rules import Game
 from crokinole.rules.referee import FATE_TWENTY, BatchJudgement
 
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
-
 #: Accuracy names that :meth:`Accuracy.named` knows, besides the CPU levels' ids.
 STEADY = "steady"
 HUMAN = "human"
 #: The name of an accuracy fitted to a player's own open-20 rate (see :mod:`.accuracy`).
 MINE = "mine"
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,16 +151,21 @@ class ShotValue:
     def to_dict(self) -> dict[str, Any]:
         """Plain data, figures rounded to 4 places."""
         return {
-            "shot": {
-                "position": round(self.shot.position, 4),
-                "direction": round(self.shot.direction, 4),
-                "power": round(self.shot.power, 4),
-            },
+            "shot": shot_data(self.shot),
             "margin": round(self.margin, 4),
             "round_win": round(self.round_win, 4),
             "valid": round(self.valid, 4),
             "twenty": round(self.twenty, 4),
         }
+
+
+def shot_data(shot: Shot) -> dict[str, float]:
+    """A shot as plain data, rounded to 4 places (as the analysis answers show shots)."""
+    return {
+        "position": round(shot.position, 4),
+        "direction": round(shot.direction, 4),
+        "power": round(shot.power, 4),
+    }
 
 
 def round_win_chance(margin: FloatArray, situation: Situation) -> FloatArray:

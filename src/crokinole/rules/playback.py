@@ -46,6 +46,23 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One action of a record, played again.
+
+    Attributes:
+        action: the record's action.
+        before: the game just before it.
+        report: the referee's report (None for :class:`~crokinole.rules.actions.NextRound`).
+        after: the game just after it.
+    """
+
+    action: Action
+    before: Game
+    report: ShotReport | None
+    after: Game
+
+
 class ActionReplayError(InvalidRecordError):
     """An action of a record that cannot be played again, or plays to another result.
 
@@ -65,23 +82,6 @@ class ActionReplayError(InvalidRecordError):
         self.index = index
         self.differs = differs
         self.reason = reason
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One action of a record, played again.
-
-    Attributes:
-        action: the record's action.
-        before: the game just before it.
-        report: the referee's report (None for :class:`~crokinole.rules.actions.NextRound`).
-        after: the game just after it.
-    """
-
-    action: Action
-    before: Game
-    report: ShotReport | None
-    after: Game
 
 
 def take(game: Game, action: Action) -> ShotReport | None:
