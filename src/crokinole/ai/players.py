@@ -268,7 +268,11 @@ class _SimplePlayer(CpuPlayer):
 
 @dataclass(frozen=True)
 class EasyPlayer(_SimplePlayer):
-    """Aims roughly: the centre, or straight at one opposing disc it can reach."""
+    """Aims roughly: the centre, or straight at one opposing disc it can reach.
+
+    The target is drawn at random among those it can touch (R4); it does not
+    look for a clear line or weigh what a disc is worth.
+    """
 
     level: Level = Level.EASY
     noise: Noise = NOISE[Level.EASY]

@@ -113,10 +113,7 @@ class Rules:
     def __post_init__(self) -> None:
         self._store_values()
         self._check_discs()
-        if self.scoring is Scoring.FOUR_ROUNDS:
-            self._check_rounds()
-        else:
-            self._check_target()
+        self._check_scoring()
         if (self.turn_time is not None and not is_whole_number(self.turn_time)) or (
             self.turn_time not in TURN_TIMES
         ):
@@ -160,31 +157,32 @@ class Rules:
                 f"not {self.discs_per_side!r}"
             )
 
-    def _check_rounds(self) -> None:
-        """A four-round game: the number of rounds (4 unless given), no target."""
-        if self.target is not None:
-            raise InvalidRulesError(
-                f"a four-round game has no points target (target={self.target!r} given); "
-                "use scoring='to_100'"
-            )
-        rounds = 4 if self.rounds is None else self.rounds
-        if not is_whole_number(rounds) or not 1 <= rounds <= 20:
-            raise InvalidRulesError(f"rounds must be a whole number from 1 to 20, got {rounds!r}")
-        object.__setattr__(self, "rounds", rounds)
-
-    def _check_target(self) -> None:
-        """A game to 100: the target (100 unless given), no round count."""
-        if self.rounds is not None:
-            raise InvalidRulesError(
-                f"a game to 100 has no round count (rounds={self.rounds!r} given); "
-                "use scoring='four_rounds' for a fixed number of rounds"
-            )
-        target = 100 if self.target is None else self.target
-        if not is_whole_number(target) or not 5 <= target <= 1000 or target % 5:
-            raise InvalidRulesError(
-                f"target must be a multiple of 5 from 5 to 1000, got {target!r}"
-            )
-        object.__setattr__(self, "target", target)
+    def _check_scoring(self) -> None:
+        """Four rounds (4 unless given, no target) or a game to a target (100 unless given)."""
+        if self.scoring is Scoring.FOUR_ROUNDS:
+            if self.target is not None:
+                raise InvalidRulesError(
+                    f"a four-round game has no points target (target={self.target!r} given); "
+                    "use scoring='to_100'"
+                )
+            rounds = 4 if self.rounds is None else self.rounds
+            if not is_whole_number(rounds) or not 1 <= rounds <= 20:
+                raise InvalidRulesError(
+                    f"rounds must be a whole number from 1 to 20, got {rounds!r}"
+                )
+            object.__setattr__(self, "rounds", rounds)
+        else:
+            if self.rounds is not None:
+                raise InvalidRulesError(
+                    f"a game to 100 has no round count (rounds={self.rounds!r} given); "
+                    "use scoring='four_rounds' for a fixed number of rounds"
+                )
+            target = 100 if self.target is None else self.target
+            if not is_whole_number(target) or not 5 <= target <= 1000 or target % 5:
+                raise InvalidRulesError(
+                    f"target must be a multiple of 5 from 5 to 1000, got {target!r}"
+                )
+            object.__setattr__(self, "target", target)
 
     # -------------------------------------------------------------- presets
 
