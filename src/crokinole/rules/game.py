@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any
+from typing import Any, Generic, TypeVar, cast, overload
 
 import numpy as np
 
@@ -72,10 +72,29 @@ from crokinole.rules.state import GameState, Phase, RoundResult, round_opener, t
 
 __all__ = ["Game", "Phase", "RoundResult", "seat_name", "turn_order"]
 
+_T = TypeVar("_T")
+
 
 def seat_name(seat: Seat) -> str:
     """``Seat.NORTH`` → ``North``."""
     return seat.title
+
+
+class _OfState(Generic[_T]):
+    """A read-only attribute of :class:`Game` that is a field of its :class:`GameState`."""
+
+    def __init__(self, field: str, doc: str) -> None:
+        self._field = field
+        self.__doc__ = doc
+
+    @overload
+    def __get__(self, game: None, owner: type[Game]) -> _OfState[_T]: ...
+    @overload
+    def __get__(self, game: Game, owner: type[Game]) -> _T: ...
+    def __get__(self, game: Game | None, owner: type[Game]) -> _OfState[_T] | _T:
+        if game is None:
+            return self
+        return cast(_T, getattr(game.state, self._field))
 
 
 class Game:
@@ -120,6 +139,29 @@ class Game:
 
     # ------------------------------------------------------------ queries
 
+    # The state's facts, read through (``game.scores`` is ``game.state.scores``).
+    phase: _OfState[Phase] = _OfState("phase", "Playing, showing a round result, or over.")
+    round_number: _OfState[int] = _OfState("round", "The current round, from 1.")
+    round_first_seat: _OfState[Seat] = _OfState("round_first", "Who opened the current round.")
+    turn_index: _OfState[int] = _OfState("turn", "How many turns of this round have been played.")
+    discs: _OfState[tuple[Disc, ...]] = _OfState(
+        "discs", "Discs on the board, in the order they were shot."
+    )
+    next_disc_id: _OfState[int] = _OfState(
+        "next_id", "The id the next disc shot this round will get."
+    )
+    twenties: _OfState[tuple[int, ...]] = _OfState(
+        "twenties", "Discs set aside from the hole this round, per side."
+    )
+    ditch: _OfState[tuple[int, ...]] = _OfState("ditch", "Discs in the ditch this round, per side.")
+    scores: _OfState[tuple[int, ...]] = _OfState(
+        "scores", "Game score per side: game points (four rounds) or points (to 100)."
+    )
+    history: _OfState[tuple[RoundResult, ...]] = _OfState("history", "Finished rounds.")
+    outcome: _OfState[GameOutcome | None] = _OfState(
+        "outcome", "Winner or draw once the game is over."
+    )
+
     @property
     def rules(self) -> Rules:
         """The options of this game."""
@@ -141,24 +183,9 @@ class Game:
         return self._state
 
     @property
-    def phase(self) -> Phase:
-        """Playing, showing a round result, or over."""
-        return self._state.phase
-
-    @property
     def is_over(self) -> bool:
         """Whether the game has ended."""
         return self._state.phase is Phase.GAME_OVER
-
-    @property
-    def round_number(self) -> int:
-        """The current round, from 1."""
-        return self._state.round
-
-    @property
-    def round_first_seat(self) -> Seat:
-        """Who opened the current round."""
-        return self._state.round_first
 
     @property
     def current_seat(self) -> Seat | None:
@@ -171,46 +198,6 @@ class Game:
         """The turns left in this round, the current one first (empty between rounds)."""
         state = self._state
         return self._order[state.turn :] if state.phase is Phase.PLAYING else ()
-
-    @property
-    def turn_index(self) -> int:
-        """How many turns of this round have been played."""
-        return self._state.turn
-
-    @property
-    def discs(self) -> tuple[Disc, ...]:
-        """Discs on the board, in the order they were shot."""
-        return self._state.discs
-
-    @property
-    def next_disc_id(self) -> int:
-        """The id the next disc shot this round will get."""
-        return self._state.next_id
-
-    @property
-    def twenties(self) -> tuple[int, ...]:
-        """Discs set aside from the hole this round, per side."""
-        return self._state.twenties
-
-    @property
-    def ditch(self) -> tuple[int, ...]:
-        """Discs in the ditch this round, per side."""
-        return self._state.ditch
-
-    @property
-    def scores(self) -> tuple[int, ...]:
-        """Game score per side: game points (four rounds) or points (to 100)."""
-        return self._state.scores
-
-    @property
-    def history(self) -> tuple[RoundResult, ...]:
-        """Finished rounds."""
-        return self._state.history
-
-    @property
-    def outcome(self) -> GameOutcome | None:
-        """Winner or draw once the game is over."""
-        return self._state.outcome
 
     @property
     def actions(self) -> tuple[Action, ...]:
