@@ -76,7 +76,7 @@ _T = TypeVar("_T")
 
 
 def seat_name(seat: Seat) -> str:
-    """``Seat.NORTH`` → ``North``."""
+    """``Seat.NORTH`` → ``North`` (kept for callers: :attr:`Seat.title` is the one namer)."""
     return seat.title
 
 
