@@ -79,7 +79,8 @@ PRACTICE_RULES = Rules(discs_per_side=12)
 #: The letter of each practice seat's discs, and back.
 _LETTER = {Seat.SOUTH: "s", Seat.NORTH: "n"}
 _SEAT_OF = {"s": Seat.SOUTH, "n": Seat.NORTH}
-_SEATS = {"south": Seat.SOUTH, "north": Seat.NORTH}
+#: The practice seats by name (exactly as written in a position).
+_SEATS = {seat.key: seat for seat in _LETTER}
 #: Grid of a position (inches): coordinates are kept in hundredths.
 _GRID = 0.01
 #: How many grid steps a disc may be nudged to keep a rounded position legal.
