@@ -166,17 +166,38 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
-    """Run the benchmark, print its table and return 0 (argparse exits 2 on bad options)."""
-    args = build_parser(prog).parse_args(sys.argv[1:] if argv is None else list(argv))
-    console = Console()
-    start = time.perf_counter()
+@dataclass(slots=True)
+class Measured:
+    """What one run timed, and the sizes it timed them at."""
+
+    quick: bool
+    positions: int
+    maps: int
+    reviews: int
+    size: int
+    draws: int
+    crowd: str = ""
+    shots: int = 0
+    hint_times: Times = field(default_factory=Times)
+    map_times: dict[str, Times] = field(
+        default_factory=lambda: {"open": Times(), "crowded": Times()}
+    )
+    review_times: Times = field(default_factory=Times)
+
+
+def measure(args: argparse.Namespace, console: Console) -> Measured:
+    """Time the hints, the heat maps and the reviews, each after one untimed warm-up call."""
+    quick = args.quick
+    done = Measured(
+        quick=quick,
+        positions=3 if quick else args.positions,
+        maps=1 if quick else args.maps,
+        reviews=1 if quick else args.reviews,
+        size=16 if quick else 64,
+        draws=8 if quick else 32,
+    )
     human = Accuracy.human()
-    positions = 3 if args.quick else args.positions
-    maps = 1 if args.quick else args.maps
-    reviews = 1 if args.quick else args.reviews
-    size, draws = (16, 8) if args.quick else (64, 32)
-    rounds = 1 if args.quick else 4
+    size, draws = done.size, done.draws
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -184,48 +205,49 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         TimeElapsedColumn(),
     )
     with Progress(*columns, console=console, transient=True) as progress:
-        task = progress.add_task("crowded positions", total=positions)
+        task = progress.add_task("crowded positions", total=done.positions)
         games = []
-        for k in range(positions):
+        for k in range(done.positions):
             games.append(crowded_position(args.seed + k))
             progress.advance(task)
         warm = games[0]
         hints(warm, human, count=3, seed=0)  # compile and caches, untimed
-        task = progress.add_task("hints", total=positions)
-        hint_times = Times()
+        task = progress.add_task("hints", total=done.positions)
         for k, game in enumerate(games):
-            hint_times.time(lambda g=game, s=k: hints(g, human, count=3, seed=s))
+            done.hint_times.time(lambda g=game, s=k: hints(g, human, count=3, seed=s))
             progress.advance(task)
         heat_map(warm, free_placement(warm), human, size=size, draws=draws, seed=0)
-        task = progress.add_task("heat maps", total=2 * maps)
-        map_times = {"open": Times(), "crowded": Times()}
+        task = progress.add_task("heat maps", total=2 * done.maps)
         open_board = Game(Rules())
-        for k in range(maps):
+        for k in range(done.maps):
             for kind, game in (("open", open_board), ("crowded", games[k % len(games)])):
                 where = free_placement(game)
-                map_times[kind].time(
+                done.map_times[kind].time(
                     lambda g=game, p=where, s=k: heat_map(
                         g, p, human, size=size, draws=draws, seed=s
                     )
                 )
                 progress.advance(task)
         task = progress.add_task("game to review", total=1)
-        game = review_game(args.seed, rounds)
+        game = review_game(args.seed, 1 if quick else 4)
         progress.advance(task)
-        shots = sum(1 for a in game.actions if a.kind == "shoot")
-        task = progress.add_task("reviews", total=reviews * shots)
-        review_times = Times()
-        for _ in range(reviews):
-            review_times.time(
+        done.shots = sum(1 for a in game.actions if a.kind == "shoot")
+        task = progress.add_task("reviews", total=done.reviews * done.shots)
+        for _ in range(done.reviews):
+            done.review_times.time(
                 lambda: review(
                     game, accuracy=human, seed=0, progress=lambda _d, _t: progress.advance(task)
                 )
             )
-    crowd = f"{min(len(g.discs) for g in games)}-{max(len(g.discs) for g in games)} discs"
+    done.crowd = f"{min(len(g.discs) for g in games)}-{max(len(g.discs) for g in games)} discs"
+    return done
 
+
+def print_table(done: Measured, console: Console) -> None:
+    """Print each figure beside its target."""
     table = Table(
         title="Analysis timings on one core"
-        + (" — quick run, not comparable with the targets" if args.quick else "")
+        + (" — quick run, not comparable with the targets" if done.quick else "")
     )
     for name in ("figure", "CPU", "wall", "target", "verdict (CPU)"):
         table.add_column(name, justify="left" if name == "figure" else "right")
@@ -237,36 +259,46 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
             table.add_row(figure, *shown, "", "")
             return
         goal = f"≤ {target * 1000:.0f} ms" if unit == "ms" else f"≤ {target:g} s"
-        verdict = "(quick)" if args.quick else "PASS" if times[0] <= target else "MISS"
+        verdict = "(quick)" if done.quick else "PASS" if times[0] <= target else "MISS"
         table.add_row(figure, *shown, goal, verdict)
 
+    crowd = done.crowd
     row(
-        f"hint p50 (3 shots, full budget; {positions} crowded positions, {crowd})",
-        hint_times.percentile(50),
+        f"hint p50 (3 shots, full budget; {done.positions} crowded positions, {crowd})",
+        done.hint_times.percentile(50),
         None,
         "ms",
     )
-    row("hint p95", hint_times.percentile(95), HINT_P95_TARGET, "ms")
-    for kind, times in map_times.items():
+    row("hint p95", done.hint_times.percentile(95), HINT_P95_TARGET, "ms")
+    for kind, times in done.map_times.items():
         board = "open board" if kind == "open" else f"crowded, {crowd}"
         row(
-            f"heat map {size} x {size} x {draws} draws, {board} (median of {maps})",
+            f"heat map {done.size} x {done.size} x {done.draws} draws, {board} "
+            f"(median of {done.maps})",
             times.percentile(50),
             HEAT_MAP_TARGET,
             "ms",
         )
     row(
-        f"review of a {shots}-shot game (median of {reviews})"
-        + ("" if shots == 64 else "; the target is for 64 shots"),
-        review_times.percentile(50),
+        f"review of a {done.shots}-shot game (median of {done.reviews})"
+        + ("" if done.shots == 64 else "; the target is for 64 shots"),
+        done.review_times.percentile(50),
         REVIEW_TARGET,
         "s",
     )
     console.print(table)
+
+
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    """Run the benchmark, print its table and return 0 (argparse exits 2 on bad options)."""
+    args = build_parser(prog).parse_args(sys.argv[1:] if argv is None else list(argv))
+    console = Console()
+    start = time.perf_counter()
+    print_table(measure(args, console), console)
     console.print(
-        f"accuracy {human.name}; seeds from {args.seed}; each figure after one untimed warm-up "
-        "call.  CPU: this process's CPU time, what one core of its own would take; wall: "
-        "elapsed time, longer when other work shares the machine."
+        f"accuracy {Accuracy.human().name}; seeds from {args.seed}; each figure after one "
+        "untimed warm-up call.  CPU: this process's CPU time, what one core of its own would "
+        "take; wall: elapsed time, longer when other work shares the machine."
     )
     console.print(f"benchmark ran in {time.perf_counter() - start:.0f} s")
     return 0

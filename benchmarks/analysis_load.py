@@ -2,7 +2,7 @@
 
 Run it from a checkout: ``python benchmarks/analysis_load.py [--replies N]`` or
 ``crokinole bench analysis_load ...`` (the same).  It starts ``crokinole serve``
-(the machinery of ``benchmarks/server.py``: a fresh SQLite database, the
+(the machinery of ``benchmarks/server/``: a fresh SQLite database, the
 kernels warmed up), then plays a game on one device against CPU Expert over a
 real websocket, steady hand: it shoots and times how long the CPU's reply
 (its ``shot`` message) takes to come after its own shot's.
@@ -23,7 +23,6 @@ the machine to themselves.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import random
 import secrets
@@ -35,32 +34,17 @@ import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from crokinole import Game, Rules, Shot
-from crokinole.cli.main import count_argument
+from crokinole.cli.main import count_argument, load_benchmark
 from crokinole.rules.options import Scoring
 
-
-def _server_bench() -> ModuleType:
-    """``benchmarks/server.py``, loaded as ``crokinole bench server`` loads it."""
-    name = "crokinole_benchmark_server"
-    if name in sys.modules:
-        return sys.modules[name]
-    path = Path(__file__).resolve().parent / "server.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-server_bench = _server_bench()
+#: ``benchmarks/server/``, loaded as ``crokinole bench server`` loads it.
+server_bench = load_benchmark("server", Path(__file__).resolve().parent)
 
 #: The target: the loaded p99 at most this many times the quiet p99.
 TARGET_RATIO = 1.5

@@ -2,7 +2,7 @@
 
 Run it from a checkout: ``python benchmarks/flood.py [--games N] [--seconds S]``
 or ``crokinole bench flood ...`` (the same); ``--help`` lists the options.  It
-reuses the machinery of ``benchmarks/server.py`` (``crokinole bench server``):
+reuses the machinery of ``benchmarks/server/`` (``crokinole bench server``):
 the same ``crokinole serve`` process on a fresh SQLite database, its warm-up,
 and the same bots playing singles parties over real websockets at ten times
 human pace.
@@ -31,7 +31,6 @@ import argparse
 import asyncio
 import base64
 import contextlib
-import importlib.util
 import json
 import os
 import secrets
@@ -40,7 +39,6 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -48,24 +46,10 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from crokinole.cli.main import count_argument
+from crokinole.cli.main import count_argument, load_benchmark
 
-
-def _server_bench() -> ModuleType:
-    """``benchmarks/server.py``, loaded as ``crokinole bench server`` loads it."""
-    name = "crokinole_benchmark_server"
-    if name in sys.modules:
-        return sys.modules[name]
-    path = Path(__file__).resolve().parent / "server.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-server_bench = _server_bench()
+#: ``benchmarks/server/``, loaded as ``crokinole bench server`` loads it.
+server_bench = load_benchmark("server", Path(__file__).resolve().parent)
 
 DEFAULT_GAMES = 50
 DEFAULT_SECONDS = 8.0
@@ -214,7 +198,7 @@ def run(args: argparse.Namespace, console: Console) -> FloodFigures:
     with (
         Progress(*server_bench.PROGRESS_COLUMNS, console=console, transient=True) as progress,
         server_bench.running_server(server_options) as running,
-        asyncio.Runner(loop_factory=server_bench._loop_factory()) as runner,
+        asyncio.Runner(loop_factory=server_bench.loop_factory()) as runner,
     ):
         return runner.run(play(running, args, options, progress))
 

@@ -1,4 +1,4 @@
-"""The server load benchmark (``benchmarks/server.py``) at a tiny size, against a real server.
+"""The server load benchmark (``benchmarks/server/``) at a tiny size, against a real server.
 
 The full measurement is ``crokinole bench server`` (200 parties, 60 s).  Here
 two parties play for a few seconds on a real ``crokinole serve`` process over
@@ -16,7 +16,6 @@ instead under ``CI``.
 from __future__ import annotations
 
 import doctest
-import importlib.util
 import os
 import subprocess
 import sys
@@ -28,26 +27,33 @@ import redis
 import sqlalchemy as sa
 from rich.console import Console
 
+from crokinole.cli.main import load_benchmark
+
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "benchmarks" / "server.py"
+#: The benchmark's package: ``python benchmarks/server`` runs it as ``crokinole bench server`` does.
+SCRIPT = ROOT / "benchmarks" / "server"
+
+# As `crokinole bench server` loads it: the benchmark is not part of the package.
+bench = load_benchmark("server", ROOT / "benchmarks")
 
 
-def _load() -> ModuleType:
-    # As `crokinole bench server` loads it: the script is not part of the package.
-    spec = importlib.util.spec_from_file_location("crokinole_benchmark_server", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load()
+def _modules() -> list[ModuleType]:
+    return [
+        bench,
+        *(
+            module
+            for name, module in sorted(sys.modules.items())
+            if name.startswith(f"{bench.__name__}.")
+        ),
+    ]
 
 
 def test_the_benchmarks_examples_hold() -> None:
     # quantile_interval's median example is the textbook one: n = 100 gives ranks 40 and 61.
-    result = doctest.testmod(bench)
+    results = [doctest.testmod(module) for module in _modules()]
+    result = doctest.TestResults(
+        failed=sum(r.failed for r in results), attempted=sum(r.attempted for r in results)
+    )
     assert result.attempted > 0
     assert result.failed == 0
 

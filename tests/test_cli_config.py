@@ -9,12 +9,15 @@ refused until several processes can share games through Redis.
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
 
 from crokinole.cli.main import build_parser, main
 from crokinole.cli.serve import DEFAULT_DB, REDIS_NEEDS_POSTGRES
+from crokinole.cli.settings_flags import settings_from
+from crokinole.server.settings import ProcessSettings, ServerSettings
 
 PG = "postgresql+psycopg://crokinole:secret@db.example.org:5432/crokinole"
 
@@ -177,3 +180,24 @@ def test_an_unreachable_redis_is_one_plain_line(capsys: pytest.CaptureFixture[st
     captured = capsys.readouterr()
     assert captured.err.startswith("crokinole: cannot reach Redis at redis://:***@127.0.0.1:1/0: ")
     assert captured.err.count("\n") == 1 and "secret" not in captured.err
+
+
+def test_the_options_default_to_the_settings_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The flags are built from the settings' fields: each default is written once, there.
+    for name in [n for n in os.environ if n.startswith("CROKINOLE_")]:
+        monkeypatch.delenv(name)
+    args = build_parser().parse_args(["serve"])
+    assert settings_from(ServerSettings, args) == ServerSettings()
+    assert settings_from(ProcessSettings, args) == ProcessSettings()
+
+
+def test_the_environment_gives_a_setting_when_its_flag_is_not_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CROKINOLE_LEASE_SECONDS", "2.5")
+    monkeypatch.setenv("CROKINOLE_ALLOWED_ORIGINS", "https://a.example, https://b.example")
+    settings = settings_from(ServerSettings, build_parser().parse_args(["serve"]))
+    assert settings.lease_ms == 2500
+    assert settings.allowed_origins == ("https://a.example", "https://b.example")
+    given = build_parser().parse_args(["serve", "--lease-seconds", "4"])
+    assert settings_from(ServerSettings, given).lease_ms == 4000

@@ -9,6 +9,7 @@ import sqlalchemy as sa
 
 from crokinole.cli.main import main
 from crokinole.store import Store
+from tests.store.rooms import add_room
 
 HEAD = Store.newest_revision()
 
@@ -36,7 +37,7 @@ def test_an_older_database_keeps_its_games(
     db = tmp_path / "old.db"
     engine = sa.create_engine(f"sqlite:///{db}")
     Store(engine).migrate("0003")
-    Store(engine).create_room("r1", "tok", "easy", settings={}, record_json="{}", scoring="to_100")
+    add_room(engine, "r1", "tok", "easy", scoring="to_100")
     engine.dispose()
     assert main(["db", "upgrade", "--db", f"sqlite:///{db}"]) == 0
     assert f"from schema 0003 to {HEAD}" in capsys.readouterr().out

@@ -75,7 +75,19 @@ class ErrorCode(StrEnum):
 
 
 class CrokinoleError(Exception):
-    """Root of every error raised by the crokinole package."""
+    """Root of every error raised by the crokinole package.
+
+    Attributes:
+        code: the protocol's code for this error, when it refuses what a
+            player asked (each class that refuses something names its
+            :class:`ErrorCode`; the root's is ``server_error``: nothing the
+            player did; a few services' errors still carry their own text).
+
+    >>> NotYourTurn("it is North's turn").code
+    <ErrorCode.NOT_YOUR_TURN: 'not_your_turn'>
+    """
+
+    code: str = ErrorCode.SERVER_ERROR
 
 
 class InvalidBoardError(CrokinoleError, ValueError):
@@ -89,9 +101,13 @@ class InvalidPositionError(CrokinoleError, ValueError):
 class InvalidShotError(CrokinoleError, ValueError):
     """A shot or launch that cannot be played (negative or NaN power, off the line ...)."""
 
+    code = ErrorCode.ILLEGAL_SHOT
+
 
 class SimulationError(CrokinoleError, RuntimeError):
     """The simulator could not finish a shot (the per-shot event cap was reached)."""
+
+    code = ErrorCode.ILLEGAL_SHOT  # the shot is refused: it cannot be played out
 
 
 class InvalidRulesError(CrokinoleError, ValueError):
@@ -101,13 +117,25 @@ class InvalidRulesError(CrokinoleError, ValueError):
 class IllegalActionError(CrokinoleError, ValueError):
     """An action that the game's rules do not allow now (R2–R6)."""
 
+    code = ErrorCode.ILLEGAL_ACTION
+
 
 class NotYourTurn(IllegalActionError):  # noqa: N818 - the name players see
     """Someone other than the shooter tried to act."""
 
+    code = ErrorCode.NOT_YOUR_TURN
+
 
 class IllegalPlacement(IllegalActionError):  # noqa: N818 - the name players see
     """A disc placed where the rules do not allow it (R3)."""
+
+    code = ErrorCode.ILLEGAL_PLACEMENT
+
+
+class GameOver(IllegalActionError):  # noqa: N818 - the name players see
+    """An action asked of a game that has ended (R6)."""
+
+    code = ErrorCode.GAME_OVER
 
 
 class InvalidRecordError(CrokinoleError, ValueError):
@@ -122,18 +150,25 @@ class TableError(CrokinoleError, ValueError):
     """A command a table refuses (see :mod:`crokinole.table`); nothing changed.
 
     Attributes:
-        code: a stable id for the reason (``not_host``, ``seat_taken``, ...),
-            which the server sends on as the protocol's error code.
+        code: the reason (``not_host``, ``seat_taken``, ...), which the
+            server sends on as the protocol's error code; given as an
+            :class:`ErrorCode` or its string.
         message: the reason in plain words for the player.
 
-    >>> str(TableError("seat_taken", "north is taken by Ann"))
-    'north is taken by Ann'
+    >>> error = TableError(ErrorCode.SEAT_TAKEN, "north is taken by Ann")
+    >>> str(error), error.code == "seat_taken", TableError("stale", "look again").code
+    ('north is taken by Ann', True, <ErrorCode.STALE: 'stale'>)
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: ErrorCode | str, message: str) -> None:
         super().__init__(message)
-        self.code = code
+        self.code: ErrorCode = ErrorCode(code)
         self.message = message
+
+    @classmethod
+    def of(cls, exc: CrokinoleError) -> TableError:
+        """The table's refusal for an error of the rules: its code, its words."""
+        return cls(exc.code, str(exc))
 
 
 class RankingError(CrokinoleError, ValueError):

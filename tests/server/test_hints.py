@@ -24,7 +24,7 @@ from crokinole.rules import Game
 from crokinole.server import create_app
 from crokinole.server.http.review import fitted_accuracy
 from crokinole.server.limits import RateLimiter, ServerSettings
-from crokinole.server.ws import wire
+from crokinole.server.ws import messages
 from crokinole.server.ws.session import Attendance, Session
 from crokinole.store import Store
 from crokinole.table import Event, HintTaken, event_from_dict
@@ -284,7 +284,7 @@ def test_a_hint_asked_on_a_process_that_does_not_own_the_table(
                 Attendance(),
             )
             session.token = "dev-ann-0000000001"
-            ask = wire.Hint(type="hint", table=table.id, seat="south")
+            ask = messages.Hint(type="hint", table=table.id, seat="south")
             answer = await session._helped(table, "dev-ann-0000000001", Seat.SOUTH, ask)
             held = owner.tables.held(table.id)
             stored = [event_from_dict(e) for e in owner.tables.store.table_events(table.id)]

@@ -30,6 +30,7 @@ from crokinole.server.limits import ServerSettings
 from crokinole.store import Store
 from tests.server.helpers import Player, serving
 from tests.server_process import running_server
+from tests.store.rooms import add_room
 
 
 def _ws(url: str, origin: str | None, path: str = "/ws") -> ClientConnection:
@@ -184,9 +185,8 @@ def test_a_retention_beyond_the_calendar_keeps_every_game(tmp_path: Path, days: 
     # with "date value out of range" instead of keeping everything. (The purge
     # compacts the abandoned games of protocol 1, kept in the store's rooms.)
     store = Store.open(str(tmp_path / "keep.db"))
-    store.create_room("r", "tok", "easy", settings={}, record_json="{}", scoring="to_100",
-                      now=datetime(1, 1, 2))  # fmt: skip
-    assert store.abandon("r", "loss", now=datetime(1, 1, 2))
+    add_room(store, "r", "tok", "easy", status="abandoned", result="loss", scoring="to_100",
+             now=datetime(1, 1, 2))  # fmt: skip
     cutoff = purge_cutoff(datetime(2026, 11, 30), days)
     assert cutoff == datetime.min
     assert store.purge_abandoned(cutoff) == 0

@@ -16,7 +16,7 @@ from crokinole.ranking import SideResult as Side
 from crokinole.server.owner.tables import Tables, results_of
 from crokinole.server.ranked import fair_play, rated
 from crokinole.server.ranked.queue import RETURN_WITHIN_S, RankedQueue
-from crokinole.server.ws.wire import WireError
+from crokinole.server.ws.messages import WireError
 from crokinole.store import Store
 from crokinole.table import (
     Connect,

@@ -29,7 +29,7 @@ from crokinole.server.owner.tables import Tables
 from crokinole.server.ranked import queue as ranked
 from crokinole.server.ranked import rated
 from crokinole.server.ranked.queue import RankedQueue
-from crokinole.server.ws.wire import WireError
+from crokinole.server.ws.messages import WireError
 from crokinole.store import Store, StoreUnavailableError
 from crokinole.table import Table
 from tests.server.conftest import REDIS_URL

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from crokinole.board import Seat, Shot
-from crokinole.server.ws import wire
+from crokinole.server.ws import messages as inbound
+from crokinole.server.ws import views
 from crokinole.table import (
     ERROR_CODES,
     React,
@@ -27,10 +28,10 @@ HOST = "host-device-token-0001"
 GUEST = "guest-device-token-0002"
 
 
-def _error(payload: dict[str, Any] | str) -> wire.WireError:
+def _error(payload: dict[str, Any] | str) -> inbound.WireError:
     text = payload if isinstance(payload, str) else json.dumps(payload)
-    with pytest.raises(wire.WireError) as info:
-        wire.parse_message(text)
+    with pytest.raises(inbound.WireError) as info:
+        inbound.parse_message(text)
     return info.value
 
 
@@ -71,9 +72,9 @@ def _error(payload: dict[str, Any] | str) -> wire.WireError:
     ],
 )  # fmt: skip
 def test_every_client_message_of_version_2_parses(payload: dict[str, Any]) -> None:
-    parsed = wire.parse_message(json.dumps(payload))
+    parsed = inbound.parse_message(json.dumps(payload))
     assert parsed.type == payload["type"]
-    assert payload["type"] in wire.MESSAGE_TYPES
+    assert payload["type"] in inbound.MESSAGE_TYPES
 
 
 @pytest.mark.parametrize(
@@ -120,9 +121,9 @@ def test_a_bad_message_is_refused_naming_the_field(
 
 
 def test_a_party_code_is_read_in_any_case_with_spaces_or_dashes() -> None:
-    assert wire.normal_code("abc 234") == wire.normal_code("ABC-234") == "ABC234"
+    assert inbound.normal_code("abc 234") == inbound.normal_code("ABC-234") == "ABC234"
     # The alphabet has no 0/O or 1/I/l to misread.
-    assert not set("01OIl") & set(wire.CODE_ALPHABET)
+    assert not set("01OIl") & set(inbound.CODE_ALPHABET)
 
 
 # ---------------------------------------------------------------- views
@@ -139,9 +140,9 @@ def _party(now: float = 1000.0) -> Table:
 
 def test_the_view_never_carries_a_device_token() -> None:
     table = _party()
-    text = json.dumps(wire.view(table, HOST, 1000.0))
+    text = json.dumps(views.view(table, HOST, 1000.0))
     assert HOST not in text
-    view = wire.view(table, HOST, 1000.0)
+    view = views.view(table, HOST, 1000.0)
     assert view["invite"] == "/join/ABC234" and view["code"] == "ABC234"
     assert view["watch"] == "/watch/ABC234"
     assert view["you"]["host"] and view["you"]["member"] == view["host"]
@@ -151,7 +152,7 @@ def test_the_view_never_carries_a_device_token() -> None:
 
 
 def test_someone_who_is_not_a_member_is_nobody_at_the_table() -> None:
-    view = wire.view(_party(), GUEST, 1000.0)
+    view = views.view(_party(), GUEST, 1000.0)
     assert view["you"] == {"member": None, "seats": [], "spectator": False, "host": False}
 
 
@@ -162,7 +163,7 @@ def test_a_solo_table_shows_its_game_and_the_shooters_free_stretches_of_the_line
         settings=settings, timings=Timings(), seed=7, now=5.0,
         seats={Seat.SOUTH: "me", Seat.NORTH: "hard"},
     )  # fmt: skip
-    view = wire.view(table, HOST, 5.0)
+    view = views.view(table, HOST, 5.0)
     assert view["invite"] is None and view["stage"] == "playing"
     assert view["you"]["seats"] == ["south"]
     north = next(s for s in view["seats"] if s["seat"] == "north")
@@ -186,7 +187,7 @@ def test_a_shot_message_has_the_report_and_a_trajectory_ending_at_the_snapshot()
         seats={Seat.SOUTH: "me", Seat.NORTH: "me"},
     )  # fmt: skip
     after, events = before.apply(Shoot(HOST, Seat.SOUTH, Shot(5.0, 3.0, 22.0)), 6.0)
-    messages = wire.event_messages(before, after, events, HOST, 6.0)
+    messages = views.event_messages(before, after, events, HOST, 6.0)
     shots = [m for m in messages if m["type"] == "shot"]
     assert len(shots) == 1
     shot = shots[0]
@@ -281,7 +282,7 @@ def test_a_long_name_or_reaction_is_the_table_s_to_refuse(
     # docs/protocol.md: a name longer than 24 characters is bad_name, a
     # reaction not in the list unknown_reaction.  The wire carries them (the
     # 16 KiB message limit bounds them) for the table to refuse with its code.
-    parsed = wire.parse_message(json.dumps(payload))
+    parsed = inbound.parse_message(json.dumps(payload))
     assert parsed.type == payload["type"]
     table = _party()
     command = (

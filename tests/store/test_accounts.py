@@ -17,7 +17,7 @@ from crokinole.store import (
     StoreDataError,
     TableResult,
 )
-from crokinole.store.store import MIGRATIONS
+from crokinole.store.database import MIGRATIONS
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
 HASH_A = "a" * 64

@@ -11,7 +11,7 @@ from alembic import command
 from alembic.config import Config
 
 from crokinole.store import AlreadyPlayedError, Store, TableMember
-from crokinole.store.store import MIGRATIONS
+from crokinole.store.database import MIGRATIONS
 
 T0 = datetime(2026, 12, 1, 9, 0)
 PHONE = "p" * 24

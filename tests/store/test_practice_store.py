@@ -12,7 +12,7 @@ from alembic import command
 from alembic.config import Config
 
 from crokinole.store import AlreadyPlayedError, Store, StoreDataError
-from crokinole.store.store import MIGRATIONS
+from crokinole.store.database import MIGRATIONS
 
 T0 = datetime(2026, 12, 1, 9, 0)
 ANN_PHONE = "a" * 24

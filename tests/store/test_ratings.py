@@ -15,7 +15,7 @@ from crokinole.store import (
     StoreConflictError,
     StoreDataError,
 )
-from crokinole.store.store import MIGRATIONS
+from crokinole.store.database import MIGRATIONS
 
 T = datetime(2026, 1, 1)
 TABLE = "a" * 32

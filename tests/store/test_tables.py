@@ -27,8 +27,9 @@ from crokinole.store import (
     TableMember,
     TableResult,
 )
-from crokinole.store.store import MIGRATIONS
+from crokinole.store.database import MIGRATIONS
 from tests.store.conftest import POSTGRES_URL
+from tests.store.rooms import add_room
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
 ANN = TableMember("m1", "tok-ann", "Ann", seats=("south",))
@@ -507,8 +508,8 @@ def test_armed_tables_are_found_again_after_a_restart(open_store: Callable[[], S
 
 
 def test_the_device_record_counts_table_results_beside_the_rooms(store: Store) -> None:
-    store.create_room("r1", "tok-ann", "easy", settings={}, record_json="{}", scoring="to_100")
-    store.append_events("r1", 0, [{"type": "finished"}], "{}", status="finished", result="win")
+    add_room(store, "r1", "tok-ann", "easy", status="finished", result="win",
+             events=[{"type": "finished"}], scoring="to_100")  # fmt: skip
     _party(store, members=[ANN, BOB])
     store.append_table_events(
         "t1",
@@ -556,9 +557,8 @@ def test_the_device_record_counts_table_results_beside_the_rooms(store: Store) -
 def test_migration_0004_adds_the_tables_and_keeps_the_rooms(database: str) -> None:
     engine = _engine(database)
     Store(engine).migrate("0003")
-    old = Store(engine)
-    old.create_room("r1", "tok-ann", "easy", settings={"a": 1}, record_json="{}", scoring="to_100")
-    old.append_events("r1", 0, [{"type": "shot"}], '{"b": 2}')
+    add_room(engine, "r1", "tok-ann", "easy", settings={"a": 1}, record_json='{"b": 2}',
+             events=[{"type": "shot"}], scoring="to_100")  # fmt: skip
     engine.dispose()
     store = Store.open(database)  # to the newest revision
     room = store.room("r1")

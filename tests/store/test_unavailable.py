@@ -21,7 +21,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
 from crokinole.errors import CrokinoleError
-from crokinole.store.store import Store, StoreUnavailableError, TableMember
+from crokinole.store import Store, StoreUnavailableError, TableMember
 from tests.server_process import free_port
 from tests.store.conftest import POSTGRES_URL, postgres_unavailable
 

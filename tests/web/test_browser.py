@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from crokinole import TOURNAMENT_BOARD, DiscStatus, Seat, Shot, simulate_shot
-from crokinole.server.ws.wire import levels_payload
+from crokinole.server.ws.views import levels_payload
 from tests.web.conftest import ARTIFACTS, inline_for_csp, with_csp
 
 pytestmark = pytest.mark.browser

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from crokinole.board import Seat, Shot
-from crokinole.server.ws import wire
+from crokinole.server.ws import views
 from crokinole.table import Join, NextRound, Shoot, Start, Table, TableSettings, TakeSeat
 
 JS_TESTS = Path(__file__).parent / "js"
@@ -49,7 +49,7 @@ def _replay(node: str, messages: list[dict[str, Any]], tmp_path: Path) -> dict[s
 
 
 def test_the_state_follows_the_servers_messages_to_the_same_view(tmp_path: Path) -> None:
-    """The server's own messages (protocol v2, built by ``wire``) of a party played to the
+    """The server's own messages (protocol v2, built by ``views``) of a party played to the
     end, reduced by state.js for one viewer, give that viewer's view of the final table."""
     node = shutil.which("node")
     if node is None:
@@ -68,11 +68,11 @@ def test_the_state_follows_the_servers_messages_to_the_same_view(tmp_path: Path)
         now += 1.5
         before = table
         table, events = table.apply(command, now)
-        messages.extend(wire.event_messages(before, table, events, bob, now))
+        messages.extend(views.event_messages(before, table, events, bob, now))
 
     table, _ = table.apply(Join(bob, "Bob"), now)
-    messages.append(wire.table_message(table, bob, now))  # Bob's first view
-    if "north" not in wire.you_payload(table, bob)["seats"]:
+    messages.append(views.table_message(table, bob, now))  # Bob's first view
+    if "north" not in views.you_payload(table, bob)["seats"]:
         act(TakeSeat(bob, Seat.NORTH))
     act(Start(ann))
     shots = 0
@@ -89,7 +89,7 @@ def test_the_state_follows_the_servers_messages_to_the_same_view(tmp_path: Path)
         shots += 1
         assert shots < 100
     final = _replay(node, messages, tmp_path)
-    expected = wire.view(table, bob, now)
+    expected = views.view(table, bob, now)
     assert final["table"] == table.id
     assert final["event"] == table.version
     assert final["stage"] == expected["stage"] == "finished"

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from crokinole.cli.serve import add_database_argument, driver_reason, shown_url
+from crokinole.cli.arguments import command_group, driver_reason, shown_url
+from crokinole.cli.serve import add_database_argument
 
 
 def run_upgrade(args: argparse.Namespace) -> int:
@@ -51,13 +52,14 @@ def run_upgrade(args: argparse.Namespace) -> int:
 
 def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register ``db upgrade`` on the top-level parser."""
-    db = commands.add_parser(
+    actions = command_group(
+        commands,
         "db",
-        help="manage the database (upgrade its schema)",
+        about="manage the database (upgrade its schema)",
         description="Manage the game server's database.",
+        title="actions",
+        metavar="ACTION",
     )
-    db.set_defaults(help_parser=db)
-    actions = db.add_subparsers(title="actions", metavar="ACTION")
     upgrade = actions.add_parser(
         "upgrade",
         help="migrate the database to the newest schema (created if missing)",

@@ -6,7 +6,8 @@ returns 0.
 
 Starting the command loads no server, database or benchmark code: ``serve``
 imports the server when it runs, and ``bench physics`` runs the script
-``benchmarks/physics.py`` of the checkout (benchmarks are developers' tools,
+``benchmarks/physics.py`` of the checkout (or a package of
+``benchmarks/``, such as ``benchmarks/server/``) (benchmarks are developers' tools,
 kept out of the installed package).
 """
 
@@ -17,8 +18,10 @@ import importlib.util
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 
 from crokinole.cli import ai_commands, analysis_commands, db, serve
+from crokinole.cli.arguments import command_group, count_argument
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -44,58 +47,63 @@ BENCHMARKS = {
 }
 
 
-def count_argument(least: int) -> Callable[[str], int]:
-    """An argparse type: an integer at least ``least``, with a plain-words error.
-
-    >>> count_argument(1)("3")
-    3
-    >>> count_argument(1)("0")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: must be a positive integer, got 0
-    """
-    what = {0: "a non-negative integer", 1: "a positive integer"}.get(
-        least, f"an integer >= {least}"
-    )
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
-        if value < least:
-            raise argparse.ArgumentTypeError(f"must be {what}, got {value}")
-        return value
-
-    parse.__name__ = what  # argparse names the type in some messages
-    return parse
-
-
-def benchmark_script(name: str) -> Path | None:
-    """``benchmarks/NAME.py`` of the checkout this package runs from, or None if absent.
+def benchmark_script(name: str, folder: Path | None = None) -> Path | None:
+    """The benchmark ``NAME`` of the checkout: ``benchmarks/NAME.py``, or the package
+    ``benchmarks/NAME/`` (its ``__init__.py``); None if absent.
 
     An editable install (``make``) runs the package from ``src/crokinole`` of
-    the checkout, beside ``benchmarks/``; an installed wheel has no benchmarks.
+    the checkout, beside ``benchmarks/`` (or ``folder`` when given); an
+    installed wheel has no benchmarks.
     """
-    path = Path(__file__).resolve().parents[3] / "benchmarks" / f"{name}.py"
-    return path if path.is_file() else None
+    folder = folder or Path(__file__).resolve().parents[3] / "benchmarks"
+    for path in (folder / f"{name}.py", folder / name / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def load_benchmark(name: str, folder: Path | None = None) -> ModuleType:
+    """The benchmark ``NAME`` loaded as the module ``crokinole_benchmark_NAME`` (once).
+
+    Benchmarks are not part of the installed package, so they are loaded from
+    their files; a package's modules import each other relatively, under that name.
+    The other benchmarks reuse the server benchmark's machinery this way.
+
+    Raises:
+        FileNotFoundError: the checkout has no such benchmark.
+    """
+    module_name = f"crokinole_benchmark_{name}"
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    path = benchmark_script(name, folder)
+    if path is None:
+        raise FileNotFoundError(f"no benchmark {name} in {folder or 'the checkout'}")
+    search = [str(path.parent)] if path.name == "__init__.py" else None
+    spec = importlib.util.spec_from_file_location(
+        module_name, path, submodule_search_locations=search
+    )
+    assert spec is not None and spec.loader is not None  # a .py file always has both
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # dataclasses look their module up while it loads
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[module_name]
+        raise
+    return module
 
 
 def run_benchmark(name: str, argv: Sequence[str]) -> int:
-    """Run ``benchmarks/NAME.py`` with ``argv``, as ``crokinole bench NAME``."""
-    path = benchmark_script(name)
-    if path is None:
+    """Run the benchmark ``NAME`` with ``argv``, as ``crokinole bench NAME``."""
+    try:
+        module = load_benchmark(name)
+    except FileNotFoundError:
         print(
             f"crokinole: the {name} benchmark is not part of the installed package; "
             f"run `python benchmarks/{name}.py` in a checkout of the project",
             file=sys.stderr,
         )
         return 2
-    spec = importlib.util.spec_from_file_location(f"crokinole_benchmark_{name}", path)
-    assert spec is not None and spec.loader is not None  # a .py file always has both
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
-    spec.loader.exec_module(module)
     status: int = module.main(list(argv), prog=f"crokinole bench {name}")
     return status
 
@@ -108,20 +116,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 
-    bench = commands.add_parser(
+    benchmarks = command_group(
+        commands,
         "bench",
-        help="run a benchmark",
+        about="run a benchmark",
         description="Run a benchmark and print its figures.",
+        title="benchmarks",
+        metavar="BENCHMARK",
     )
-    bench.set_defaults(help_parser=bench)
-    benchmarks = bench.add_subparsers(title="benchmarks", metavar="BENCHMARK")
     for name, about in BENCHMARKS.items():
         # Listed for --help only: main() hands `bench NAME ...` to the script,
         # which owns its options.
         benchmarks.add_parser(name, help=about, add_help=False)
     ai_commands.add_commands(commands, count_argument)
     analysis_commands.add_commands(commands, count_argument)
-    serve.add_command(commands, count_argument)
+    serve.add_command(commands)
     db.add_command(commands)
     parser.set_defaults(help_parser=parser)
     return parser

@@ -57,6 +57,7 @@ import numpy as np
 
 from crokinole.board import TOURNAMENT_BOARD, Board, Seat, Shot
 from crokinole.errors import (
+    GameOver,
     IllegalActionError,
     IllegalPlacement,
     InvalidShotError,
@@ -277,7 +278,7 @@ class Game:
             raise IllegalActionError(f"a seat is one of south, west, north, east; got {seat!r}")
         state = self._state
         if state.phase is Phase.GAME_OVER:
-            raise IllegalActionError(f"the game is over: no {action} is possible")
+            raise GameOver(f"the game is over: no {action} is possible")
         if state.phase is Phase.ROUND_OVER:
             raise IllegalActionError(
                 f"round {state.round} is over: start the next round before any {action}"
@@ -395,7 +396,7 @@ class Game:
                 f"{sum(state.in_hand)} discs are left to shoot"
             )
         if state.phase is Phase.GAME_OVER:
-            raise IllegalActionError("the game is over: there is no next round")
+            raise GameOver("the game is over: there is no next round")
         number = state.round + 1
         first = round_opener(self._rules, self._first_seat, number)
         fresh = GameState.new_round(self._rules, number, first, state.scores, state.history)

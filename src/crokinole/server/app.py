@@ -45,8 +45,9 @@ from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
 from crokinole.server.owner.cpu import AnalysisPool
 from crokinole.server.owner.tables import Tables, stored_table
 from crokinole.server.ranked.queue import RankedQueue
+from crokinole.server.ws.messages import TABLE_PATTERN, TOKEN_PATTERN
 from crokinole.server.ws.session import CLOSE_POLICY, RECORD_OPPONENTS, Attendance, Session
-from crokinole.server.ws.wire import TABLE_PATTERN, TOKEN_PATTERN, seat_names
+from crokinole.server.ws.views import seat_names
 from crokinole.store import Store, StoreUnavailableError
 from crokinole.web import STATIC_DIR
 

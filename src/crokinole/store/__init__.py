@@ -1,19 +1,39 @@
 """Persistence behind a small interface: SQLite by default, through SQLAlchemy 2.
 
 No SQL leaves this package: the server asks for tables and their events,
-rooms, sheets, device records and accounts in domain terms, and hands over JSON dicts
-(the store knows no Table class).  The schema is managed by Alembic
-migrations that run when a store is opened (or by ``crokinole db upgrade``).
+sheets, device records, accounts, ratings and practice in domain terms, and
+hands over JSON dicts (the store knows no Table class).  The schema is
+managed by Alembic migrations that run when a store is opened (or by
+``crokinole db upgrade``).
+
+One module per aggregate, each a part of the one :class:`Store`
+(:mod:`~crokinole.store.store`): the database and its engine
+(:mod:`~crokinole.store.database`), tables and their events
+(:mod:`~crokinole.store.tables`), accounts and sessions
+(:mod:`~crokinole.store.accounts`), ratings and the queue
+(:mod:`~crokinole.store.ranked`), practice and drills
+(:mod:`~crokinole.store.practice`), score sheets
+(:mod:`~crokinole.store.sheets`), what protocol-1 games left
+(:mod:`~crokinole.store.legacy_rooms`, read-only); the values crossing the
+interface are in :mod:`~crokinole.store.values`, the rows in
+:mod:`~crokinole.store.models`.
 """
 
-from crokinole.store.store import (
-    AccountData,
+from crokinole.store.database import (
     AccountTakenError,
     AlreadyPlayedError,
     AlreadyQueuedError,
+    DeviceClaimedError,
+    StoreConflictError,
+    StoreDataError,
+    StoreUnavailableError,
+)
+from crokinole.store.legacy_rooms import RoomData
+from crokinole.store.store import Store
+from crokinole.store.values import (
+    AccountData,
     DeadlineIn,
     DeadlineLike,
-    DeviceClaimedError,
     DeviceRecord,
     MemberIn,
     PracticeSetData,
@@ -22,12 +42,7 @@ from crokinole.store.store import (
     RatingChangeData,
     RatingData,
     ResultIn,
-    RoomData,
     SheetData,
-    Store,
-    StoreConflictError,
-    StoreDataError,
-    StoreUnavailableError,
     TableData,
     TableDeadline,
     TableMember,

@@ -7,6 +7,7 @@ The schema is created and upgraded only by the Alembic migrations in
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import (
     BigInteger,
@@ -21,11 +22,18 @@ from sqlalchemy import (
     UniqueConstraint,
     text,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, MappedColumn, mapped_column
 
 
 class Base(DeclarativeBase):
     """Declarative base of the store's tables."""
+
+
+def _id_of(parent: str, *, ondelete: str = "CASCADE", **options: Any) -> MappedColumn[Any]:
+    """A column holding the id of a row of ``parent`` (``rooms``, ``tables``, ``accounts``):
+    a string id for a room or a table, a number for an account."""
+    kind = Integer if parent == "accounts" else String(32)
+    return mapped_column(kind, ForeignKey(f"{parent}.id", ondelete=ondelete), **options)
 
 
 class RoomRow(Base):
@@ -56,9 +64,7 @@ class EventRow(Base):
 
     __tablename__ = "events"
 
-    room_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("rooms.id", ondelete="CASCADE"), primary_key=True
-    )
+    room_id: Mapped[str] = _id_of("rooms", primary_key=True)
     number: Mapped[int] = mapped_column(Integer, primary_key=True)
     event_json: Mapped[str] = mapped_column(Text)
 
@@ -119,9 +125,7 @@ class TableEventRow(Base):
 
     __tablename__ = "table_events"
 
-    table_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
-    )
+    table_id: Mapped[str] = _id_of("tables", primary_key=True)
     version: Mapped[int] = mapped_column(Integer, primary_key=True)
     event_json: Mapped[str] = mapped_column(Text)
 
@@ -136,9 +140,7 @@ class TableMemberRow(Base):
 
     __tablename__ = "table_members"
 
-    table_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
-    )
+    table_id: Mapped[str] = _id_of("tables", primary_key=True)
     mid: Mapped[str] = mapped_column(String(16), primary_key=True)
     device_token: Mapped[str] = mapped_column(String(64), index=True)
     name: Mapped[str] = mapped_column(String(64))
@@ -185,9 +187,7 @@ class AccountSessionRow(Base):
     __tablename__ = "account_sessions"
 
     token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
-    account_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("accounts.id", ondelete="CASCADE"), index=True
-    )
+    account_id: Mapped[int] = _id_of("accounts", index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
     expires_at: Mapped[datetime] = mapped_column(DateTime, index=True)
 
@@ -217,9 +217,7 @@ class LoginDeviceRow(Base):
     __tablename__ = "login_devices"
 
     device_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
-    account_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True, index=True
-    )
+    account_id: Mapped[int] = _id_of("accounts", primary_key=True, index=True)
     first_at: Mapped[datetime] = mapped_column(DateTime)
     last_at: Mapped[datetime] = mapped_column(DateTime)
 
@@ -239,9 +237,7 @@ class AccountDeviceRow(Base):
 
     __tablename__ = "account_devices"
 
-    account_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
-    )
+    account_id: Mapped[int] = _id_of("accounts", primary_key=True)
     device_token: Mapped[str] = mapped_column(String(64), primary_key=True, index=True)
     attached_at: Mapped[datetime] = mapped_column(DateTime)
 
@@ -255,9 +251,7 @@ class RatingRow(Base):
     __tablename__ = "ratings"
     __table_args__ = (Index("ix_ratings_ladder_rating", "ladder", "rating"),)
 
-    account_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
-    )
+    account_id: Mapped[int] = _id_of("accounts", primary_key=True)
     ladder: Mapped[str] = mapped_column(String(8), primary_key=True)
     mu: Mapped[float] = mapped_column(Double)
     sigma: Mapped[float] = mapped_column(Double)
@@ -279,7 +273,7 @@ class RatingChangeRow(Base):
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    account_id: Mapped[int] = mapped_column(Integer, ForeignKey("accounts.id", ondelete="CASCADE"))
+    account_id: Mapped[int] = _id_of("accounts")
     ladder: Mapped[str] = mapped_column(String(8))
     table_id: Mapped[str] = mapped_column(String(32))
     game_number: Mapped[int] = mapped_column(Integer)
@@ -299,9 +293,7 @@ class RankedQueueRow(Base):
 
     __tablename__ = "ranked_queue"
 
-    account_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
-    )
+    account_id: Mapped[int] = _id_of("accounts", primary_key=True)
     ladder: Mapped[str] = mapped_column(String(8))
     joined_at: Mapped[float] = mapped_column(Double)
 
@@ -325,9 +317,7 @@ class DrillResultRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     device_token: Mapped[str] = mapped_column(String(64))
-    account_id: Mapped[int | None] = mapped_column(
-        Integer, ForeignKey("accounts.id", ondelete="SET NULL"), nullable=True
-    )
+    account_id: Mapped[int | None] = _id_of("accounts", ondelete="SET NULL", nullable=True)
     drill: Mapped[str] = mapped_column(String(16))
     score: Mapped[int] = mapped_column(Integer)
     attempts: Mapped[int] = mapped_column(Integer)
@@ -354,9 +344,7 @@ class DailyScoreRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     day: Mapped[str] = mapped_column(String(10))  # YYYY-MM-DD
     device_token: Mapped[str] = mapped_column(String(64))
-    account_id: Mapped[int | None] = mapped_column(
-        Integer, ForeignKey("accounts.id", ondelete="SET NULL"), nullable=True
-    )
+    account_id: Mapped[int | None] = _id_of("accounts", ondelete="SET NULL", nullable=True)
     name: Mapped[str] = mapped_column(String(32))
     score: Mapped[int] = mapped_column(Integer)
     shots_json: Mapped[str] = mapped_column(Text)
@@ -385,8 +373,8 @@ class PracticeSetRow(Base):
     drill: Mapped[str] = mapped_column(String(16))  # a drill id, or "daily"
     day: Mapped[str | None] = mapped_column(String(10), nullable=True)
     device_token: Mapped[str] = mapped_column(String(64))
-    account_id: Mapped[int | None] = mapped_column(
-        Integer, ForeignKey("accounts.id", ondelete="SET NULL"), nullable=True, index=True
+    account_id: Mapped[int | None] = _id_of(
+        "accounts", ondelete="SET NULL", nullable=True, index=True
     )
     seed: Mapped[int] = mapped_column(BigInteger)
     attempts: Mapped[int] = mapped_column(Integer)
@@ -403,9 +391,7 @@ class RankedDeviceRow(Base):
 
     __tablename__ = "ranked_devices"
 
-    table_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
-    )
+    table_id: Mapped[str] = _id_of("tables", primary_key=True)
     device_token: Mapped[str] = mapped_column(String(64), primary_key=True, index=True)
     at: Mapped[datetime] = mapped_column(DateTime)
 
@@ -417,6 +403,6 @@ class NoShowRow(Base):
     __table_args__ = (Index("ix_no_shows_account", "account_id", "at"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    account_id: Mapped[int] = mapped_column(Integer, ForeignKey("accounts.id", ondelete="CASCADE"))
+    account_id: Mapped[int] = _id_of("accounts")
     table_id: Mapped[str] = mapped_column(String(32))
     at: Mapped[datetime] = mapped_column(DateTime)

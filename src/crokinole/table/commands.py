@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from types import NoneType
-from typing import Any, ClassVar, get_args, get_type_hints
+from typing import Any, ClassVar, TypeVar, dataclass_transform, get_args, get_type_hints
 
 from crokinole.board import Seat, Shot
 from crokinole.errors import CrokinoleError, InvalidRecordError
@@ -31,6 +31,7 @@ from crokinole.table.settings import TableSettings
 
 __all__ = [
     "COMMAND_TYPES",
+    "HINT_KINDS",
     "REACTIONS",
     "ChangeSettings",
     "Command",
@@ -64,6 +65,20 @@ REACTIONS = ("nice_shot", "good_game", "well_played", "oops", "thanks", "good_lu
 HINT_KINDS = ("hint", "heatmap")
 
 
+_C = TypeVar("_C", bound="CommandBase")
+
+
+@dataclass_transform(frozen_default=True)
+def _command(type_name: str) -> Callable[[type[_C]], type[_C]]:
+    """A command class: a frozen dataclass whose ``TYPE`` is ``type_name``."""
+
+    def make(cls: type[_C]) -> type[_C]:
+        cls.TYPE = type_name
+        return dataclass(frozen=True, slots=True)(cls)
+
+    return make
+
+
 @dataclass(frozen=True, slots=True)
 class CommandBase:
     """Base of the commands: their wire form.
@@ -83,100 +98,82 @@ class CommandBase:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@_command("join")
 class Join(CommandBase):
     """Join a party as a player (an unseated one if every seat is taken) or a
     spectator.  A device that is already a member just reconnects."""
-
-    TYPE: ClassVar[str] = "join"
 
     device: str
     name: str
     spectator: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@_command("leave")
 class Leave(CommandBase):
     """Leave the table.  In the lobby the member is gone; mid-game their seat
     is played by a CPU (the stand-in level) for the rest of the game."""
 
-    TYPE: ClassVar[str] = "leave"
-
     device: str
 
 
-@dataclass(frozen=True, slots=True)
+@_command("rename")
 class Rename(CommandBase):
     """Change one's display name."""
-
-    TYPE: ClassVar[str] = "rename"
 
     device: str
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@_command("take_seat")
 class TakeSeat(CommandBase):
     """Sit down at ``seat`` (lobby, or after a game); None stands up."""
-
-    TYPE: ClassVar[str] = "take_seat"
 
     device: str
     seat: Seat | None
 
 
-@dataclass(frozen=True, slots=True)
+@_command("move_member")
 class MoveMember(CommandBase):
     """The host seats member ``mid`` at ``seat`` (replacing a CPU there) or stands them up."""
-
-    TYPE: ClassVar[str] = "move_member"
 
     device: str
     mid: str
     seat: Seat | None
 
 
-@dataclass(frozen=True, slots=True)
+@_command("set_cpu")
 class SetCpu(CommandBase):
     """The host puts a CPU of ``level`` at ``seat`` (its person stands up), or empties it."""
-
-    TYPE: ClassVar[str] = "set_cpu"
 
     device: str
     seat: Seat
     level: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@_command("remove")
 class Remove(CommandBase):
     """The host removes another member."""
-
-    TYPE: ClassVar[str] = "remove"
 
     device: str
     mid: str
 
 
-@dataclass(frozen=True, slots=True)
+@_command("change_settings")
 class ChangeSettings(CommandBase):
     """The host changes the house rules (lobby, or after a game)."""
-
-    TYPE: ClassVar[str] = "change_settings"
 
     device: str
     settings: TableSettings
 
 
-@dataclass(frozen=True, slots=True)
+@_command("start")
 class Start(CommandBase):
     """The host starts a game (every seat filled)."""
-
-    TYPE: ClassVar[str] = "start"
 
     device: str
 
 
-@dataclass(frozen=True, slots=True)
+@_command("shoot")
 class Shoot(CommandBase):
     """Shoot for ``seat``.
 
@@ -186,8 +183,6 @@ class Shoot(CommandBase):
     table is still at that version (a shot is never applied twice).
     """
 
-    TYPE: ClassVar[str] = "shoot"
-
     device: str | None
     seat: Seat
     shot: Shot
@@ -195,72 +190,58 @@ class Shoot(CommandBase):
     expected_version: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@_command("next_round")
 class NextRound(CommandBase):
     """A seated player is ready for the next round."""
 
-    TYPE: ClassVar[str] = "next_round"
-
     device: str
 
 
-@dataclass(frozen=True, slots=True)
+@_command("rematch")
 class Rematch(CommandBase):
     """A seated player votes for another game."""
 
-    TYPE: ClassVar[str] = "rematch"
-
     device: str
 
 
-@dataclass(frozen=True, slots=True)
+@_command("decline_rematch")
 class DeclineRematch(CommandBase):
     """A seated player declines the rematch offered (the offer is withdrawn)."""
 
-    TYPE: ClassVar[str] = "decline_rematch"
-
     device: str
 
 
-@dataclass(frozen=True, slots=True)
+@_command("resign")
 class Resign(CommandBase):
     """Give the game up: on one device it is abandoned (a loss against the
     CPU) and the table closes; in a party, the same as :class:`Leave`."""
 
-    TYPE: ClassVar[str] = "resign"
-
     device: str
 
 
-@dataclass(frozen=True, slots=True)
+@_command("connect")
 class Connect(CommandBase):
     """A member's device is connected again."""
 
-    TYPE: ClassVar[str] = "connect"
-
     device: str
 
 
-@dataclass(frozen=True, slots=True)
+@_command("disconnect")
 class Disconnect(CommandBase):
     """A member's device lost its connection."""
 
-    TYPE: ClassVar[str] = "disconnect"
-
     device: str
 
 
-@dataclass(frozen=True, slots=True)
+@_command("react")
 class React(CommandBase):
     """A quick reaction, one of :data:`REACTIONS`."""
-
-    TYPE: ClassVar[str] = "react"
 
     device: str
     reaction: str
 
 
-@dataclass(frozen=True, slots=True)
+@_command("take_hint")
 class TakeHint(CommandBase):
     """A player asks for help on their turn: ``kind`` is one of :data:`HINT_KINDS`.
 
@@ -268,18 +249,14 @@ class TakeHint(CommandBase):
     hint itself is computed by the server from the table after that event.
     """
 
-    TYPE: ClassVar[str] = "take_hint"
-
     device: str
     seat: Seat
     kind: str
 
 
-@dataclass(frozen=True, slots=True)
+@_command("tick")
 class Tick(CommandBase):
     """The server's timer: fire every deadline due at ``now``."""
-
-    TYPE: ClassVar[str] = "tick"
 
 
 Command = (
@@ -311,7 +288,7 @@ COMMAND_TYPES: dict[str, type[CommandBase]] = {cls.TYPE: cls for cls in get_args
 
 def _encode(value: Any) -> Any:
     if isinstance(value, Seat):
-        return value.name.lower()
+        return value.key
     if isinstance(value, Shot):
         return shot_to_dict(value)
     if isinstance(value, TableSettings):

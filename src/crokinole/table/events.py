@@ -19,10 +19,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 from crokinole.board import Seat, Shot
-from crokinole.errors import CrokinoleError, InvalidRecordError
+from crokinole.errors import CrokinoleError, InvalidRecordError, UnknownSeatError
 from crokinole.table.members import Occupant, occupant_from_dict, occupant_to_dict
 from crokinole.table.settings import Kind, TableSettings, Timings
 
@@ -79,10 +79,25 @@ def shot_from_dict(data: object) -> Shot:
 
 
 def seat_from_name(name: object) -> Seat:
-    """``"south"`` → ``Seat.SOUTH``."""
-    if isinstance(name, str) and name.upper() in Seat.__members__:
-        return Seat[name.upper()]
-    raise InvalidRecordError(f"a seat is south, west, north or east, not {name!r}")
+    """``"south"`` → ``Seat.SOUTH`` (:meth:`Seat.parse`, refused as a bad record)."""
+    try:
+        return Seat.parse(name)
+    except UnknownSeatError:
+        raise InvalidRecordError(f"a seat is south, west, north or east, not {name!r}") from None
+
+
+_E = TypeVar("_E", bound="Event")
+
+
+@dataclass_transform(frozen_default=True, kw_only_default=True)
+def _event(type_name: str) -> Callable[[type[_E]], type[_E]]:
+    """An event class: a frozen, keyword-only dataclass whose ``TYPE`` is ``type_name``."""
+
+    def make(cls: type[_E]) -> type[_E]:
+        cls.TYPE = type_name
+        return dataclass(frozen=True, slots=True, kw_only=True)(cls)
+
+    return make
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -102,11 +117,10 @@ class Event:
         return out
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("table_created")
 class TableCreated(Event):
     """A table was made: the first event of every table."""
 
-    TYPE: ClassVar[str] = "table_created"
     table_id: str
     kind: Kind
     code: str | None
@@ -116,88 +130,79 @@ class TableCreated(Event):
     host_device: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("member_joined")
 class MemberJoined(Event):
     """A device joined as member ``mid``."""
 
-    TYPE: ClassVar[str] = "member_joined"
     mid: str
     device: str
     name: str
     spectator: bool
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("member_left")
 class MemberLeft(Event):
     """A member left (``removed``: the host removed them); their seat, if any, is empty."""
 
-    TYPE: ClassVar[str] = "member_left"
     mid: str
     removed: bool
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("renamed")
 class Renamed(Event):
     """A member changed their name."""
 
-    TYPE: ClassVar[str] = "renamed"
     mid: str
     name: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("host_changed")
 class HostChanged(Event):
     """The host is now ``mid`` (None: nobody)."""
 
-    TYPE: ClassVar[str] = "host_changed"
     mid: str | None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("seat_changed")
 class SeatChanged(Event):
     """``seat`` is now held by ``occupant`` (None: empty)."""
 
-    TYPE: ClassVar[str] = "seat_changed"
     seat: Seat
     occupant: Occupant | None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("seat_named")
 class SeatNamed(Event):
     """On one device, the person who plays ``seat`` is called ``name`` (set at creation)."""
 
-    TYPE: ClassVar[str] = "seat_named"
     seat: Seat
     name: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("settings_changed")
 class SettingsChanged(Event):
     """New house rules; seats not in the new layout are gone (their people stay, unseated)."""
 
-    TYPE: ClassVar[str] = "settings_changed"
     settings: TableSettings
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("presence")
 class Presence(Event):
     """A member's device connected or lost its connection."""
 
-    TYPE: ClassVar[str] = "presence"
     mid: str
     connected: bool
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("game_started")
 class GameStarted(Event):
     """Game ``game_number`` (from 1) started; ``first_seat`` shoots first."""
 
-    TYPE: ClassVar[str] = "game_started"
     game_number: int
     first_seat: Seat
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("shot_played")
 class ShotPlayed(Event):
     """``seat`` shot ``played``.
 
@@ -205,143 +210,126 @@ class ShotPlayed(Event):
     (None: played as aimed).  ``by`` is ``person``, ``cpu`` or ``standin``.
     """
 
-    TYPE: ClassVar[str] = "shot_played"
     seat: Seat
     aimed: Shot | None
     played: Shot
     by: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("turn_timed_out")
 class TurnTimedOut(Event):
     """``seat``'s disc went to the ditch unplayed (R3): ``clock`` ran out, or
     ``no_room`` to place it on the line."""
 
-    TYPE: ClassVar[str] = "turn_timed_out"
     seat: Seat
     reason: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("stand_in_on")
 class StandInOn(Event):
     """A CPU plays for ``seat``'s missing person."""
 
-    TYPE: ClassVar[str] = "stand_in_on"
     seat: Seat
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("stand_in_off")
 class StandInOff(Event):
     """``seat``'s person plays again."""
 
-    TYPE: ClassVar[str] = "stand_in_off"
     seat: Seat
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("next_pressed")
 class NextPressed(Event):
     """Member ``mid`` is ready for the next round."""
 
-    TYPE: ClassVar[str] = "next_pressed"
     mid: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("round_started")
 class RoundStarted(Event):
     """Round ``round`` (from 2) started."""
 
-    TYPE: ClassVar[str] = "round_started"
     round: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("game_finished")
 class GameFinished(Event):
     """The game ended: ``winner`` side, or a draw among ``drawn``, or
     ``abandoned`` (resigned, or everyone left)."""
 
-    TYPE: ClassVar[str] = "game_finished"
     winner: int | None
     drawn: tuple[int, ...]
     abandoned: bool
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("game_aborted")
 class GameAborted(Event):
     """A ranked game stopped before it was played: ``seat``'s player did not
     shoot a first disc within its first turn clock (``reason`` ``no_show``).
     A ``GameFinished`` (abandoned) follows; the game is not rated."""
 
-    TYPE: ClassVar[str] = "game_aborted"
     seat: Seat
     reason: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("ranked_seated")
 class RankedSeated(Event):
     """A ranked table shows the rating its seat's player had when the game was made."""
 
-    TYPE: ClassVar[str] = "ranked_seated"
     seat: Seat
     rating: int
     provisional: bool
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("rematch_voted")
 class RematchVoted(Event):
     """Member ``mid`` accepts the rematch offered (before offers: voted for one)."""
 
-    TYPE: ClassVar[str] = "rematch_voted"
     mid: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("rematch_offered")
 class RematchOffered(Event):
     """Member ``mid`` offers a rematch (and accepts it); it lapses at server time ``until``."""
 
-    TYPE: ClassVar[str] = "rematch_offered"
     mid: str
     until: float
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("rematch_declined")
 class RematchDeclined(Event):
     """Member ``mid`` declined the rematch offered: the offer is withdrawn."""
 
-    TYPE: ClassVar[str] = "rematch_declined"
     mid: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("rematch_lapsed")
 class RematchLapsed(Event):
     """The rematch offered was not accepted by everyone in time: it is withdrawn."""
 
-    TYPE: ClassVar[str] = "rematch_lapsed"
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("reacted")
 class Reacted(Event):
     """Member ``mid`` sent a quick reaction."""
 
-    TYPE: ClassVar[str] = "reacted"
     mid: str
     reaction: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("hint_taken")
 class HintTaken(Event):
     """``member`` asked for help (``kind``: ``hint`` or ``heatmap``) on ``seat``'s turn."""
 
-    TYPE: ClassVar[str] = "hint_taken"
     member: str
     seat: Seat
     kind: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event("closed")
 class Closed(Event):
     """The table takes no more commands."""
 
-    TYPE: ClassVar[str] = "closed"
     reason: str
 
 
@@ -383,7 +371,7 @@ def _encode(name: str, value: Any) -> Any:
     if name == "occupant":
         return occupant_to_dict(value)
     if isinstance(value, Seat):
-        return value.name.lower()
+        return value.key
     if isinstance(value, Shot):
         return shot_to_dict(value)
     if isinstance(value, TableSettings | Timings):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from crokinole.ai import Level
-from crokinole.errors import TableError
+from crokinole.errors import ErrorCode, TableError
 
 __all__ = [
     "MAX_NAME",
@@ -46,17 +46,18 @@ def check_name(name: object) -> str:
             trimming, or holding a control or formatting character.
     """
     if not isinstance(name, str):
-        raise TableError("bad_name", f"a name is text, got {name!r}")
+        raise TableError(ErrorCode.BAD_NAME, f"a name is text, got {name!r}")
     trimmed = name.strip()
     if not 1 <= len(trimmed) <= MAX_NAME:
         raise TableError(
-            "bad_name",
+            ErrorCode.BAD_NAME,
             f"a name has 1 to {MAX_NAME} characters (after trimming spaces), got {trimmed!r}",
         )
     for ch in trimmed:
         if unicodedata.category(ch).startswith("C"):
             raise TableError(
-                "bad_name", f"a name is plain text: {trimmed!r} holds the control character {ch!r}"
+                ErrorCode.BAD_NAME,
+                f"a name is plain text: {trimmed!r} holds the control character {ch!r}",
             )
     return trimmed
 
@@ -120,7 +121,7 @@ class Cpu:
         except ValueError:
             names = ", ".join(lv.value for lv in Level)
             raise TableError(
-                "bad_settings", f"a CPU level is one of {names}, not {self.level!r}"
+                ErrorCode.BAD_SETTINGS, f"a CPU level is one of {names}, not {self.level!r}"
             ) from None
 
 
@@ -146,7 +147,9 @@ def occupant_from_dict(data: object) -> Occupant | None:
             return Person(data["person"])
         if isinstance(data.get("cpu"), str):
             return Cpu(data["cpu"])
-    raise TableError("bad_settings", f"a seat holds a person, a CPU or nobody, not {data!r}")
+    raise TableError(
+        ErrorCode.BAD_SETTINGS, f"a seat holds a person, a CPU or nobody, not {data!r}"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,10 +163,12 @@ class SeatRating:
     def __post_init__(self) -> None:
         rating = self.rating
         if isinstance(rating, bool) or not isinstance(rating, int) or rating < 0:
-            raise TableError("bad_settings", f"a rating is a whole number from 0, not {rating!r}")
+            raise TableError(
+                ErrorCode.BAD_SETTINGS, f"a rating is a whole number from 0, not {rating!r}"
+            )
         if not isinstance(self.provisional, bool):
             raise TableError(
-                "bad_settings", f"provisional is true or false, not {self.provisional!r}"
+                ErrorCode.BAD_SETTINGS, f"provisional is true or false, not {self.provisional!r}"
             )
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from crokinole.ai import HAND_NOISE, Level, Noise
 from crokinole.board import Seat, is_real_number, is_whole_number
-from crokinole.errors import CrokinoleError, TableError
+from crokinole.errors import CrokinoleError, ErrorCode, TableError
 from crokinole.rules import Layout, Rules, Scoring, TieSetting
 from crokinole.rules.options import DISCS_PER_SIDE, TURN_TIMES
 
@@ -80,7 +80,7 @@ MAX_TURN_TIME = 3600.0
 
 
 def _bad(message: str) -> TableError:
-    return TableError("bad_settings", message)
+    return TableError(ErrorCode.BAD_SETTINGS, message)
 
 
 def _enum(name: str, kind: Any, value: object) -> Any:
@@ -96,7 +96,7 @@ class TableSettings:
     """The house rules of a table (R2) and how shots are played.
 
     Every value is checked when the settings are made; a bad one raises
-    ``TableError("bad_settings", ...)``.  Left out, ``discs`` is the
+    ``TableError(ErrorCode.BAD_SETTINGS, ...)``.  Left out, ``discs`` is the
     layout's first choice and ``rounds`` is 4 for a four-round game.
 
     Attributes:

@@ -126,13 +126,13 @@ test("the turn key moves with every shot and round: a hint is for one turn only"
   assert.notEqual(turnKey(after), k1);
 });
 
-test("hints_used: from the view, one more on each hint_taken, afresh for a new game", () => {
+test("hints_used: from the view, then from each hint_taken's lobby part, afresh for a new game", () => {
   let s = reduce(initialState(), { type: "table", table: T, event: 1, view: view({ hints_used: { south: 1 } }) }, 0);
   assert.deepEqual(s.hintsUsed, { south: 1 });
-  s = reduce(s, { type: "hint_taken", table: T, event: 2, member: "m1", seat: "south", kind: "heatmap" }, 0);
+  s = reduce(s, { type: "hint_taken", table: T, event: 2, member: "m1", seat: "south", kind: "heatmap", lobby: { hints_used: { south: 2 } } }, 0);
   assert.deepEqual(s.hintsUsed, { south: 2 });
   // A resent copy of the same event changes nothing.
-  s = reduce(s, { type: "hint_taken", table: T, event: 2, member: "m1", seat: "south", kind: "heatmap" }, 0);
+  s = reduce(s, { type: "hint_taken", table: T, event: 2, member: "m1", seat: "south", kind: "heatmap", lobby: { hints_used: { south: 2 } } }, 0);
   assert.deepEqual(s.hintsUsed, { south: 2 });
   assert.equal(hintsUsedLine(s), '<p class="note hints-used" data-testid="hints-used">You used 2 hints.</p>');
   // The server's message carries the table's count in its lobby part: that count is taken.

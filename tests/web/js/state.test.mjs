@@ -73,6 +73,12 @@ function lobby() {
   return reduce(initialState(), { type: "table", table: T, event: 3, view: view() }, 5000);
 }
 
+/** An event message's `lobby` part (docs/protocol.md: every event message carries one). */
+function lobbyPart(over = {}) {
+  const { table, kind, code, invite, server_time, game, ...part } = view(over);
+  return part;
+}
+
 test("a table snapshot fills the lobby and measures the clock offset", () => {
   const s = lobby();
   assert.equal(s.table, T);
@@ -101,7 +107,11 @@ test("events older than the state, or of another table, change nothing", () => {
   const s = lobby();
   assert.equal(reduce(s, { type: "seat", table: T, event: 3, lobby: { seats: [] } }), s);
   assert.equal(reduce(s, { type: "seat", table: "b".repeat(32), event: 9, lobby: { seats: [] } }), s);
-  const later = reduce(s, { type: "presence", table: T, event: 4, member: "m1", connected: false });
+  const away = view();
+  away.members[0] = { ...away.members[0], connected: false };
+  away.seats[0] = { ...away.seats[0], occupant: person("m1", "Ann", { connected: false }) };
+  const part = lobbyPart({ members: away.members, seats: away.seats });
+  const later = reduce(s, { type: "presence", table: T, event: 4, member: "m1", connected: false, lobby: part });
   assert.equal(later.event, 4);
   assert.equal(later.members[0].connected, false);
   assert.equal(later.seats[0].occupant.connected, false);
@@ -119,7 +129,7 @@ test("shots advance the game and the log; a new round empties the log", () => {
   s = reduce(s, {
     type: "shot", table: T, event: 5, seat: "south", by: "person", game: g2,
     report: { seat: "south", valid: true, discs: [] }, trajectory: { discs: [] },
-    deadline: { kind: "turn", at: 1040 }, placement: { west: [[-41.86, 41.86]] },
+    lobby: lobbyPart({ stage: "playing", deadline: { kind: "turn", at: 1040 }, placement: { west: [[-41.86, 41.86]] } }),
   });
   assert.equal(s.game.current_seat, "west");
   assert.equal(s.log.length, 1);
@@ -170,10 +180,14 @@ test("a stand-in CPU plays a missing seat, and it is said so", () => {
     type: "game_started", table: T, event: 4,
     view: view({ stage: "playing", game: game({ current_seat: "south" }) }),
   });
-  s = reduce(s, { type: "stand_in", table: T, event: 5, seat: "south", on: true });
+  const standIn = (on) => lobbyPart({
+    stage: "playing",
+    seats: view().seats.map((x) => (x.seat === "south" ? { ...x, occupant: person("m1", "Ann", { stand_in: on }) } : x)),
+  });
+  s = reduce(s, { type: "stand_in", table: T, event: 5, seat: "south", on: true, lobby: standIn(true) });
   assert.equal(standInText(s, "south"), "CPU playing for Ann");
   assert.equal(turnText(s), "CPU playing for Ann…");
-  s = reduce(s, { type: "stand_in", table: T, event: 6, seat: "south", on: false });
+  s = reduce(s, { type: "stand_in", table: T, event: 6, seat: "south", on: false, lobby: standIn(false) });
   assert.equal(standInText(s, "south"), null);
   assert.equal(turnText(s), "Ann to shoot");
 });
@@ -211,14 +225,14 @@ test("reactions are kept, a few, and said with the member's name", () => {
 
 test("finished, rematch votes, closed", () => {
   let s = reduce(lobby(), { type: "game_started", table: T, event: 4, view: view({ stage: "playing", game: game() }) });
-  s = reduce(s, { type: "finished", table: T, event: 5, game: game({ phase: "game_over", outcome: { winner: 0, drawn: [] } }), abandoned: false, record: { easy: {} } });
+  s = reduce(s, { type: "finished", table: T, event: 5, game: game({ phase: "game_over", outcome: { winner: 0, drawn: [] } }), abandoned: false, record: { easy: {} }, lobby: lobbyPart({ stage: "finished" }) });
   assert.equal(s.stage, "finished");
   assert.deepEqual(s.record, { easy: {} });
-  s = reduce(s, { type: "rematch_vote", table: T, event: 6, member: "m1" });
+  s = reduce(s, { type: "rematch_vote", table: T, event: 6, member: "m1", lobby: lobbyPart({ stage: "finished", rematch_votes: ["m1"] }) });
   assert.deepEqual(s.rematchVotes, ["m1"]);
-  s = reduce(s, { type: "rematch_vote", table: T, event: 7, member: "m1", rematch_votes: ["m1", "m2"] });
+  s = reduce(s, { type: "rematch_vote", table: T, event: 7, member: "m1", lobby: lobbyPart({ stage: "finished", rematch_votes: ["m1", "m2"] }) });
   assert.deepEqual(s.rematchVotes, ["m1", "m2"]);
-  s = reduce(s, { type: "closed", table: T, event: 8, reason: "left" });
+  s = reduce(s, { type: "closed", table: T, event: 8, reason: "left", lobby: lobbyPart({ stage: "closed" }) });
   assert.equal(s.stage, "closed");
   const gone = leaveTable(s);
   assert.equal(gone.table, null);

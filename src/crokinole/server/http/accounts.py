@@ -49,7 +49,7 @@ from crokinole.server.accounts import (
 )
 from crokinole.server.json_input import JsonInputError, read_json
 from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
-from crokinole.server.ws.wire import TOKEN_PATTERN
+from crokinole.server.ws.messages import TOKEN_PATTERN
 
 COOKIE = "crokinole_session"
 #: The browser's device cookie: it has logged in to the accounts the store links it to.

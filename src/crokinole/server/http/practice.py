@@ -97,8 +97,8 @@ from crokinole.server.http.accounts import COOKIE
 from crokinole.server.json_input import JsonInputError, read_json
 from crokinole.server.limits import ServerSettings, origin_allowed
 from crokinole.server.ranked.fair_play import daily_refused, engine_help_refused
+from crokinole.server.ws.messages import TOKEN_PATTERN
 from crokinole.server.ws.payloads import report_payload, trajectory_payload
-from crokinole.server.ws.wire import TOKEN_PATTERN
 from crokinole.store import AlreadyPlayedError, PracticeSetData, Store, StoreUnavailableError
 from crokinole.table.events import shot_from_dict, shot_to_dict
 from crokinole.web import STATIC_DIR

@@ -3,7 +3,7 @@
 A game's record (R9) holds every action; played again from the start with
 the rules engine, each shot gives the same report, trajectory and game
 snapshot a live ``shot`` message carries (built by the same functions of
-:mod:`crokinole.server.ws.payloads` and :mod:`crokinole.server.ws.wire`), so the
+:mod:`crokinole.server.ws.payloads` and :mod:`crokinole.server.ws.views`), so the
 viewer animates and words it as live play does.  See docs/replays.md.
 
 | method | route | does |
@@ -30,8 +30,9 @@ from crokinole.errors import InvalidRecordError
 from crokinole.rules import Game, NextRound, ShotAction, Step
 from crokinole.rules import steps as record_steps
 from crokinole.server.owner.tables import stored_table
+from crokinole.server.ws.messages import TABLE_PATTERN
 from crokinole.server.ws.payloads import report_payload, trajectory_payload
-from crokinole.server.ws.wire import TABLE_PATTERN, game_view, seat_name, shot_payload
+from crokinole.server.ws.views import game_view, seat_name, shot_payload
 from crokinole.store import Store
 from crokinole.table import (
     Event,

@@ -67,7 +67,8 @@ from crokinole.server.json_input import JsonInputError, read_json
 from crokinole.server.owner.cpu import AnalysisBusyError, AnalysisPool
 from crokinole.server.owner.tables import Tables, stored_table
 from crokinole.server.ranked.fair_play import daily_refused, engine_help_refused
-from crokinole.server.ws.wire import LEVEL_IDS, TABLE_PATTERN, TOKEN_PATTERN, seat_names
+from crokinole.server.ws.messages import LEVEL_IDS, TABLE_PATTERN, TOKEN_PATTERN
+from crokinole.server.ws.views import seat_names
 from crokinole.store import Store
 from crokinole.table import GameStarted, Table, check_name, event_from_dict
 from crokinole.web import STATIC_DIR

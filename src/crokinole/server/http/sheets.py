@@ -35,7 +35,7 @@ from crokinole.board import Seat
 from crokinole.rules.scoring import GameOutcome
 from crokinole.rules.sheet import ScoreSheet, SheetError
 from crokinole.server.json_input import JsonInputError, read_json
-from crokinole.server.ws.wire import TOKEN_PATTERN
+from crokinole.server.ws.messages import TOKEN_PATTERN
 from crokinole.store import SheetData, Store
 
 ID_PATTERN = re.compile(r"^[a-f0-9]{32}$")

@@ -45,7 +45,7 @@ def game_payload(game: Game, names: dict[str, str], cpu: dict[str, str]) -> dict
         sides.append(
             {
                 "side": index,
-                "seats": [s.name.lower() for s in seats],
+                "seats": [s.key for s in seats],
                 "colour": colour,
                 "mark": mark,
                 "twenties": game.twenties[index],
@@ -59,14 +59,14 @@ def game_payload(game: Game, names: dict[str, str], cpu: dict[str, str]) -> dict
         "rules": rules.to_dict(),
         "phase": game.phase.value,
         "round": game.round_number,
-        "round_first": game.round_first_seat.name.lower(),
-        "current_seat": None if current is None else current.name.lower(),
+        "round_first": game.round_first_seat.key,
+        "current_seat": None if current is None else current.key,
         "seats": [
             {
-                "seat": s.name.lower(),
+                "seat": s.key,
                 "side": game.side_of(s),
-                "name": names.get(s.name.lower(), s.name.title()),
-                "cpu": cpu.get(s.name.lower()),
+                "name": names.get(s.key, s.title),
+                "cpu": cpu.get(s.key),
                 "in_hand": game.in_hand(s),
             }
             for s in rules.seats
@@ -75,7 +75,7 @@ def game_payload(game: Game, names: dict[str, str], cpu: dict[str, str]) -> dict
         "discs": [
             {
                 "id": d.id,
-                "owner": d.owner.name.lower(),
+                "owner": d.owner.key,
                 "side": game.side_of(d.owner),
                 "x": d.x,
                 "y": d.y,
@@ -130,7 +130,7 @@ def report_payload(report: ShotReport, before: Game) -> dict[str, Any]:
         was = lay.get(disc.id)
         entries[disc.id] = {
             "id": disc.id,
-            "owner": disc.owner.name.lower(),
+            "owner": disc.owner.key,
             "side": before.side_of(disc.owner),
             "shot": disc.id == shot_id,
             "from_zone": None if was is None else _zone(board, was),
@@ -164,7 +164,7 @@ def report_payload(report: ShotReport, before: Game) -> dict[str, Any]:
                 hit.add(order[b] if own_a else order[a])
     discs = sorted(entries.values(), key=lambda e: (not e["shot"], e["id"]))
     return {
-        "seat": report.seat.name.lower(),
+        "seat": report.seat.key,
         "valid": report.valid,
         "foul": None if report.foul is None else report.foul.name.lower(),
         "unplayed": report.shot is None,

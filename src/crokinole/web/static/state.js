@@ -227,9 +227,10 @@ function reduceMessage(s, msg, localNow) {
   if (Number.isInteger(msg.event) && Number.isInteger(s.event) && msg.event <= s.event) return s;
   let out = { ...s, error: null };
   if (Number.isInteger(msg.event)) out.event = msg.event;
-  if (msg.view) out = applyParts(out, msg.view);
+  // Every event message carries the lobby parts of the table after it (who is where, the
+  // stage, deadline, placement, next and rematch presses, hints used, `you`): copied over,
+  // they are the whole of those; the cases below add only what the lobby does not hold.
   if (msg.lobby) out = applyParts(out, msg.lobby);
-  out = applyParts(out, pick(msg, ["deadline", "placement", "next_pressed", "rematch_votes", "stage", "host", "you", "hints_used"]));
   if (typeof msg.server_time === "number") out = withOffset(out, msg.server_time, localNow);
   switch (msg.type) {
     case "member":
@@ -253,7 +254,6 @@ function reduceMessage(s, msg, localNow) {
     case "round":
       if (msg.game) out.game = withDistinctNames(msg.game);
       out.log = [];
-      if (!msg.lobby && msg.next_pressed === undefined) out.nextPressed = []; // a new round: nobody pressed
       return out;
     case "aborted":
       // A ranked game stopped before it was played: the player who did not take a first shot.
@@ -262,61 +262,22 @@ function reduceMessage(s, msg, localNow) {
     case "finished":
       if (msg.aborted && typeof msg.aborted.message === "string") out.aborted = msg.aborted;
       if (msg.game) out.game = withDistinctNames(msg.game);
-      out.stage = (msg.lobby && msg.lobby.stage) || msg.stage || (msg.abandoned && s.kind === "solo" ? "closed" : "finished");
       out.abandoned = Boolean(msg.abandoned);
       if (msg.record) out.record = msg.record;
       if (Array.isArray(msg.ratings)) out.ratingChanges = msg.ratings.filter((r) => r && typeof r.username === "string");
-      return out;
-    case "next_pressed":
-      if (msg.member && !out.nextPressed.includes(msg.member) && msg.next_pressed === undefined) {
-        out.nextPressed = [...out.nextPressed, msg.member];
-      }
-      return out;
-    case "rematch_vote":
-      if (msg.member && !out.rematchVotes.includes(msg.member) && msg.rematch_votes === undefined) {
-        out.rematchVotes = [...out.rematchVotes, msg.member];
-      }
-      return out;
-    case "hint_taken":
-      // A hint or heat map asked for at a seat: counted with the game (the view says the count
-      // when it is sent; else one more).
-      const told = [msg, msg.lobby, msg.view].some((part) => part && part.hints_used !== undefined);
-      if (msg.seat && !told) {
-        out.hintsUsed = { ...s.hintsUsed, [msg.seat]: (Number(s.hintsUsed[msg.seat]) || 0) + 1 };
-      }
       return out;
     case "reaction":
       out.reactions = [...s.reactions, { member: msg.member, reaction: msg.reaction, event: msg.event ?? null }]
         .slice(-REACTIONS_KEPT);
       return out;
-    case "presence":
-      if (msg.member && typeof msg.connected === "boolean" && !msg.lobby && !msg.view) {
-        out.members = out.members.map((m) => (m.member === msg.member ? { ...m, connected: msg.connected } : m));
-        out.seats = out.seats.map((x) => (x.occupant && x.occupant.member === msg.member
-          ? { ...x, occupant: { ...x.occupant, connected: msg.connected } } : x));
-      }
-      return out;
-    case "stand_in":
-      if (msg.seat && !msg.lobby && !msg.view) {
-        out.seats = out.seats.map((x) => (x.seat === msg.seat && x.occupant
-          ? { ...x, occupant: { ...x.occupant, stand_in: Boolean(msg.on) } } : x));
-      }
-      return out;
     case "closed":
-      out.stage = "closed";
       out.closed = msg.reason || "closed";
-      out.deadline = null;
       return out;
     default:
-      // member, seat, settings and anything newer: the lobby/view parts were applied above.
+      // seat, settings, presence, stand_in, next_pressed, rematch_vote, hint_taken and anything
+      // newer: the lobby parts applied above say it all.
       return out;
   }
-}
-
-function pick(o, keys) {
-  const out = {};
-  for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
-  return out;
 }
 
 /** Forget the table on screen (left it, or the server no longer knows it). */
