@@ -439,7 +439,7 @@ def routes(
 
     async def _review(game: Game, accuracy: Accuracy) -> dict[str, Any]:
         """The review of ``game``, one job per shot on the analysis pool."""
-        count = sum(1 for a in game.actions if a.get("type") == "shoot")
+        count = sum(1 for a in game.actions if a.kind == "shoot")
         if count > MAX_REVIEW_SHOTS:
             raise AnalysisHttpError(
                 413,

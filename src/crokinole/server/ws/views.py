@@ -364,11 +364,10 @@ def _turn_fields(table: Table, version: int, turn: Played) -> dict[str, Any]:
     def make() -> dict[str, Any]:
         before = turn.before
         report = turn.report
-        ids = [d.id for d in before.discs] + [before.next_disc_id]
-        owners = [d.owner.key for d in before.discs] + [report.seat.key]
+        owners = [o.key for o in report.owners]
         return {
             "report": report_payload(report, before),
-            "trajectory": trajectory_payload(report.physics, ids, owners),
+            "trajectory": trajectory_payload(report.physics, list(report.ids), owners),
             "game": game_view(table, turn.after),
         }
 
