@@ -231,7 +231,7 @@ def measure(args: argparse.Namespace, console: Console) -> Measured:
         task = progress.add_task("game to review", total=1)
         game = review_game(args.seed, 1 if quick else 4)
         progress.advance(task)
-        done.shots = sum(1 for a in game.actions if a["type"] == "shoot")
+        done.shots = sum(1 for a in game.actions if a.kind == "shoot")
         task = progress.add_task("reviews", total=done.reviews * done.shots)
         for _ in range(done.reviews):
             done.review_times.time(

@@ -23,18 +23,8 @@ from crokinole.errors import (
     NotYourTurn,
     SimulationError,
 )
-from crokinole.physics import (
-    BatchResult,
-    Contact,
-    ContactKind,
-    DiscOutcome,
-    DiscStatus,
-    Event,
-    EventKind,
-    ShotResult,
-    simulate_batch,
-    simulate_shot,
-)
+from crokinole.physics import BatchResult, ShotResult, simulate_batch, simulate_shot
+from crokinole.physics.result import Contact, ContactKind, DiscOutcome, DiscStatus, Event, EventKind
 from crokinole.rules import Game, Layout, Phase, Rules, Scoring, ShotReport, TieSetting
 
 __all__ = [

@@ -142,7 +142,7 @@ def test_timeouts_are_replayed_but_not_reviewed() -> None:
     game.timeout(Seat.NORTH)  # R3
     game.shoot(Seat.SOUTH, DITCH)
     result = review(game, accuracy=Accuracy.steady())
-    assert [a["type"] for a in game.actions] == ["shoot", "timeout", "shoot"]
+    assert [a.kind for a in game.actions] == ["shoot", "timeout", "shoot"]
     assert [(s.index, s.seat, s.turn) for s in result.shots] == [
         (0, Seat.SOUTH, 1),
         (2, Seat.SOUTH, 3),

@@ -8,8 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from crokinole.board import TOURNAMENT_BOARD, Seat, Shot
-from crokinole.rules import Game, Rules, round_points, turn_order
-from crokinole.rules.record import game_from_json
+from crokinole.rules import Game, Rules, game_from_json, round_points, turn_order
 from crokinole.rules.state import round_opener
 
 B = TOURNAMENT_BOARD

@@ -14,9 +14,9 @@ from crokinole.board import Seat
 from crokinole.ranking import INITIAL, Outcome, display, rate, rate_verdict, result_of
 from crokinole.ranking import SideResult as Side
 from crokinole.server.owner.tables import Tables, results_of
+from crokinole.server.protocol import WireError
 from crokinole.server.ranked import fair_play, rated
 from crokinole.server.ranked.queue import RETURN_WITHIN_S, RankedQueue
-from crokinole.server.ws.messages import WireError
 from crokinole.store import Store
 from crokinole.table import (
     Connect,

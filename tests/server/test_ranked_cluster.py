@@ -26,10 +26,10 @@ from redis.asyncio import Redis
 from crokinole.server.cluster.hub import HubUnavailableError, Listener, MemoryHub
 from crokinole.server.cluster.redis_hub import RedisHub
 from crokinole.server.owner.tables import Tables
+from crokinole.server.protocol import WireError
 from crokinole.server.ranked import queue as ranked
 from crokinole.server.ranked import rated
 from crokinole.server.ranked.queue import RankedQueue
-from crokinole.server.ws.messages import WireError
 from crokinole.store import Store, StoreUnavailableError
 from crokinole.table import Table
 from tests.server.conftest import REDIS_URL

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from crokinole.board import Seat, Shot
+from crokinole.server import protocol
 from crokinole.server.ws import messages as inbound
 from crokinole.server.ws import views
 from crokinole.table import (
@@ -28,9 +29,9 @@ HOST = "host-device-token-0001"
 GUEST = "guest-device-token-0002"
 
 
-def _error(payload: dict[str, Any] | str) -> inbound.WireError:
+def _error(payload: dict[str, Any] | str) -> protocol.WireError:
     text = payload if isinstance(payload, str) else json.dumps(payload)
-    with pytest.raises(inbound.WireError) as info:
+    with pytest.raises(protocol.WireError) as info:
         inbound.parse_message(text)
     return info.value
 

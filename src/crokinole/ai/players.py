@@ -46,7 +46,14 @@ import numpy.typing as npt
 from crokinole.ai.aim import direction_towards, path_is_clear, power_for
 from crokinole.ai.evaluate import Situation, margins, standings, utility
 from crokinole.ai.noise import Noise
-from crokinole.ai.search import Candidates, candidate_margins, generate, simulate_candidates
+from crokinole.ai.search import (
+    Candidates,
+    candidate_margins,
+    distinct_intentions,
+    generate,
+    played_candidates,
+    simulate_candidates,
+)
 from crokinole.board import Seat, Shot
 from crokinole.errors import IllegalActionError
 from crokinole.rules import Disc, Game
@@ -151,7 +158,7 @@ def _first_free(game: Game, seat: Seat, preferred: tuple[float, ...]) -> float:
             return position
     free = game.placement_intervals(seat)
     if not free:
-        raise IllegalActionError(f"{seat.name.title()} has no room to place a disc")
+        raise IllegalActionError(f"{seat.title} has no room to place a disc")
     a, b = max(free, key=lambda ab: ab[1] - ab[0])
     return (a + b) / 2.0
 
@@ -226,30 +233,57 @@ SIMPLE_FRACTIONS = (0.0, -0.15, 0.15, -0.3, 0.3, -0.45, 0.45, -0.6, 0.6, -0.75, 
 SIMPLE_OFFSETS = (0.0, -0.5, 0.5, -1.0, 1.0)
 
 
-@dataclass(frozen=True)
-class EasyPlayer(CpuPlayer):
-    """Aims roughly: the centre, or straight at one opposing disc it can reach."""
+def _cuts(
+    game: Game, seat: Seat, targets: list[Disc], spots: list[float], speed: float
+) -> list[Shot]:
+    """Cut shots at each target in turn, full hits before thin ones, from each spot."""
+    return [
+        _cut(game, seat, position, target, offset=offset, speed=speed)
+        for target in targets
+        for offset in SIMPLE_OFFSETS
+        for position in spots
+    ]
 
-    level: Level = Level.EASY
-    noise: Noise = NOISE[Level.EASY]
-    name: str = f"CPU {Level.EASY.label}"
+
+def _first_contact(game: Game, seat: Seat, shots: list[Shot]) -> Shot | None:
+    """The first of ``shots`` that is valid as aimed (R4), else any valid shot, else None."""
+    return _first_valid(game, seat, shots) or _any_valid(game, seat)
+
+
+@dataclass(frozen=True)
+class _SimplePlayer(CpuPlayer):
+    """Easy and Normal: an open 20 when nothing must be hit, else a contact shot by geometry."""
 
     def intend(self, game: Game, rng: np.random.Generator) -> Shot:
         seat = _seat_to_move(game)
         targets = _opposing(game, seat)
         if not targets or not game.rules.required_contact:
             return _open_twenty(game, seat, past_centre=1.0)
+        return self._hit(game, seat, targets, rng)
+
+    def _hit(self, game: Game, seat: Seat, targets: list[Disc], rng: np.random.Generator) -> Shot:
+        """The shot meant to touch one of ``targets`` (R4)."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class EasyPlayer(_SimplePlayer):
+    """Aims roughly: the centre, or straight at one opposing disc it can reach.
+
+    The target is drawn at random among those it can touch (R4); it does not
+    look for a clear line or weigh what a disc is worth.
+    """
+
+    level: Level = Level.EASY
+    noise: Noise = NOISE[Level.EASY]
+    name: str = f"CPU {Level.EASY.label}"
+
+    def _hit(self, game: Game, seat: Seat, targets: list[Disc], rng: np.random.Generator) -> Shot:
         # A target at random, but one it can touch (R4): the placements from the
         # middle outwards, full hits before thin ones, the other targets after.
         order = [targets[int(i)] for i in rng.permutation(len(targets))]
         spots = _spots(game, seat, SIMPLE_FRACTIONS)
-        shots = [
-            _cut(game, seat, position, target, offset=offset, speed=35.0)
-            for target in order
-            for offset in SIMPLE_OFFSETS
-            for position in spots
-        ]
-        chosen = _first_valid(game, seat, shots) or _any_valid(game, seat)
+        chosen = _first_contact(game, seat, _cuts(game, seat, order, spots, 35.0))
         if chosen is not None:
             return chosen
         # Nothing touches an opposing disc: the old rough aim (a foul whatever it does).
@@ -258,19 +292,15 @@ class EasyPlayer(CpuPlayer):
 
 
 @dataclass(frozen=True)
-class NormalPlayer(CpuPlayer):
+class NormalPlayer(_SimplePlayer):
     """Basic contact shots with simple geometry: a clear line to the best target."""
 
     level: Level = Level.NORMAL
     noise: Noise = NOISE[Level.NORMAL]
     name: str = f"CPU {Level.NORMAL.label}"
 
-    def intend(self, game: Game, rng: np.random.Generator) -> Shot:
-        seat = _seat_to_move(game)
+    def _hit(self, game: Game, seat: Seat, targets: list[Disc], rng: np.random.Generator) -> Shot:
         board = game.board
-        targets = _opposing(game, seat)
-        if not targets or not game.rules.required_contact:
-            return _open_twenty(game, seat, past_centre=1.0)
         spots = _spots(game, seat, SIMPLE_FRACTIONS)
         pegs = board.peg_array()
         # Inner (more valuable) discs first; nearer the middle of the quarter first.
@@ -297,13 +327,8 @@ class NormalPlayer(CpuPlayer):
         clear.sort(key=lambda item: item[0])
         # The clear lines, checked as aimed (one may still drop in the hole on
         # the way); then cut shots at each target, most valuable first.
-        shots = [shot for _, shot in clear] + [
-            _cut(game, seat, position, target, offset=offset, speed=45.0)
-            for target in ranked
-            for offset in SIMPLE_OFFSETS
-            for position in spots
-        ]
-        chosen = _first_valid(game, seat, shots) or _any_valid(game, seat)
+        shots = [shot for _, shot in clear] + _cuts(game, seat, ranked, spots, 45.0)
+        chosen = _first_contact(game, seat, shots)
         if chosen is not None:
             return chosen
         # Nothing touches an opposing disc: straight at the nearest one and hope.
@@ -439,20 +464,8 @@ class ExpertPlayer(CpuPlayer):
         seat = situation.seat
         z = (rng.normal(0.0, 1.0, reps), rng.normal(0.0, 1.0, reps), rng.normal(0.0, 1.0, reps))
         count = len(finalists)
-        pos, dirs, pows = self.noise.apply(
-            game.board,
-            np.repeat(finalists.positions, reps),
-            np.repeat(finalists.directions, reps),
-            np.repeat(finalists.powers, reps),
-            (np.tile(z[0], count), np.tile(z[1], count), np.tile(z[2], count)),
-        )
-        # choose_shot keeps the intended spot when the noisy one is not free.
-        intended = np.repeat(finalists.positions, reps)
-        free = np.zeros(pos.shape, dtype=np.bool_)
-        for a, b in game.placement_intervals(seat):
-            free |= (pos >= a) & (pos <= b)
-        pos = np.where(free, pos, intended)
-        rolled = simulate_candidates(game, seat, Candidates(pos, dirs, pows))
+        played = played_candidates(game, seat, finalists, self.noise, z)
+        rolled = simulate_candidates(game, seat, played)
         margin = margins(standings(rolled, situation), situation.side)
         score = utility(margin, situation) if self.situation_aware else margin
         expected = score.reshape(count, reps).mean(axis=1)
@@ -470,25 +483,9 @@ class ExpertPlayer(CpuPlayer):
             game, generate(game, seat), self.noise, HardPlayer.stencil
         )
         first = _prefer_valid(utility(values, situation).mean(axis=0), valid)
-        order = np.argsort(-first, kind="stable")
         # Keep distinct finalists: the best of each (rounded) intention, and
         # only shots valid as aimed when there are any (see _prefer_valid).
-        keep: list[int] = []
-        seen: set[tuple[int, int, int]] = set()
-        for k in order:
-            if not np.isfinite(first[k]):
-                break
-            key = (
-                round(float(shots.positions[k])),
-                round(float(shots.directions[k]) * 2),
-                round(float(shots.powers[k])),
-            )
-            if key in seen:
-                continue
-            seen.add(key)
-            keep.append(int(k))
-            if len(keep) == self.finalists:
-                break
+        keep = distinct_intentions(shots, first, self.finalists)
         finalists = shots.take(np.array(keep))
         expected = self._expected(game, situation, finalists, self.rollouts, rng)
         best = np.argsort(-expected, kind="stable")[: self.recheck]
@@ -516,16 +513,3 @@ def make_player(level: Level | str) -> CpuPlayer:
         Level.EXPERT: ExpertPlayer(),
     }
     return players[level]
-
-
-__all__ = [
-    "NOISE",
-    "CpuPlayer",
-    "EasyPlayer",
-    "ExpertPlayer",
-    "HardPlayer",
-    "Level",
-    "NormalPlayer",
-    "Player",
-    "make_player",
-]

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from crokinole.ai.aim import directions_towards, placement_points, powers_for
 from crokinole.ai.evaluate import Situation, margins, standings
+from crokinole.ai.noise import Noise
 from crokinole.board import Seat
 from crokinole.errors import IllegalActionError
 from crokinole.physics import simulate_batch
@@ -74,7 +75,7 @@ def generate(game: Game, seat: Seat, positions: FloatArray | None = None) -> Can
         # Every planned spot is blocked: the middle of each free stretch of the line.
         positions = np.array([(a + b) / 2.0 for a, b in game.placement_intervals(seat)])
     if positions.size == 0:
-        raise IllegalActionError(f"{seat.name.title()} has no room to place a disc")
+        raise IllegalActionError(f"{seat.title} has no room to place a disc")
     starts = placement_points(board, seat, positions)
     side = game.side_of(seat)
     discs = game.discs
@@ -149,3 +150,61 @@ def candidate_margins(game: Game, shots: Candidates) -> tuple[FloatArray, BatchJ
     situation = Situation.of(game)
     judged = simulate_candidates(game, situation.seat, shots)
     return margins(standings(judged, situation), situation.side), judged
+
+
+def distinct_intentions(shots: Candidates, score: FloatArray, limit: int) -> list[int]:
+    """Up to ``limit`` best candidates by ``score``, one per rounded intention.
+
+    Two shots share an intention when their position (1°), direction (½°)
+    and power (1 %) round alike; a shot scored ``-inf`` or NaN is never
+    kept.  The Expert keeps its finalists so, and the hints their candidates.
+    """
+    keep: list[int] = []
+    seen: set[tuple[int, int, int]] = set()
+    for k in np.argsort(-score, kind="stable"):
+        if not np.isfinite(score[k]):
+            break
+        key = (
+            round(float(shots.positions[k])),
+            round(float(shots.directions[k]) * 2),
+            round(float(shots.powers[k])),
+        )
+        if key in seen:
+            continue
+        seen.add(key)
+        keep.append(int(k))
+        if len(keep) == limit:
+            break
+    return keep
+
+
+def played_candidates(
+    game: Game,
+    seat: Seat,
+    shots: Candidates,
+    noise: Noise,
+    errors: tuple[FloatArray, FloatArray, FloatArray],
+) -> Candidates:
+    """Every shot played once per draw of ``errors``, shot by shot (shot ``k``'s draws together).
+
+    The same errors for every shot (common random numbers), so a comparison
+    shows the shots' differences and not the draws'.  A noisy placement that
+    is not free is replaced by the aimed one, as
+    :meth:`crokinole.ai.CpuPlayer.choose_shot` does: placing is deliberate.
+    """
+    draws = int(errors[0].shape[0])
+    count = len(shots)
+    intended = np.repeat(shots.positions, draws)
+    pos, dirs, pows = noise.apply(
+        game.board,
+        intended,
+        np.repeat(shots.directions, draws),
+        np.repeat(shots.powers, draws),
+        (np.tile(errors[0], count), np.tile(errors[1], count), np.tile(errors[2], count)),
+    )
+    if noise.position:
+        free = np.zeros(pos.shape, dtype=np.bool_)
+        for a, b in game.placement_intervals(seat):
+            free |= (pos >= a) & (pos <= b)
+        pos = np.where(free, pos, intended)
+    return Candidates(pos, dirs, pows)

@@ -50,6 +50,7 @@ ricochet20 1 of theirs beside   as follow20: carom off their disc into the hole.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import math
 from collections.abc import Callable, Sequence
@@ -117,6 +118,10 @@ class Drill:
     max_per_attempt: int
     example: Shot
     score_attempt: Callable[[PracticeResult], int] = field(repr=False, compare=False)
+
+    def with_example(self, shot: Shot) -> Drill:
+        """The same drill with ``shot`` as its example."""
+        return dataclasses.replace(self, example=shot)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: id, name, summary, attempts, max_per_attempt, setup, code, example."""
@@ -221,6 +226,42 @@ def _star() -> PracticePosition:
     return PracticePosition(tuple(points))
 
 
+def _theirs(at: tuple[float, float]) -> PracticePosition:
+    """One disc of theirs at ``at`` (inches), nothing else on the board."""
+    return PracticePosition((("n", *at),))
+
+
+def _takeout(drill_id: str, name: str, where: str, at: tuple[float, float]) -> Drill:
+    """A hit and stick on their one disc sitting ``where``: take it off and stay."""
+    return Drill(
+        id=drill_id,
+        name=name,
+        summary=(
+            f"Their disc sits {where}. Take it off: "
+            "1 point, and 1 more when your shooter stays on the board."
+        ),
+        attempts=10,
+        setup=_theirs(at),
+        max_per_attempt=2,
+        example=Shot(),
+        score_attempt=_takeouts_and_stay(1),
+    )
+
+
+def _carom(drill_id: str, name: str, how: str, at: tuple[float, float]) -> Drill:
+    """A 20 made off their one disc (``how``): 1 when the shooter drops and theirs does not."""
+    return Drill(
+        id=drill_id,
+        name=name,
+        summary=f"{how}: 1 point when your shooter drops and theirs does not.",
+        attempts=10,
+        setup=_theirs(at),
+        max_per_attempt=1,
+        example=Shot(),
+        score_attempt=_carom_twenty,
+    )
+
+
 _DRILL_LIST = (
     Drill(
         id="open20",
@@ -262,32 +303,12 @@ _DRILL_LIST = (
         example=Shot(-20.0, 8.0, 95.0),
         score_attempt=_takeouts_and_stay(2),
     ),
-    Drill(
-        id="far_side",
-        name="Far-side takeout",
-        summary=(
-            "Their disc sits in the 10 ring on the far side of the hole. Take it off: "
-            "1 point, and 1 more when your shooter stays on the board."
-        ),
-        attempts=10,
-        setup=PracticePosition((("n", 2.5, 6.0),)),
-        max_per_attempt=2,
-        example=Shot(10.0, 13.0, 45.0),
-        score_attempt=_takeouts_and_stay(1),
-    ),
-    Drill(
-        id="near_side",
-        name="Near-side takeout",
-        summary=(
-            "Their disc sits in the 10 ring on your side of the board. Take it off: "
-            "1 point, and 1 more when your shooter stays on the board."
-        ),
-        attempts=10,
-        setup=PracticePosition((("n", -3.0, -6.0),)),
-        max_per_attempt=2,
-        example=Shot(-40.0, 10.0, 45.0),
-        score_attempt=_takeouts_and_stay(1),
-    ),
+    _takeout(
+        "far_side", "Far-side takeout", "in the 10 ring on the far side of the hole", (2.5, 6.0)
+    ).with_example(Shot(10.0, 13.0, 45.0)),
+    _takeout(
+        "near_side", "Near-side takeout", "in the 10 ring on your side of the board", (-3.0, -6.0)
+    ).with_example(Shot(-40.0, 10.0, 45.0)),
     Drill(
         id="inside_out",
         name="Inside out",
@@ -297,37 +318,23 @@ _DRILL_LIST = (
             "15 in its place (or drops for a 20)."
         ),
         attempts=10,
-        setup=PracticePosition((("n", 1.2, 1.4),)),
+        setup=_theirs((1.2, 1.4)),
         max_per_attempt=2,
         example=Shot(-40.0, -1.0, 50.0),
         score_attempt=_inside_out,
     ),
-    Drill(
-        id="follow20",
-        name="Follow-through 20",
-        summary=(
-            "Their disc sits just in front of the hole. Hit it aside and follow through "
-            "into the 20: 1 point when your shooter drops and theirs does not."
-        ),
-        attempts=10,
-        setup=PracticePosition((("n", 0.35, -2.2),)),
-        max_per_attempt=1,
-        example=Shot(-10.0, 7.0, 70.0),
-        score_attempt=_carom_twenty,
-    ),
-    Drill(
-        id="ricochet20",
-        name="Ricochet 20",
-        summary=(
-            "Their disc sits beside the hole. Glance off it into the 20: 1 point when "
-            "your shooter drops and theirs does not."
-        ),
-        attempts=10,
-        setup=PracticePosition((("n", -1.9, 0.3),)),
-        max_per_attempt=1,
-        example=Shot(-40.0, -3.0, 35.0),
-        score_attempt=_carom_twenty,
-    ),
+    _carom(
+        "follow20",
+        "Follow-through 20",
+        "Their disc sits just in front of the hole. Hit it aside and follow through into the 20",
+        (0.35, -2.2),
+    ).with_example(Shot(-10.0, 7.0, 70.0)),
+    _carom(
+        "ricochet20",
+        "Ricochet 20",
+        "Their disc sits beside the hole. Glance off it into the 20",
+        (-1.9, 0.3),
+    ).with_example(Shot(-40.0, -3.0, 35.0)),
 )
 
 #: The drills by id, in the order they are listed to players.

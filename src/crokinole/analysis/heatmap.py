@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from crokinole.ai.search import Candidates
-from crokinole.analysis.value import Accuracy, normal_errors, roll, situation_of
+from crokinole.analysis.value import Accuracy, normal_errors, roll, shot_data, situation_of
 from crokinole.board import Board, Seat, Shot, is_real_number
 from crokinole.errors import AnalysisError
 from crokinole.rules import Game
@@ -92,11 +92,7 @@ class HeatMap:
             "powers": np.round(self.powers, 4).tolist(),
             "travel": np.round(self.travel, 4).tolist(),
             "values": np.round(self.values, 3).tolist(),
-            "best": {
-                "position": round(self.best.position, 4),
-                "direction": round(self.best.direction, 4),
-                "power": round(self.best.power, 4),
-            },
+            "best": shot_data(self.best),
         }
 
 
@@ -211,7 +207,7 @@ def _check_position(game: Game, position: float, seat: Seat) -> None:
     limit = game.board.placement_limit
     if abs(position) > limit:
         raise AnalysisError(
-            f"a disc cannot be placed at {position:g}°: {seat.name.lower()}'s quarter of the "
+            f"a disc cannot be placed at {position:g}°: {seat.key}'s quarter of the "
             f"shooting line runs from -{limit:.2f}° to {limit:.2f}° (R3)"
         )
     problem = game.placement_problem(seat, float(position))

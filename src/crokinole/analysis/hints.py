@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from crokinole.ai.evaluate import margins, standings
 from crokinole.ai.players import MARGIN_TIE_BREAK, HardPlayer
-from crokinole.ai.search import Candidates, generate, simulate_candidates
+from crokinole.ai.search import Candidates, distinct_intentions, generate, simulate_candidates
 from crokinole.analysis.value import (
     Accuracy,
     ShotValue,
@@ -123,7 +123,7 @@ def hints(
         raise AnalysisError(str(exc)) from None
     stencil = ((0.0, 0.0),) if accuracy.is_steady else plan.stencil
     score, aimed = _screen(game, shots, accuracy, stencil)
-    order = _distinct_intentions(shots, score, plan.screened)
+    order = distinct_intentions(shots, score, plan.screened)
     ideas = _ideas(game, aimed, order)
     chosen, idea_of = _finalists(ideas, plan.finalists, count)
     finalists = shots.take(np.array(chosen, dtype=np.intp))
@@ -190,27 +190,6 @@ def _screen(
         positions=judged.positions[:k],
     )
     return np.asarray(score, dtype=np.float64), aimed
-
-
-def _distinct_intentions(shots: Candidates, score: FloatArray, limit: int) -> list[int]:
-    """Up to ``limit`` best candidates, one per rounded intention (as the Expert keeps them)."""
-    keep: list[int] = []
-    seen: set[tuple[int, int, int]] = set()
-    for k in np.argsort(-score, kind="stable"):
-        if not np.isfinite(score[k]):
-            break
-        key = (
-            round(float(shots.positions[k])),
-            round(float(shots.directions[k]) * 2),
-            round(float(shots.powers[k])),
-        )
-        if key in seen:
-            continue
-        seen.add(key)
-        keep.append(int(k))
-        if len(keep) == limit:
-            break
-    return keep
 
 
 def _ideas(game: Game, aimed: BatchJudgement, order: list[int]) -> list[list[int]]:

@@ -49,7 +49,7 @@ from crokinole.board import TOURNAMENT_BOARD, Board, Point, Seat, Shot, Zone, is
 from crokinole.errors import AnalysisError, CrokinoleError
 from crokinole.physics import OVERLAP_TOLERANCE, ShotResult
 from crokinole.rules import Disc, Game, GameState, Phase, Rules, ShotReport
-from crokinole.rules.saved import SavedGame, write_record
+from crokinole.rules.record_format import SavedGame, write_record
 
 __all__ = [
     "CODE_VERSION",
@@ -79,7 +79,8 @@ PRACTICE_RULES = Rules(discs_per_side=12)
 #: The letter of each practice seat's discs, and back.
 _LETTER = {Seat.SOUTH: "s", Seat.NORTH: "n"}
 _SEAT_OF = {"s": Seat.SOUTH, "n": Seat.NORTH}
-_SEATS = {"south": Seat.SOUTH, "north": Seat.NORTH}
+#: The practice seats by name (exactly as written in a position).
+_SEATS = {seat.key: seat for seat in _LETTER}
 #: Grid of a position (inches): coordinates are kept in hundredths.
 _GRID = 0.01
 #: How many grid steps a disc may be nudged to keep a rounded position legal.
@@ -97,7 +98,7 @@ def _disc_problem(
     board: Board, letter: str, x: float, y: float, placed: Sequence[PracticeDisc]
 ) -> str | None:
     """Why a disc of ``letter`` at (x, y) cannot lie beside ``placed``, or None if it can (R5)."""
-    where = f"{_SEAT_OF[letter].name.lower()}'s disc at ({_round(x):.2f}, {_round(y):.2f})"
+    where = f"{_SEAT_OF[letter].key}'s disc at ({_round(x):.2f}, {_round(y):.2f})"
     if math.hypot(x, y) > board.surface_radius:
         return f"{where} is off the board"
     zone = board.zone_of(Point(x, y))
@@ -112,7 +113,7 @@ def _disc_problem(
     reach = 2.0 * board.disc_radius - OVERLAP_TOLERANCE
     for other, ox, oy in placed:
         if math.hypot(x - ox, y - oy) < reach:
-            owner = _SEAT_OF[other].name.lower()
+            owner = _SEAT_OF[other].key
             return f"{where} overlaps {owner}'s disc at ({ox:.2f}, {oy:.2f})"
     return None
 
@@ -137,7 +138,7 @@ def _snapped(board: Board, discs: Sequence[PracticeDisc]) -> tuple[PracticeDisc,
                 break
         else:  # pragma: no cover - a legal disc always has a legal grid point this near
             raise AnalysisError(
-                f"{_SEAT_OF[letter].name.lower()}'s disc at ({x:.4f}, {y:.4f}) cannot be "
+                f"{_SEAT_OF[letter].key}'s disc at ({x:.4f}, {y:.4f}) cannot be "
                 "written to hundredths of an inch without touching something"
             )
     return tuple(kept)
@@ -190,7 +191,7 @@ where a disc drops (R5)
             count = sum(1 for d in checked if d[0] == letter)
             if count > MAX_DISCS_PER_SIDE:
                 raise AnalysisError(
-                    f"{seat.name.lower()} has {count} discs on the board; a practice round "
+                    f"{seat.key} has {count} discs on the board; a practice round "
                     f"has {MAX_DISCS_PER_SIDE} of each side"
                 )
         object.__setattr__(self, "discs", _snapped(board, checked))
@@ -347,7 +348,7 @@ def practice_game(pos: PracticePosition) -> Game:
     shot_each = max(len(own), len(theirs))
     if shot_each >= PRACTICE_RULES.discs_per_side:
         full = own if len(own) >= len(theirs) else theirs
-        name = _SEAT_OF[full[0][0]].name.lower()
+        name = _SEAT_OF[full[0][0]].key
         raise AnalysisError(
             f"{name} has {len(full)} discs on the board, a whole round's: take one off to "
             "shoot again (each side has 12)"
@@ -430,7 +431,7 @@ class PracticeResult:
     @property
     def shot_id(self) -> int:
         """The game id of the shot disc."""
-        return self.game.next_disc_id
+        return self.report.shot_id
 
     @property
     def twenty(self) -> bool:

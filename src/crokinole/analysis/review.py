@@ -54,10 +54,10 @@ from typing import Any
 
 from crokinole.analysis.hints import hints
 from crokinole.analysis.practice import PracticePosition, position_code
-from crokinole.analysis.value import Accuracy, ShotValue, value_shots
+from crokinole.analysis.value import Accuracy, ShotValue, shot_data, value_shots
 from crokinole.board import Seat, Shot
-from crokinole.errors import AnalysisError, CrokinoleError
-from crokinole.rules import Game, Layout
+from crokinole.errors import AnalysisError, CrokinoleError, InvalidRecordError
+from crokinole.rules import ActionReplayError, Game, Layout, ShotAction, Step, steps
 
 __all__ = [
     "GRADE_THRESHOLDS",
@@ -103,14 +103,6 @@ def grade_of(loss_win: float) -> Grade:
         if loss_win < bound:
             return grade
     return Grade.BLUNDER
-
-
-def _shot_dict(shot: Shot) -> dict[str, float]:
-    return {
-        "position": round(shot.position, 4),
-        "direction": round(shot.direction, 4),
-        "power": round(shot.power, 4),
-    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,8 +151,8 @@ class ShotReview:
             "index": self.index,
             "round": self.round,
             "turn": self.turn,
-            "seat": self.seat.name.lower(),
-            "shot": _shot_dict(self.shot),
+            "seat": self.seat.key,
+            "shot": shot_data(self.shot),
             "played": self.played.to_dict(),
             "best": self.best.to_dict(),
             "loss_margin": round(self.loss_margin, 4),
@@ -185,7 +177,7 @@ class SeatSummary:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data."""
         return {
-            "seat": self.seat.name.lower(),
+            "seat": self.seat.key,
             "shots": self.shots,
             "grades": {g.value: self.grades[g] for g in Grade},
             "mean_loss_win": round(self.mean_loss_win, 4),
@@ -234,50 +226,33 @@ class GameReview:
             "accuracy": self.accuracy,
             "seed": self.seed,
             "thresholds": {grade.value: bound for grade, bound in GRADE_THRESHOLDS},
-            "seats": [s.name.lower() for s in self.seats],
-            "sides": [[s.name.lower() for s in side] for side in self.sides],
+            "seats": [s.key for s in self.seats],
+            "sides": [[s.key for s in side] for side in self.sides],
             "shots": [s.to_dict() for s in self.shots],
-            "summary": {s.seat.name.lower(): s.to_dict() for s in self.summary()},
+            "summary": {s.seat.key: s.to_dict() for s in self.summary()},
         }
 
 
-def _seat(name: object, index: int) -> Seat:
-    if isinstance(name, str) and name.upper() in Seat.__members__ and name == name.lower():
-        return Seat[name.upper()]
-    raise AnalysisError(f"action {index} of the game names no seat (got {name!r})")
+def _shots(game: Game) -> Iterator[tuple[int, Step, ShotAction]]:
+    """``game``'s shots, each with its place in the record and its step replayed (R9).
 
-
-def _replay(game: Game) -> Iterator[tuple[int, Game, Seat, Shot, Game]]:
-    """Play ``game``'s actions again from the start; yield each shot with the games around it.
-
-    Yields ``(index, before, seat, shot, after)``; ``after`` is the replay
-    itself, changed by the next step, so read it before going on.
+    Raises:
+        AnalysisError: an action does not replay to the result it records.
     """
-    replay = Game(game.rules, game.board, game.first_seat)
-    for index, action in enumerate(game.actions):
-        kind = action.get("type")
-        try:
-            if kind == "shoot":
-                seat = _seat(action.get("seat"), index)
-                shot = Shot(action["position"], action["direction"], action["power"])
-                before = replay.copy()
-                replay.shoot(seat, shot)
-            elif kind == "timeout":
-                replay.timeout(_seat(action.get("seat"), index))
-            elif kind == "next_round":
-                replay.next_round()
-            else:
-                raise AnalysisError(f"action {index} of the game is of unknown type {kind!r}")
-        except AnalysisError:
-            raise
-        except (CrokinoleError, KeyError, TypeError) as exc:
-            raise AnalysisError(f"action {index} of the game cannot be replayed: {exc}") from None
-        if replay.actions[-1] != action:
+    try:
+        for index, step in enumerate(steps(game)):
+            if isinstance(step.action, ShotAction):
+                yield index, step, step.action
+    except ActionReplayError as exc:
+        if exc.differs:
             raise AnalysisError(
-                f"action {index} of the game does not replay to the result it records"
-            )
-        if kind == "shoot":
-            yield index, before, seat, shot, replay
+                f"action {exc.index} of the game does not replay to the result it records"
+            ) from None
+        raise AnalysisError(
+            f"action {exc.index} of the game cannot be replayed: {exc.reason}"
+        ) from None
+    except InvalidRecordError as exc:
+        raise AnalysisError(f"the game does not replay: {exc}") from None
 
 
 def _standing(game: Game, seat: Seat) -> tuple[float, tuple[int, ...]]:
@@ -294,7 +269,7 @@ def _position_code(game: Game, seat: Seat) -> str | None:
         return None
     discs = tuple(("s" if d.owner is Seat.SOUTH else "n", d.x, d.y) for d in game.discs)
     try:
-        return position_code(PracticePosition(discs, seat.name.lower()))
+        return position_code(PracticePosition(discs, seat.key))
     except CrokinoleError:  # pragma: no cover - a position reached in play is always legal
         return None
 
@@ -357,8 +332,8 @@ def review_steps(game: Game) -> list[ReviewStep]:
         AnalysisError: an action does not replay to the result it records.
     """
     return [
-        ReviewStep(index, before, seat, shot, after.copy())
-        for index, before, seat, shot, after in _replay(game)
+        ReviewStep(index, step.before, action.seat, action.shot, step.after)
+        for index, step, action in _shots(game)
     ]
 
 

@@ -38,20 +38,20 @@ import numpy.typing as npt
 
 from crokinole.ai import NOISE, Level, Noise
 from crokinole.ai.evaluate import Situation, margins, standings
-from crokinole.ai.search import Candidates, simulate_candidates
+from crokinole.ai.search import Candidates, played_candidates, simulate_candidates
 from crokinole.board import Seat, Shot
 from crokinole.errors import AnalysisError
 from crokinole.rules import Game
 from crokinole.rules.referee import FATE_TWENTY, BatchJudgement
-
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
 
 #: Accuracy names that :meth:`Accuracy.named` knows, besides the CPU levels' ids.
 STEADY = "steady"
 HUMAN = "human"
 #: The name of an accuracy fitted to a player's own open-20 rate (see :mod:`.accuracy`).
 MINE = "mine"
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,16 +151,21 @@ class ShotValue:
     def to_dict(self) -> dict[str, Any]:
         """Plain data, figures rounded to 4 places."""
         return {
-            "shot": {
-                "position": round(self.shot.position, 4),
-                "direction": round(self.shot.direction, 4),
-                "power": round(self.shot.power, 4),
-            },
+            "shot": shot_data(self.shot),
             "margin": round(self.margin, 4),
             "round_win": round(self.round_win, 4),
             "valid": round(self.valid, 4),
             "twenty": round(self.twenty, 4),
         }
+
+
+def shot_data(shot: Shot) -> dict[str, float]:
+    """A shot as plain data, rounded to 4 places (as the analysis answers show shots)."""
+    return {
+        "position": round(shot.position, 4),
+        "direction": round(shot.direction, 4),
+        "power": round(shot.power, 4),
+    }
 
 
 def round_win_chance(margin: FloatArray, situation: Situation) -> FloatArray:
@@ -235,21 +240,8 @@ def roll(
     """
     seat: Seat = situation.seat
     draws = int(errors[0].shape[0])
-    count = len(shots)
-    intended = np.repeat(shots.positions, draws)
-    pos, dirs, pows = accuracy.noise.apply(
-        game.board,
-        intended,
-        np.repeat(shots.directions, draws),
-        np.repeat(shots.powers, draws),
-        (np.tile(errors[0], count), np.tile(errors[1], count), np.tile(errors[2], count)),
-    )
-    if accuracy.noise.position:
-        free = np.zeros(pos.shape, dtype=np.bool_)
-        for a, b in game.placement_intervals(seat):
-            free |= (pos >= a) & (pos <= b)
-        pos = np.where(free, pos, intended)
-    judged = simulate_candidates(game, seat, Candidates(pos, dirs, pows))
+    played = played_candidates(game, seat, shots, accuracy.noise, errors)
+    judged = simulate_candidates(game, seat, played)
     margin = margins(standings(judged, situation), situation.side)
     shot_disc = judged.fate.shape[1] - 1
     return Rolled(

@@ -139,7 +139,7 @@ class Seat(Enum):
 
 
 _CLOCKWISE = (Seat.SOUTH, Seat.WEST, Seat.NORTH, Seat.EAST)
-_BY_KEY = {seat.name.lower(): seat for seat in Seat}
+_BY_KEY = {seat.key: seat for seat in Seat}
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +233,11 @@ class Board:
     gravity: float = GRAVITY_IN_PER_S2
 
     def __post_init__(self) -> None:
+        self._store_numbers()
+        self._check_values()
+        self._check_geometry()
+
+    def _store_numbers(self) -> None:
         # Any real number type is accepted (numpy scalars included) and stored
         # as a float, so the board is a plain value that JSON can write.
         for name in self.__dataclass_fields__:
@@ -247,6 +252,9 @@ class Board:
                 raise InvalidBoardError(f"board {name} must be a number, got {value!r}")
             else:
                 object.__setattr__(self, name, float(value))
+
+    def _check_values(self) -> None:
+        """Each dimension and constant in its range."""
         positive = (
             "surface_radius",
             "shooting_line_radius",
@@ -280,6 +288,9 @@ class Board:
             )
         if self.peg_count < 0:
             raise InvalidBoardError(f"board peg_count must be >= 0, got {self.peg_count}")
+
+    def _check_geometry(self) -> None:
+        """The circles in order, and room for a disc on the shooting line."""
         order = (
             self.hole_radius,
             self.fifteen_radius,
@@ -423,7 +434,7 @@ class Board:
         if abs(position) > limit + 1e-9:
             raise InvalidShotError(
                 f"position {quote_number(given)}° is beyond the quadrant line of "
-                f"{seat.name.lower()}'s quarter (allowed -{limit:.2f}° to {limit:.2f}°)"
+                f"{seat.key}'s quarter (allowed -{limit:.2f}° to {limit:.2f}°)"
             )
         angle = math.radians(seat.value + position)
         r = self.shooting_line_radius

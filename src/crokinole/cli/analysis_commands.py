@@ -21,8 +21,7 @@ from rich.table import Table
 from crokinole.analysis.review import GRADE_THRESHOLDS, GameReview, Grade, ShotReview, review
 from crokinole.analysis.value import Accuracy
 from crokinole.errors import CrokinoleError
-from crokinole.rules import Game, game_from_json
-from crokinole.rules.saved import MAX_RECORD_BYTES
+from crokinole.rules import MAX_RECORD_BYTES, Game, game_from_json
 
 #: The accuracies a review may be valued under, as ``--accuracy`` takes them.
 ACCURACIES = ("human", "steady", "easy", "normal", "hard", "expert")

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any
+from typing import Any, Generic, TypeVar, cast, overload
 
 import numpy as np
 
@@ -64,18 +64,38 @@ from crokinole.errors import (
     NotYourTurn,
 )
 from crokinole.physics import OVERLAP_TOLERANCE, simulate_shot
+from crokinole.rules.actions import Action, NextRound, ShotAction, TimeoutAction, TurnResult
 from crokinole.rules.options import Rules
+from crokinole.rules.record_format import SavedGame, read_record, record_dict, write_record
 from crokinole.rules.referee import Disc, Foul, Removal, Removed, ShotReport, judge_shot
-from crokinole.rules.saved import SavedGame, read_record, record_dict, write_record
 from crokinole.rules.scoring import GameOutcome, SideCount
 from crokinole.rules.state import GameState, Phase, RoundResult, round_opener, turn_order
 
 __all__ = ["Game", "Phase", "RoundResult", "seat_name", "turn_order"]
 
+_T = TypeVar("_T")
+
 
 def seat_name(seat: Seat) -> str:
-    """``Seat.NORTH`` → ``North``."""
-    return seat.name.title()
+    """``Seat.NORTH`` → ``North`` (kept for callers: :attr:`Seat.title` is the one namer)."""
+    return seat.title
+
+
+class _OfState(Generic[_T]):
+    """A read-only attribute of :class:`Game` that is a field of its :class:`GameState`."""
+
+    def __init__(self, field: str, doc: str) -> None:
+        self._field = field
+        self.__doc__ = doc
+
+    @overload
+    def __get__(self, game: None, owner: type[Game]) -> _OfState[_T]: ...
+    @overload
+    def __get__(self, game: Game, owner: type[Game]) -> _T: ...
+    def __get__(self, game: Game | None, owner: type[Game]) -> _OfState[_T] | _T:
+        if game is None:
+            return self
+        return cast(_T, getattr(game.state, self._field))
 
 
 class Game:
@@ -106,7 +126,7 @@ class Game:
         seats = self._rules.seats
         first = seats[0] if first_seat is None else first_seat
         if first not in seats:
-            names = ", ".join(s.name.lower() for s in seats)
+            names = ", ".join(s.key for s in seats)
             raise IllegalActionError(f"{first!r} is not a seat in this game; the seats are {names}")
         self._first_seat = first
         self._side_of = {s: self._rules.side_of(s) for s in seats}
@@ -116,9 +136,32 @@ class Game:
         # order; every value held here is immutable, so copy() shares them.
         self._state = GameState.first_round(self._rules, first)
         self._order = turn_order(self._rules, first)
-        self._actions: tuple[dict[str, Any], ...] = ()
+        self._actions: tuple[Action, ...] = ()
 
     # ------------------------------------------------------------ queries
+
+    # The state's facts, read through (``game.scores`` is ``game.state.scores``).
+    phase: _OfState[Phase] = _OfState("phase", "Playing, showing a round result, or over.")
+    round_number: _OfState[int] = _OfState("round", "The current round, from 1.")
+    round_first_seat: _OfState[Seat] = _OfState("round_first", "Who opened the current round.")
+    turn_index: _OfState[int] = _OfState("turn", "How many turns of this round have been played.")
+    discs: _OfState[tuple[Disc, ...]] = _OfState(
+        "discs", "Discs on the board, in the order they were shot."
+    )
+    next_disc_id: _OfState[int] = _OfState(
+        "next_id", "The id the next disc shot this round will get."
+    )
+    twenties: _OfState[tuple[int, ...]] = _OfState(
+        "twenties", "Discs set aside from the hole this round, per side."
+    )
+    ditch: _OfState[tuple[int, ...]] = _OfState("ditch", "Discs in the ditch this round, per side.")
+    scores: _OfState[tuple[int, ...]] = _OfState(
+        "scores", "Game score per side: game points (four rounds) or points (to 100)."
+    )
+    history: _OfState[tuple[RoundResult, ...]] = _OfState("history", "Finished rounds.")
+    outcome: _OfState[GameOutcome | None] = _OfState(
+        "outcome", "Winner or draw once the game is over."
+    )
 
     @property
     def rules(self) -> Rules:
@@ -141,24 +184,9 @@ class Game:
         return self._state
 
     @property
-    def phase(self) -> Phase:
-        """Playing, showing a round result, or over."""
-        return self._state.phase
-
-    @property
     def is_over(self) -> bool:
         """Whether the game has ended."""
         return self._state.phase is Phase.GAME_OVER
-
-    @property
-    def round_number(self) -> int:
-        """The current round, from 1."""
-        return self._state.round
-
-    @property
-    def round_first_seat(self) -> Seat:
-        """Who opened the current round."""
-        return self._state.round_first
 
     @property
     def current_seat(self) -> Seat | None:
@@ -173,47 +201,7 @@ class Game:
         return self._order[state.turn :] if state.phase is Phase.PLAYING else ()
 
     @property
-    def turn_index(self) -> int:
-        """How many turns of this round have been played."""
-        return self._state.turn
-
-    @property
-    def discs(self) -> tuple[Disc, ...]:
-        """Discs on the board, in the order they were shot."""
-        return self._state.discs
-
-    @property
-    def next_disc_id(self) -> int:
-        """The id the next disc shot this round will get."""
-        return self._state.next_id
-
-    @property
-    def twenties(self) -> tuple[int, ...]:
-        """Discs set aside from the hole this round, per side."""
-        return self._state.twenties
-
-    @property
-    def ditch(self) -> tuple[int, ...]:
-        """Discs in the ditch this round, per side."""
-        return self._state.ditch
-
-    @property
-    def scores(self) -> tuple[int, ...]:
-        """Game score per side: game points (four rounds) or points (to 100)."""
-        return self._state.scores
-
-    @property
-    def history(self) -> tuple[RoundResult, ...]:
-        """Finished rounds."""
-        return self._state.history
-
-    @property
-    def outcome(self) -> GameOutcome | None:
-        """Winner or draw once the game is over."""
-        return self._state.outcome
-
-    @property
-    def actions(self) -> tuple[dict[str, Any], ...]:
+    def actions(self) -> tuple[Action, ...]:
         """The shot record (R9): every action so far, with its result."""
         return self._actions
 
@@ -329,14 +317,8 @@ class Game:
             result=result,
             required_contact=self._rules.required_contact,
         )
-        action = {
-            "type": "shoot",
-            "seat": seat.name.lower(),
-            "position": float(shot.position),
-            "direction": float(shot.direction),
-            "power": float(shot.power),
-            "result": _report_summary(report),
-        }
+        played = Shot(float(shot.position), float(shot.direction), float(shot.power))
+        action = ShotAction(seat, played, TurnResult.of(report))
         self._commit(self._after_turn(seat, report), action)
         return report
 
@@ -360,8 +342,9 @@ class Game:
             moved=(),
             board_after=self._state.discs,
             physics=None,
+            simulated=(*self._state.discs, disc),
         )
-        action = {"type": "timeout", "seat": seat.name.lower(), "result": _report_summary(report)}
+        action = TimeoutAction(seat, TurnResult.of(report))
         self._commit(self._after_turn(seat, report), action)
         return report
 
@@ -393,7 +376,7 @@ class Game:
             after = after.end_round(self._rules, self._board)
         return after
 
-    def _commit(self, state: GameState, action: dict[str, Any]) -> None:
+    def _commit(self, state: GameState, action: Action) -> None:
         # Plain assignments of values computed in full: nothing here can fail.
         if state.round != self._state.round:
             self._order = turn_order(self._rules, state.round_first)
@@ -417,7 +400,7 @@ class Game:
         number = state.round + 1
         first = round_opener(self._rules, self._first_seat, number)
         fresh = GameState.new_round(self._rules, number, first, state.scores, state.history)
-        self._commit(fresh, {"type": "next_round"})
+        self._commit(fresh, NextRound())
 
     # ------------------------------------------------------------ copying
 
@@ -481,13 +464,3 @@ class Game:
             f"<Game {self._rules.layout.value} round {self._state.round} "
             f"{self._state.phase.value} scores={self.scores}>"
         )
-
-
-def _report_summary(report: ShotReport) -> dict[str, Any]:
-    return {
-        "foul": None if report.foul is None else report.foul.name.lower(),
-        "twenties": [d.id for d in report.twenties],
-        "cancelled": [d.id for d in report.cancelled_twenties],
-        "removed": [[r.disc.id, r.reason.name.lower()] for r in report.removed],
-        "board": [[d.id, d.owner.name.lower(), d.x, d.y] for d in report.board_after],
-    }

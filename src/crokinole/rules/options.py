@@ -111,6 +111,18 @@ class Rules:
     turn_time: int | None = None
 
     def __post_init__(self) -> None:
+        self._store_values()
+        self._check_discs()
+        self._check_scoring()
+        if (self.turn_time is not None and not is_whole_number(self.turn_time)) or (
+            self.turn_time not in TURN_TIMES
+        ):
+            raise InvalidRulesError(
+                f"turn_time must be none, 30 or 60 seconds, got {self.turn_time!r}"
+            )
+
+    def _store_values(self) -> None:
+        """The enums from their values and whole numbers as int (or a plain refusal)."""
         for name, kind in (
             ("layout", Layout),
             ("scoring", Scoring),
@@ -135,6 +147,8 @@ class Rules:
             value = getattr(self, name)
             if is_whole_number(value):
                 object.__setattr__(self, name, int(value))
+
+    def _check_discs(self) -> None:
         allowed_discs = DISCS_PER_SIDE[self.layout]
         if not is_whole_number(self.discs_per_side) or self.discs_per_side not in allowed_discs:
             options = " or ".join(str(d) for d in allowed_discs)
@@ -142,6 +156,9 @@ class Rules:
                 f"{self.layout.value.replace('_', ' ')} is played with {options} discs per side, "
                 f"not {self.discs_per_side!r}"
             )
+
+    def _check_scoring(self) -> None:
+        """Four rounds (4 unless given, no target) or a game to a target (100 unless given)."""
         if self.scoring is Scoring.FOUR_ROUNDS:
             if self.target is not None:
                 raise InvalidRulesError(
@@ -166,12 +183,6 @@ class Rules:
                     f"target must be a multiple of 5 from 5 to 1000, got {target!r}"
                 )
             object.__setattr__(self, "target", target)
-        if (self.turn_time is not None and not is_whole_number(self.turn_time)) or (
-            self.turn_time not in TURN_TIMES
-        ):
-            raise InvalidRulesError(
-                f"turn_time must be none, 30 or 60 seconds, got {self.turn_time!r}"
-            )
 
     # -------------------------------------------------------------- presets
 
@@ -251,7 +262,7 @@ class Rules:
         for index, side in enumerate(self.sides):
             if seat in side:
                 return index
-        raise InvalidRulesError(f"{seat.name.lower()} has no player in {self.layout.value}")
+        raise InvalidRulesError(f"{seat.key} has no player in {self.layout.value}")
 
     def discs_per_player(self, seat: Seat) -> int:
         """Discs the player at ``seat`` shoots in a round."""

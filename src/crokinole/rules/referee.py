@@ -40,7 +40,7 @@ class Disc:
     def describe(self) -> str:
         """E.g. ``North's disc at (1.20, -3.40)``."""
         x, y = round(self.x, 2) + 0.0, round(self.y, 2) + 0.0  # no "-0.00"
-        return f"{self.owner.name.title()}'s disc at ({x:.2f}, {y:.2f})"
+        return f"{self.owner.title}'s disc at ({x:.2f}, {y:.2f})"
 
 
 class Foul(Enum):
@@ -88,6 +88,10 @@ class ShotReport:
         moved: ids of the discs that moved (the shot disc included).
         board_after: discs left on the board after the shot.
         physics: the simulator's result (trajectory, contacts); None for a timeout.
+        simulated: every disc the simulator was given, in its order (index
+            ``i`` of :attr:`physics` is ``simulated[i]``), where it lay before
+            the shot: the discs on the board, then the shot disc at its
+            start.  For a timeout, the board and the unplayed disc.
     """
 
     seat: Seat
@@ -99,6 +103,22 @@ class ShotReport:
     moved: tuple[int, ...]
     board_after: tuple[Disc, ...]
     physics: ShotResult | None
+    simulated: tuple[Disc, ...]
+
+    @property
+    def ids(self) -> tuple[int, ...]:
+        """The game id of each simulator disc (the shot disc last)."""
+        return tuple(d.id for d in self.simulated)
+
+    @property
+    def owners(self) -> tuple[Seat, ...]:
+        """The owner of each simulator disc (the shooter last)."""
+        return tuple(d.owner for d in self.simulated)
+
+    @property
+    def shot_id(self) -> int:
+        """The game id of the disc shot (or the unplayed disc of a timeout)."""
+        return self.simulated[-1].id
 
     @property
     def valid(self) -> bool:
@@ -127,7 +147,7 @@ class ShotReport:
             if self.cancelled_twenties:
                 parts.append(f"{_count(len(self.cancelled_twenties), 'twenty')} cancelled.")
         for twenty in self.twenties:
-            parts.append(f"20 for {twenty.owner.name.title()}.")
+            parts.append(f"20 for {twenty.owner.title}.")
         for r in self.removed:
             if r.reason not in (Removal.FOUL, Removal.TIMEOUT):
                 parts.append(f"{r.disc.describe()} is out: {r.reason.value}.")
@@ -169,35 +189,12 @@ def judge_shot(
     own = np.array([side_of[o] == shooter for o in owners], dtype=np.bool_)
     status = result.status_array
     final = result.final_array
+    start = result.start_array
     flags = result.flag_array
     moved = flags[:, 0].copy()
     moved[n] = True  # the shot disc was played even at zero power
     touched_beyond = flags[:, 2]
-
-    foul: Foul | None = None
-    if required_contact:
-        if not own[:n].all():
-            # R4: a shooter's disc touched an opposing disc (directly or through
-            # a chain of own discs: any such touch implies the chain).
-            touched = False
-            for c in result.contacts:
-                if c.kind.value == "disc" and own[c.disc] != own[c.other]:
-                    touched = True
-                    break
-            if not touched:
-                foul = Foul.NO_CONTACT
-        else:
-            reached = False
-            for i in range(n + 1):
-                if not (own[i] and moved[i]) or touched_beyond[i]:
-                    continue
-                if status[i] == DiscStatus.IN_HOLE or (
-                    status[i] != DiscStatus.IN_DITCH
-                    and board.touches_fifteen_circle(Point(float(final[i, 0]), float(final[i, 1])))
-                ):
-                    reached = True
-            if not reached:
-                foul = Foul.NOT_IN_FIFTEEN
+    foul = _foul(board, result, own, moved) if required_contact else None
 
     twenties: list[Disc] = []
     cancelled: list[Disc] = []
@@ -231,7 +228,39 @@ def judge_shot(
         moved=tuple(ids[i] for i in range(n + 1) if moved[i]),
         board_after=tuple(after),
         physics=result,
+        simulated=tuple(
+            Disc(ids[i], owners[i], float(start[i, 0]), float(start[i, 1])) for i in range(n + 1)
+        ),
     )
+
+
+def _foul(
+    board: Board,
+    result: ShotResult,
+    own: npt.NDArray[np.bool_],
+    moved: npt.NDArray[np.bool_],
+) -> Foul | None:
+    """R4 on a simulated shot: the foul it makes, or None (``own``: the shooter's side's discs)."""
+    n = len(own) - 1
+    if not own[:n].all():
+        # R4: a shooter's disc touched an opposing disc (directly or through
+        # a chain of own discs: any such touch implies the chain).
+        for c in result.contacts:
+            if c.kind.value == "disc" and own[c.disc] != own[c.other]:
+                return None
+        return Foul.NO_CONTACT
+    status = result.status_array
+    final = result.final_array
+    touched_beyond = result.flag_array[:, 2]
+    for i in range(n + 1):
+        if not (own[i] and moved[i]) or touched_beyond[i]:
+            continue
+        if status[i] == DiscStatus.IN_HOLE or (
+            status[i] != DiscStatus.IN_DITCH
+            and board.touches_fifteen_circle(Point(float(final[i, 0]), float(final[i, 1])))
+        ):
+            return None
+    return Foul.NOT_IN_FIFTEEN
 
 
 #: Codes of :attr:`BatchJudgement.fate`.

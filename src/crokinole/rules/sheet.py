@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from crokinole.board import Seat
-from crokinole.errors import InvalidRulesError
+from crokinole.errors import InvalidRulesError, UnknownSeatError
 from crokinole.rules.options import DISCS_PER_SIDE, Layout, Rules, Scoring, TieSetting
 from crokinole.rules.scoring import GameOutcome, SideCount, game_outcome, round_points
 
@@ -271,7 +271,7 @@ class ScoreSheet:
                 f"a match has 1 to {MAX_GAMES} games (a whole number), not {match_games!r}"
             )
         if first_seat not in rules.seats:
-            raise SheetError(f"{first_seat.name.lower()} does not play in this format")
+            raise SheetError(f"{first_seat.key} does not play in this format")
         sheet = cls(rules, (), first_seat, (), None, match_games)
         return sheet._named(names, players)
 
@@ -339,6 +339,22 @@ class ScoreSheet:
             return self.names[side]
         return self.players[side][self.rules.sides[side].index(seat)]
 
+    def _side_count(self, side: int, row: object) -> SideCount:
+        """One side's counts of a round: 20s, 15s, 10s and 5s, as many discs as it shoots."""
+        discs = self.rules.discs_per_side
+        if not isinstance(row, list | tuple) or len(row) != 4:
+            raise SheetError(f"{self.names[side]}: counts are 20s, 15s, 10s and 5s (four numbers)")
+        for value in row:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise SheetError(
+                    f"{self.names[side]}: counts are whole numbers of discs, not {value!r}"
+                )
+        if sum(row) > discs:
+            raise SheetError(
+                f"{self.names[side]}: {sum(row)} discs counted, but a side has only {discs}"
+            )
+        return SideCount(*row)
+
     def _round_from(
         self,
         totals: tuple[int, ...] | list[int] | None,
@@ -352,22 +368,7 @@ class ScoreSheet:
         if counts is not None:
             if not isinstance(counts, list | tuple) or len(counts) != sides:
                 raise SheetError(f"counts are needed for each of the {sides} sides")
-            parsed: list[SideCount] = []
-            for side, row in enumerate(counts):
-                if not isinstance(row, list | tuple) or len(row) != 4:
-                    raise SheetError(
-                        f"{self.names[side]}: counts are 20s, 15s, 10s and 5s (four numbers)"
-                    )
-                for value in row:
-                    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                        raise SheetError(
-                            f"{self.names[side]}: counts are whole numbers of discs, not {value!r}"
-                        )
-                if sum(row) > discs:
-                    raise SheetError(
-                        f"{self.names[side]}: {sum(row)} discs counted, but a side has only {discs}"
-                    )
-                parsed.append(SideCount(*row))
+            parsed = [self._side_count(side, row) for side, row in enumerate(counts)]
             return SheetRound(tuple(c.total for c in parsed), tuple(parsed), game)
         assert totals is not None
         if not isinstance(totals, list | tuple) or len(totals) != sides:
@@ -533,7 +534,7 @@ class ScoreSheet:
             "match_games": self.match_games,
             "names": list(self.names),
             "players": None if self.players is None else [list(p) for p in self.players],
-            "first_seat": self.first_seat.name.lower(),
+            "first_seat": self.first_seat.key,
             "rounds": [
                 {
                     "game": r.game,
@@ -556,8 +557,8 @@ class ScoreSheet:
         if not isinstance(data, dict):
             raise SheetError("a sheet is an object")
         try:
-            first = Seat[str(data.get("first_seat", "south")).upper()]
-        except KeyError:
+            first = Seat.parse(data.get("first_seat", "south"))
+        except UnknownSeatError:
             raise SheetError(f"unknown seat {data.get('first_seat')!r}") from None
         sheet = cls.new(
             data.get("layout", ""),

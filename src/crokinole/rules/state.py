@@ -204,11 +204,11 @@ class GameState:
         """The plain JSON-ready form: the ``state`` of ``docs/record-format.md``."""
         return {
             "round": self.round,
-            "round_first": self.round_first.name.lower(),
+            "round_first": self.round_first.key,
             "turn": self.turn,
             "phase": self.phase.value,
-            "in_hand": {s.name.lower(): n for s, n in zip(rules.seats, self.in_hand, strict=True)},
-            "discs": [[d.id, d.owner.name.lower(), d.x, d.y] for d in self.discs],
+            "in_hand": {s.key: n for s, n in zip(rules.seats, self.in_hand, strict=True)},
+            "discs": [[d.id, d.owner.key, d.x, d.y] for d in self.discs],
             "twenties": list(self.twenties),
             "ditch": list(self.ditch),
             "next_id": self.next_id,
@@ -253,8 +253,8 @@ def check_reachable(
     opener = round_opener(rules, first_seat, state.round)
     if state.round_first is not opener:
         raise InvalidRecordError(
-            f"state.round_first: round {state.round} is opened by {opener.name.lower()}, "
-            f"not {state.round_first.name.lower()}"
+            f"state.round_first: round {state.round} is opened by {opener.key}, "
+            f"not {state.round_first.key}"
         )
     order = turn_order(rules, state.round_first)
     if state.turn > len(order):
@@ -267,7 +267,7 @@ def check_reachable(
         expected = rules.discs_per_player(seat) - order[: state.turn].count(seat)
         if held != expected:
             raise InvalidRecordError(
-                f"state.in_hand.{seat.name.lower()}: {held} discs, but after turn {state.turn} "
+                f"state.in_hand.{seat.key}: {held} discs, but after turn {state.turn} "
                 f"the seat has {expected}"
             )
     if state.next_id != state.turn:
@@ -292,8 +292,8 @@ def _check_discs(state: GameState, order: tuple[Seat, ...], board: Board) -> Non
         previous = disc.id
         if disc.owner is not order[disc.id]:
             raise InvalidRecordError(
-                f"{where}: disc {disc.id} was shot by {order[disc.id].name.lower()} "
-                f"(turn {disc.id + 1} of the round), not {disc.owner.name.lower()}"
+                f"{where}: disc {disc.id} was shot by {order[disc.id].key} "
+                f"(turn {disc.id + 1} of the round), not {disc.owner.key}"
             )
         if not (math.isfinite(disc.x) and math.isfinite(disc.y)):
             raise InvalidRecordError(f"{where}: the centre ({disc.x}, {disc.y}) is not finite")
@@ -332,6 +332,40 @@ def _check_conservation(state: GameState, rules: Rules) -> None:
             )
 
 
+def _check_round_result(
+    state: GameState, rules: Rules, k: int, scores: tuple[int, ...]
+) -> tuple[int, ...]:
+    """Check finished round ``k`` of the history (R6); the scores after it."""
+    result = state.history[k]
+    where = f"state.history[{k}]"
+    if result.number != k + 1:
+        raise InvalidRecordError(f"{where}.number: {result.number}, expected {k + 1}")
+    for side, count in enumerate(result.counts):
+        discs = count.twenties + count.fifteens + count.tens + count.fives
+        if discs > rules.discs_per_side:
+            raise InvalidRecordError(
+                f"{where}.counts[{side}]: {discs} discs, more than the "
+                f"{rules.discs_per_side} a side shoots"
+            )
+    expected = round_points(result.totals, rules.scoring)
+    if result.points != expected:
+        raise InvalidRecordError(
+            f"{where}.points: {list(result.points)}, but round totals "
+            f"{list(result.totals)} give {list(expected)} (R6)"
+        )
+    scores = tuple(s + p for s, p in zip(scores, result.points, strict=True))
+    if result.scores_after != scores:
+        raise InvalidRecordError(
+            f"{where}.scores_after: {list(result.scores_after)}, but the points "
+            f"so far add up to {list(scores)}"
+        )
+    is_last = k == len(state.history) - 1
+    ended = game_outcome(rules, scores, k + 1)
+    if ended is not None and not (is_last and state.phase is Phase.GAME_OVER):
+        raise InvalidRecordError(f"{where}: the game was over after round {k + 1}")
+    return scores
+
+
 def _check_history(state: GameState, rules: Rules, board: Board) -> None:
     finished = state.round - 1 if state.phase is Phase.PLAYING else state.round
     if len(state.history) != finished:
@@ -340,33 +374,8 @@ def _check_history(state: GameState, rules: Rules, board: Board) -> None:
             f"in round {state.round} ({state.phase.value})"
         )
     scores = (0,) * len(rules.sides)
-    for k, result in enumerate(state.history):
-        where = f"state.history[{k}]"
-        if result.number != k + 1:
-            raise InvalidRecordError(f"{where}.number: {result.number}, expected {k + 1}")
-        for side, count in enumerate(result.counts):
-            discs = count.twenties + count.fifteens + count.tens + count.fives
-            if discs > rules.discs_per_side:
-                raise InvalidRecordError(
-                    f"{where}.counts[{side}]: {discs} discs, more than the "
-                    f"{rules.discs_per_side} a side shoots"
-                )
-        expected = round_points(result.totals, rules.scoring)
-        if result.points != expected:
-            raise InvalidRecordError(
-                f"{where}.points: {list(result.points)}, but round totals "
-                f"{list(result.totals)} give {list(expected)} (R6)"
-            )
-        scores = tuple(s + p for s, p in zip(scores, result.points, strict=True))
-        if result.scores_after != scores:
-            raise InvalidRecordError(
-                f"{where}.scores_after: {list(result.scores_after)}, but the points "
-                f"so far add up to {list(scores)}"
-            )
-        is_last = k == len(state.history) - 1
-        ended = game_outcome(rules, scores, k + 1)
-        if ended is not None and not (is_last and state.phase is Phase.GAME_OVER):
-            raise InvalidRecordError(f"{where}: the game was over after round {k + 1}")
+    for k in range(len(state.history)):
+        scores = _check_round_result(state, rules, k, scores)
     if state.scores != scores:
         raise InvalidRecordError(
             f"state.scores: {list(state.scores)}, but the rounds played add up to {list(scores)}"

@@ -4,7 +4,7 @@
 table object as given) and publishes ``{"version", "events", "origin"}`` on
 ``{prefix}table:{table}``.  Another process's hub keeps a *follower copy* of
 each table it has subscribers for: read from the store
-(:func:`crokinole.server.owner.loading.stored_table`) when the table gets its
+(:func:`crokinole.server.table_log.stored_table`) when the table gets its
 first subscriber here, then folded with each published event
 (:meth:`~crokinole.table.Table.fold`).  Its subscribers get
 ``deliver(follower copy, events)``.  Redis pub/sub may drop messages: a
@@ -33,7 +33,7 @@ from redis.exceptions import RedisError
 
 from crokinole.server.cluster.hub import Listener, Subscriber
 from crokinole.server.cluster.redis_base import RedisBase, unreachable
-from crokinole.server.owner.loading import stored_table
+from crokinole.server.table_log import stored_table
 from crokinole.table import Event, Table, event_from_dict
 
 log = logging.getLogger("crokinole.server")

@@ -218,8 +218,8 @@ def _name(value: object) -> str:
 def shot_payload(result: PracticeResult) -> dict[str, Any]:
     """The answer to ``/api/practice/shoot``: the shot's outcome and the position after it."""
     game = result.game
-    ids = [d.id for d in game.discs] + [result.shot_id]
-    owners = [d.owner.key for d in game.discs] + [result.seat.key]
+    ids = list(result.report.ids)
+    owners = [o.key for o in result.report.owners]
     return {
         "position": position_data(result.position_after),
         "code": position_code(result.position_after),

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import anyio.to_thread
@@ -29,9 +28,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from crokinole.board import Seat, Shot
-from crokinole.errors import CrokinoleError, ErrorCode, InvalidRecordError
-from crokinole.rules import Game, ShotReport
+from crokinole.errors import ErrorCode, InvalidRecordError
+from crokinole.rules import Game, NextRound, ShotAction, Step
+from crokinole.rules import steps as record_steps
 from crokinole.server.cache import LruCache
 from crokinole.server.http.context import context
 from crokinole.server.http.errors import HttpError
@@ -61,62 +60,22 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Replayed:
-    """One action of a record, played again.
-
-    Attributes:
-        action: the record's action (``shoot``, ``timeout`` or ``next_round``).
-        before: the game just before it.
-        report: the referee's report (None for ``next_round``).
-        after: the game just after it.
-    """
-
-    action: dict[str, Any]
-    before: Game
-    report: ShotReport | None
-    after: Game
+#: One action of a record, played again (the rules' :class:`~crokinole.rules.Step`).
+Replayed = Step
 
 
 def replay_actions(game: Game) -> Iterator[Replayed]:
-    """Play ``game``'s record again from the start, action by action, with the engine.
+    """Play ``game``'s record again from the start, action by action (see ``rules.steps``).
 
-    Each action's result must be the recorded one, and the last state the
-    game's (R9: the same record replayed gives the same game, disc for disc).
-
-    Raises:
-        InvalidRecordError: an action cannot be played again, or its result
-            differs from the record.
-
+    >>> from crokinole.board import Seat, Shot
     >>> from crokinole.rules import Rules
     >>> game = Game(Rules(rounds=1))
     >>> _ = game.shoot(Seat.SOUTH, Shot(position=0.0, direction=0.0, power=28.0))
     >>> _ = game.timeout(Seat.NORTH)
-    >>> [(r.action["type"], r.report.seat.name, r.after.turn_index) for r in replay_actions(game)]
+    >>> [(r.action.kind, r.report.seat.name, r.after.turn_index) for r in replay_actions(game)]
     [('shoot', 'SOUTH', 1), ('timeout', 'NORTH', 2)]
     """
-    played = Game(game.rules, game.board, game.first_seat)
-    for k, action in enumerate(game.actions):
-        before = played.copy()
-        kind = action.get("type")
-        report: ShotReport | None = None
-        try:
-            if kind == "shoot":
-                shot = Shot(action["position"], action["direction"], action["power"])
-                report = played.shoot(Seat[str(action["seat"]).upper()], shot)
-            elif kind == "timeout":
-                report = played.timeout(Seat[str(action["seat"]).upper()])
-            elif kind == "next_round":
-                played.next_round()
-            else:
-                raise InvalidRecordError(f"actions[{k}]: unknown action type {kind!r}")
-        except (CrokinoleError, KeyError) as exc:
-            raise InvalidRecordError(f"actions[{k}] cannot be replayed: {exc}") from None
-        if played.actions[-1] != action:
-            raise InvalidRecordError(f"actions[{k}]: the replayed result differs from the record")
-        yield Replayed(action, before, report, played.copy())
-    if played != game:
-        raise InvalidRecordError("the replayed game does not reach the recorded state")
+    return record_steps(game)
 
 
 def _turn_events(events: Sequence[Event], game_number: int) -> list[ShotPlayed | TurnTimedOut]:
@@ -143,7 +102,7 @@ def _step(
             "game": game_view(table, replayed.after, shared=True),
         }
     step: dict[str, Any] = {
-        "type": "shot" if action["type"] == "shoot" else "timeout",
+        "type": "shot" if isinstance(action, ShotAction) else "timeout",
         "round": before.round_number,
         "seat": seat_name(report.seat),
         "by": turn.by if isinstance(turn, ShotPlayed) else None,
@@ -155,9 +114,8 @@ def _step(
         "game": game_view(table, replayed.after, shared=True),
     }
     if report.physics is not None:
-        ids = [d.id for d in before.discs] + [before.next_disc_id]
-        owners = [seat_name(d.owner) for d in before.discs] + [seat_name(report.seat)]
-        step["trajectory"] = trajectory_payload(report.physics, ids, owners)
+        owners = [seat_name(o) for o in report.owners]
+        step["trajectory"] = trajectory_payload(report.physics, list(report.ids), owners)
     return step
 
 
@@ -186,7 +144,7 @@ def replay_payload(table: Table, events: Sequence[Event]) -> dict[str, Any]:
                 turn = turns[turn_index]
             turn_index += 1
         steps.append(_step(table, replayed, turn))
-        if replayed.action["type"] == "next_round":
+        if isinstance(replayed.action, NextRound):
             after = replayed.after
             rounds.append(
                 {

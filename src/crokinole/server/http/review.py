@@ -260,7 +260,7 @@ async def _accuracy_of(request: Request, name: str) -> Accuracy:
 
 async def _review(request: Request, game: Game, accuracy: Accuracy) -> dict[str, Any]:
     """The review of ``game``, one job per shot on the analysis pool."""
-    count = sum(1 for a in game.actions if a.get("type") == "shoot")
+    count = sum(1 for a in game.actions if a.kind == "shoot")
     if count > MAX_REVIEW_SHOTS:
         raise HttpError(
             ErrorCode.TOO_LARGE,

@@ -1,14 +1,14 @@
 """Loading a table from its log, and taking up the tables nobody holds.
 
-:func:`stored_table` folds a table's stored snapshot forward with the events
-stored after it.  A table is loaded when first asked for (:meth:`Loading._load`):
-claimed on the hub, read again once claimed (what it holds then is what
-nobody else writes), and its members marked disconnected (nobody is connected
-to a table this process did not hold: those who are there come back with
-``Connect``).  A table another process holds is followed from the hub's copy
-instead.  On a hub shared by several processes, the tables nobody holds that
-have a deadline or followers here are taken up every half lease
-(:meth:`Loading.take_over`): the games of a process that died go on here.
+A table is loaded (read with :func:`crokinole.server.table_log.stored_table`)
+when first asked for (:meth:`Loading._load`): claimed on the hub, read again
+once claimed (what it holds then is what nobody else writes), and its members
+marked disconnected (nobody is connected to a table this process did not hold:
+those who are there come back with ``Connect``). A table another process holds
+is followed from the hub's copy instead. On a hub shared by several processes,
+the tables nobody holds that have a deadline or followers here are taken up
+every half lease (:meth:`Loading.take_over`): the games of a process that died
+go on here.
 """
 
 from __future__ import annotations
@@ -21,28 +21,11 @@ import anyio.to_thread
 
 from crokinole.server.cluster.hub import HubUnavailableError, Subscriber
 from crokinole.server.owner.base import ElsewhereError, Held, OwnerBase
-from crokinole.store import Store, StoreUnavailableError
-from crokinole.table import Disconnect, Table, TableError, event_from_dict
+from crokinole.server.table_log import stored_table
+from crokinole.store import StoreUnavailableError
+from crokinole.table import Disconnect, Table, TableError
 
 log = logging.getLogger("crokinole.server")
-
-
-def stored_table(store: Store, table_id: str) -> tuple[Table, int] | None:
-    """The table as the store holds it, and the version of its stored snapshot; None if none.
-
-    The snapshot is folded forward with the events stored after it.
-
-    Raises:
-        InvalidRecordError: the stored snapshot or events are not a table's.
-    """
-    data = store.table(table_id)
-    if data is None:
-        return None
-    table = Table.from_dict(data.snapshot)
-    snapshot_version = table.version
-    for stored in store.table_events(table_id, after=snapshot_version):
-        table = table.fold(event_from_dict(stored))
-    return table, snapshot_version
 
 
 class Loading(OwnerBase):

@@ -43,9 +43,10 @@ from crokinole.server.owner.base import UNAVAILABLE, ElsewhereError, Held, unava
 from crokinole.server.owner.commands import SNAPSHOT_EVERY, Commands
 from crokinole.server.owner.cpu import CpuPool
 from crokinole.server.owner.cpu_turns import CpuTurns
-from crokinole.server.owner.loading import Loading, stored_table
+from crokinole.server.owner.loading import Loading
 from crokinole.server.owner.rows import results_of
 from crokinole.server.owner.timers import Timers
+from crokinole.server.table_log import stored_table
 from crokinole.store import Store, StoreConflictError
 from crokinole.table import (
     Event,

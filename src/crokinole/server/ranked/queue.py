@@ -52,7 +52,7 @@ knows nothing of as away from then on.
 A hub or store that cannot be reached stops nobody's tick for good: it is
 logged, and the next tick tries again.
 
-Errors are :class:`~crokinole.server.ws.wire.WireError` with the protocol's
+Errors are :class:`~crokinole.server.ws.protocol.WireError` with the protocol's
 codes: ``not_logged_in``, ``already_queued``, ``in_ranked_game``,
 ``bad_ladder``, ``bad_partner``, ``no_shows`` (the account did not take its
 first shot in :data:`~crokinole.server.ranked.fair_play.NO_SHOW_LIMIT` ranked games
@@ -74,6 +74,7 @@ import anyio.to_thread
 
 from crokinole.errors import ErrorCode
 from crokinole.ranking import Ladder
+from crokinole.server import protocol
 from crokinole.server.cluster.hub import HubUnavailableError
 from crokinole.server.owner.tables import Tables, stored_table
 from crokinole.server.ranked import fair_play, rated
@@ -90,7 +91,6 @@ from crokinole.server.ranked.waiting import (
     matched_payload,
     queue_left,
 )
-from crokinole.server.ws import wire
 from crokinole.store import AlreadyQueuedError, QueueEntryData, Store, StoreUnavailableError
 from crokinole.table import Table
 
@@ -119,7 +119,7 @@ def _ladder(value: str) -> Ladder:
     try:
         return Ladder(value)
     except ValueError:
-        raise wire.WireError(
+        raise protocol.WireError(
             ErrorCode.BAD_LADDER, f"a ladder is singles or doubles, not {value!r}"
         ) from None
 
@@ -248,7 +248,7 @@ class RankedQueue(Presence, Pairing):
         """
         account = client.account_id
         if account is None:
-            raise wire.WireError(ErrorCode.NOT_LOGGED_IN, "log in to play ranked")
+            raise protocol.WireError(ErrorCode.NOT_LOGGED_IN, "log in to play ranked")
         ladder = _ladder(ladder_name)
         partner_account = await self._partner(account, ladder, partner)
         self._listen()
@@ -264,7 +264,7 @@ class RankedQueue(Presence, Pairing):
                     waiting.since = stored.joined_at
             if waiting is not None:
                 if client in waiting.clients or waiting.ladder is not ladder:
-                    raise wire.WireError(
+                    raise protocol.WireError(
                         ErrorCode.ALREADY_QUEUED,
                         f"you are in the {waiting.ladder.value} queue already",
                     )
@@ -277,7 +277,7 @@ class RankedQueue(Presence, Pairing):
                 await self._announce()
                 return
             if await self._in_ranked_game(account):
-                raise wire.WireError(ErrorCode.IN_RANKED_GAME, "finish your ranked game first")
+                raise protocol.WireError(ErrorCode.IN_RANKED_GAME, "finish your ranked game first")
             await self._not_barred(account)
             entry = await anyio.to_thread.run_sync(self._enter, account, ladder, self._clock())
             rating, provisional = await self._rating(account, ladder)
@@ -305,11 +305,11 @@ class RankedQueue(Presence, Pairing):
                 if found is None:
                     continue  # left meanwhile: add it again
                 if found.ladder != ladder.value:
-                    raise wire.WireError(
+                    raise protocol.WireError(
                         ErrorCode.ALREADY_QUEUED, f"you are in the {found.ladder} queue already"
                     ) from None
                 return found
-        raise wire.WireError(ErrorCode.ALREADY_QUEUED, "you are in the queue already")
+        raise protocol.WireError(ErrorCode.ALREADY_QUEUED, "you are in the queue already")
 
     async def _partner(
         self, account: int, ladder: Ladder, partner: str | None
@@ -318,13 +318,13 @@ class RankedQueue(Presence, Pairing):
         if partner is None or not partner.strip():
             return None
         if ladder is not Ladder.DOUBLES:
-            raise wire.WireError(ErrorCode.BAD_PARTNER, "name your partner only for doubles")
+            raise protocol.WireError(ErrorCode.BAD_PARTNER, "name your partner only for doubles")
         name = partner.strip()
         found = await anyio.to_thread.run_sync(self._store.account_by_key, name.lower())
         if found is None:
-            raise wire.WireError(ErrorCode.BAD_PARTNER, f"no player is called {name}")
+            raise protocol.WireError(ErrorCode.BAD_PARTNER, f"no player is called {name}")
         if found.id == account:
-            raise wire.WireError(ErrorCode.BAD_PARTNER, "you cannot be your own partner")
+            raise protocol.WireError(ErrorCode.BAD_PARTNER, "you cannot be your own partner")
         return found.id, found.username
 
     async def leave(self, client: QueueClient) -> None:
@@ -453,7 +453,7 @@ class RankedQueue(Presence, Pairing):
             fair_play.queue_barred_until, self._store, account, now
         )
         if until is not None:
-            raise wire.WireError(
+            raise protocol.WireError(
                 ErrorCode.NO_SHOWS,
                 f"you did not take your first shot in {fair_play.NO_SHOW_LIMIT} ranked games "
                 f"lately: you can queue again at {until:%H:%M} UTC",

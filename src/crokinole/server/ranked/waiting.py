@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from crokinole.board import Seat
 from crokinole.ranking import Entry, Ladder
+from crokinole.server import protocol
 from crokinole.server.ranked import rated
-from crokinole.server.ws import wire
 from crokinole.table import Person, Table
 
 if TYPE_CHECKING:
@@ -137,7 +137,7 @@ class QueueBase:
         entry = Entry(
             (str(waiting.account_id),), waiting.ladder, waiting.rating, min(waiting.since, now)
         )
-        payload = wire.message(
+        payload = protocol.message(
             "queued",
             None,
             0,
@@ -159,7 +159,7 @@ class QueueBase:
             waiting = self._waiting.pop(int(key), None)
             if waiting is None:
                 continue
-            message = wire.message(
+            message = protocol.message(
                 "matched",
                 str(payload["table"]),
                 0,
@@ -203,4 +203,4 @@ def matched_payload(table: Table) -> dict[str, Any]:
 
 def queue_left() -> dict[str, Any]:
     """The ``queue_left`` message (the player left the queue)."""
-    return wire.message("queue_left", None, 0, reason="left")
+    return protocol.message("queue_left", None, 0, reason="left")

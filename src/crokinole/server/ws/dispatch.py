@@ -26,6 +26,7 @@ from crokinole.analysis import Accuracy, AnalysisError, hints
 from crokinole.analysis.heatmap import heat_map
 from crokinole.board import Seat
 from crokinole.errors import ErrorCode
+from crokinole.server import protocol
 from crokinole.server.accounts import Account, Accounts, token_hash
 from crokinole.server.cluster.hub import HubUnavailableError
 from crokinole.server.http.accounts import COOKIE
@@ -123,7 +124,7 @@ class Dispatch:
             msg = inbound.parse_message(text)
             table_id = getattr(msg, "table", None)
             await self._dispatch(msg)
-        except (inbound.WireError, TableError) as exc:
+        except (protocol.WireError, TableError) as exc:
             self.error(exc.code, exc.message, table_id)
         except (HubUnavailableError, StoreUnavailableError) as exc:
             log.warning("a message could not be handled: %s", exc)
@@ -138,7 +139,7 @@ class Dispatch:
         if isinstance(msg, inbound.Ping):
             shown = self._shown
             self.send(
-                views.message(
+                protocol.message(
                     "pong",
                     shown.id if shown else None,
                     shown.version if shown else 0,
@@ -152,7 +153,9 @@ class Dispatch:
         token = self.token
         # (A session closed before its hello has no token either.)
         if self.state is SessionState.AWAITING_HELLO or token is None:
-            raise inbound.WireError(ErrorCode.HELLO_FIRST, "say hello with your device token first")
+            raise protocol.WireError(
+                ErrorCode.HELLO_FIRST, "say hello with your device token first"
+            )
         if isinstance(msg, inbound.Queue | inbound.LeaveQueue):
             await self._ranked_queue(msg)
         elif isinstance(msg, inbound.Create):
@@ -168,7 +171,7 @@ class Dispatch:
 
     async def _hello(self, msg: inbound.Hello) -> None:
         if self.token is not None and self.token != msg.token:
-            raise inbound.WireError(
+            raise protocol.WireError(
                 ErrorCode.BAD_MESSAGE,
                 "hello: token: this connection already said hello as another device",
             )
@@ -201,7 +204,7 @@ class Dispatch:
         tables = await anyio.to_thread.run_sync(open_tables)
         self.send(
             {
-                **views.message("welcome", None, 0),
+                **protocol.message("welcome", None, 0),
                 "token": msg.token,
                 "tables": tables,
                 "record": await self._record(),
@@ -217,7 +220,7 @@ class Dispatch:
     async def _ranked_queue(self, msg: inbound.Queue | inbound.LeaveQueue) -> None:
         """``queue`` / ``leave_queue``: the ranked queue (logged-in connections only)."""
         if self.ranked is None:
-            raise inbound.WireError(ErrorCode.BAD_MESSAGE, "this server has no ranked play")
+            raise protocol.WireError(ErrorCode.BAD_MESSAGE, "this server has no ranked play")
         if isinstance(msg, inbound.LeaveQueue):
             await self.ranked.leave(self)
             return
@@ -230,7 +233,7 @@ class Dispatch:
     def _check_rate(self, token: str) -> None:
         if not self.limiter.allow(token, time.monotonic()):
             limit = self.settings.rooms_per_minute
-            raise inbound.WireError(
+            raise protocol.WireError(
                 ErrorCode.RATE_LIMITED,
                 f"at most {limit} new tables or parties joined a minute: wait a moment",
             )
@@ -344,7 +347,7 @@ class Dispatch:
         """
         running = self._helping
         if running is not None and not running.done():
-            raise inbound.WireError(
+            raise protocol.WireError(
                 ErrorCode.BUSY, "one hint or heat map at a time: the last one is still on its way"
             )
         table_id = msg.table
@@ -368,7 +371,7 @@ class Dispatch:
             payload = await self._helped(shown, me, seat, msg)
         except asyncio.CancelledError:
             raise
-        except (inbound.WireError, TableError) as exc:
+        except (protocol.WireError, TableError) as exc:
             self.error(exc.code, exc.message, table_id)
             return
         except (HubUnavailableError, StoreUnavailableError) as exc:
@@ -401,7 +404,7 @@ class Dispatch:
         seed = table.game_number * 1000 + len(game.actions)
         if isinstance(msg, inbound.Hint):
             found = await self.tables.cpu.run(functools.partial(hints, before, accuracy, seed=seed))
-            return views.message(
+            return protocol.message(
                 "hints", table_id, version, seat=msg.seat, accuracy=accuracy.to_dict(),
                 hints=[h.to_dict() for h in found],
             )  # fmt: skip
@@ -413,7 +416,7 @@ class Dispatch:
             )
         except AnalysisError as exc:
             raise TableError(ErrorCode.ILLEGAL_PLACEMENT, str(exc)) from None
-        return views.message("heatmap", table_id, version, seat=msg.seat, **mapped.to_dict())
+        return protocol.message("heatmap", table_id, version, seat=msg.seat, **mapped.to_dict())
 
     async def _accuracy(self, table: Table, msg: inbound.Hint | inbound.Heatmap) -> Accuracy:
         """How the hint's shots are valued: the table's hand, a CPU level's or the player's own."""
@@ -425,9 +428,9 @@ class Dispatch:
         try:
             mine = await own_accuracy(self.tables.store, self.tables, self.token, self.account_id)
         except AnalysisError as exc:
-            raise inbound.WireError(ErrorCode.NO_ACCURACY, str(exc)) from None
+            raise protocol.WireError(ErrorCode.NO_ACCURACY, str(exc)) from None
         if mine is None:
-            raise inbound.WireError(ErrorCode.NO_ACCURACY, NO_ACCURACY)
+            raise protocol.WireError(ErrorCode.NO_ACCURACY, NO_ACCURACY)
         return mine
 
     async def _table_at(self, table_id: str, version: int) -> Table:

@@ -16,8 +16,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, 
 
 from crokinole.ai import Level
 from crokinole.board import Shot
-from crokinole.errors import CrokinoleError, ErrorCode
+from crokinole.errors import ErrorCode
 from crokinole.server.json_input import JsonInputError, read_json
+from crokinole.server.protocol import WireError
 
 PROTOCOL_VERSION = 2
 MAX_MESSAGE_BYTES = 16 * 1024
@@ -241,19 +242,6 @@ MESSAGE_TYPES = frozenset(
 )  # fmt: skip
 
 
-class WireError(CrokinoleError):
-    """A message that cannot be accepted; ``code`` is the protocol's error code.
-
-    >>> WireError("busy", "one at a time").code
-    <ErrorCode.BUSY: 'busy'>
-    """
-
-    def __init__(self, code: ErrorCode | str, message: str) -> None:
-        super().__init__(message)
-        self.code = ErrorCode(code)
-        self.message = message
-
-
 def parse_message(text: str | bytes) -> ClientMessage:
     """Parse and validate one client message.
 
@@ -266,7 +254,7 @@ def parse_message(text: str | bytes) -> ClientMessage:
     >>> parse_message('{"type": "start", "table": "ABC"}')  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    crokinole.server.ws.messages.WireError: start: table: String should match pattern ...
+    crokinole.server.protocol.WireError: start: table: String should match pattern ...
     """
     size = len(text.encode("utf-8", errors="replace")) if isinstance(text, str) else len(text)
     if size > MAX_MESSAGE_BYTES:

@@ -122,7 +122,7 @@ def report_payload(report: ShotReport, before: Game) -> dict[str, Any]:
     """
     board = before.board
     shooter_side = before.side_of(report.seat)
-    shot_id = before.next_disc_id
+    shot_id = report.shot_id
     lay = {d.id: d for d in before.discs}
     entries: dict[int, dict[str, Any]] = {}
 
@@ -153,8 +153,7 @@ def report_payload(report: ShotReport, before: Game) -> dict[str, Any]:
     hit: set[int] = set()
     if report.physics is not None:
         # Simulator indices: the discs before the shot in order, the shot disc last.
-        order = [d.id for d in before.discs] + [shot_id]
-        owners = [d.owner for d in before.discs] + [report.seat]
+        order, owners = report.ids, report.owners
         for contact in report.physics.contacts:
             if contact.kind is not ContactKind.DISC:
                 continue

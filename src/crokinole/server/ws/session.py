@@ -38,6 +38,7 @@ import anyio.to_thread
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from crokinole.errors import ErrorCode
+from crokinole.server import protocol
 from crokinole.server.accounts import Account, Accounts
 from crokinole.server.limits import RateLimiter, ServerSettings, TokenBucket
 from crokinole.server.owner.tables import Tables
@@ -347,9 +348,9 @@ class Session(Dispatch):
         """Queue an ``error`` message (at the open table's version)."""
         shown = self._shown
         if shown is not None and table_id in (None, shown.id):
-            self.send(views.message("error", shown.id, shown.version, code=code, message=text))
+            self.send(protocol.message("error", shown.id, shown.version, code=code, message=text))
         else:
-            self.send(views.message("error", table_id, 0, code=code, message=text))
+            self.send(protocol.message("error", table_id, 0, code=code, message=text))
 
     # ------------------------------------------------------------ the hub's side
 

@@ -20,6 +20,7 @@ from crokinole.ai import Level
 from crokinole.board import Seat, Shot
 from crokinole.rules import Game
 from crokinole.server.cache import LruCache
+from crokinole.server.protocol import message
 from crokinole.server.ws.payloads import game_payload, report_payload, trajectory_payload
 from crokinole.table import (
     REACTIONS,
@@ -67,11 +68,6 @@ def levels_payload() -> list[dict[str, str]]:
 def seat_name(seat: Seat) -> str:
     """``Seat.SOUTH`` → ``"south"`` (:attr:`Seat.key`, for the callers that import this name)."""
     return seat.key
-
-
-def message(kind: str, table: str | None, event: int, /, **fields: Any) -> dict[str, Any]:
-    """A server message: its type, its table (or None) and the table's version."""
-    return {"type": kind, "table": table, "event": event, **fields}
 
 
 # ----------------------------------------------------------------- the view
@@ -364,11 +360,10 @@ def _turn_fields(table: Table, version: int, turn: Played) -> dict[str, Any]:
     def make() -> dict[str, Any]:
         before = turn.before
         report = turn.report
-        ids = [d.id for d in before.discs] + [before.next_disc_id]
-        owners = [d.owner.key for d in before.discs] + [report.seat.key]
+        owners = [o.key for o in report.owners]
         return {
             "report": report_payload(report, before),
-            "trajectory": trajectory_payload(report.physics, ids, owners),
+            "trajectory": trajectory_payload(report.physics, list(report.ids), owners),
             "game": game_view(table, turn.after),
         }
 

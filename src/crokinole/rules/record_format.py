@@ -1,12 +1,13 @@
-"""The game record format (R9, ``docs/record-format.md``): JSON text to checked values and back.
+"""The R9 game record format (``docs/record-format.md``): JSON text to checked values and back.
 
 :func:`read_record` turns a record into a :class:`SavedGame` whose every
-value has its type and whose state the rules can reach (see
+value has its type (the actions as :mod:`crokinole.rules.actions` values)
+and whose state the rules can reach (see
 :func:`~crokinole.rules.state.check_reachable`), or raises
 :class:`~crokinole.errors.InvalidRecordError` naming the place.
 :func:`write_record` is its inverse; floats survive unchanged.
 :class:`~crokinole.rules.game.Game` reads and writes itself through these;
-:func:`crokinole.rules.record.replay` plays a record's actions again.
+:func:`crokinole.rules.playback.replay` plays a record's actions again.
 
 >>> saved = read_record(write_record(SavedGame(Rules(rounds=1), TOURNAMENT_BOARD, Seat.SOUTH,
 ...     (), GameState.first_round(Rules(rounds=1), Seat.SOUTH))))
@@ -19,12 +20,14 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass
-from typing import Any
+from enum import Enum
+from typing import Any, TypeVar
 
-from crokinole.board import TOURNAMENT_BOARD, Board, Seat
+from crokinole.board import TOURNAMENT_BOARD, Board, Seat, Shot
 from crokinole.errors import CrokinoleError, InvalidRecordError
+from crokinole.rules.actions import Action, NextRound, ShotAction, TimeoutAction, TurnResult
 from crokinole.rules.options import Rules
-from crokinole.rules.referee import Disc
+from crokinole.rules.referee import Disc, Foul, Removal
 from crokinole.rules.scoring import GameOutcome, SideCount
 from crokinole.rules.state import GameState, Phase, RoundResult, check_reachable
 
@@ -32,6 +35,8 @@ FORMAT = "crokinole-record"
 VERSION = 1
 #: Records larger than this are refused before parsing (bytes).
 MAX_RECORD_BYTES = 10_000_000
+
+_E = TypeVar("_E", bound=Enum)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +54,7 @@ class SavedGame:
     rules: Rules
     board: Board
     first_seat: Seat
-    actions: tuple[dict[str, Any], ...]
+    actions: tuple[Action, ...]
     state: GameState
 
 
@@ -66,8 +71,8 @@ def record_dict(saved: SavedGame) -> dict[str, Any]:
         "version": VERSION,
         "rules": saved.rules.to_dict(),
         "board": board,
-        "first_seat": saved.first_seat.name.lower(),
-        "actions": [dict(a) for a in saved.actions],
+        "first_seat": saved.first_seat.key,
+        "actions": [a.to_dict() for a in saved.actions],
         "state": saved.state.to_dict(saved.rules),
     }
 
@@ -114,8 +119,88 @@ def read_setup(data: dict[str, Any]) -> tuple[Rules, Board, Seat]:
         raise InvalidRecordError(f"the record's options are invalid: {exc}") from None
     first = read_seat(data.get("first_seat"), "first_seat")
     if first not in rules.seats:
-        raise InvalidRecordError(f"first_seat: {first.name.lower()} is not in play")
+        raise InvalidRecordError(f"first_seat: {first.key} is not in play")
     return rules, board, first
+
+
+def read_actions(data: dict[str, Any]) -> tuple[Action, ...]:
+    """The ``actions`` of a parsed record, each with its type (not yet replayed)."""
+    actions = data.get("actions")
+    if not isinstance(actions, list) or not all(isinstance(a, dict) for a in actions):
+        raise InvalidRecordError("the record's actions must be a list of objects")
+    return tuple(read_action(a, f"actions[{k}]") for k, a in enumerate(actions))
+
+
+def read_action(value: dict[str, Any], where: str) -> Action:
+    """One action of a record (``shoot``, ``timeout`` or ``next_round``)."""
+    kind = value.get("type")
+    if kind == NextRound.kind:
+        return NextRound()
+    if kind not in (ShotAction.kind, TimeoutAction.kind):
+        raise InvalidRecordError(f"{where}: unknown action type {kind!r}")
+    seat = read_seat(value.get("seat"), f"{where}.seat")
+    result = _result(value.get("result"), f"{where}.result")
+    if kind == TimeoutAction.kind:
+        return TimeoutAction(seat, result)
+    shot = Shot(
+        read_number(value.get("position"), f"{where}.position"),
+        read_number(value.get("direction"), f"{where}.direction"),
+        read_number(value.get("power"), f"{where}.power"),
+    )
+    return ShotAction(seat, shot, result)
+
+
+def _result(value: object, where: str) -> TurnResult:
+    if not isinstance(value, dict):
+        raise InvalidRecordError(f"{where}: expected an object")
+    removed = _list(value.get("removed"), f"{where}.removed")
+    board = _list(value.get("board"), f"{where}.board")
+    return TurnResult(
+        foul=_foul(value.get("foul"), f"{where}.foul"),
+        twenties=_ids(value.get("twenties"), f"{where}.twenties"),
+        cancelled=_ids(value.get("cancelled"), f"{where}.cancelled"),
+        removed=tuple(_removed(item, f"{where}.removed[{k}]") for k, item in enumerate(removed)),
+        board=tuple(read_disc(item, f"{where}.board[{k}]") for k, item in enumerate(board)),
+    )
+
+
+def _ids(value: object, where: str) -> tuple[int, ...]:
+    return tuple(read_count(v, where) for v in _list(value, where))
+
+
+def _list(value: object, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise InvalidRecordError(f"{where}: expected a list")
+    return value
+
+
+def _removed(item: object, where: str) -> tuple[int, Removal]:
+    if not isinstance(item, list) or len(item) != 2:
+        raise InvalidRecordError(f"{where}: expected [id, reason]")
+    return read_count(item[0], f"{where}.id"), _member(Removal, item[1], where)
+
+
+def _foul(value: object, where: str) -> Foul | None:
+    return None if value is None else _member(Foul, value, where)
+
+
+def _member(enum: type[_E], value: object, where: str) -> _E:
+    """The member of ``enum`` named ``value`` in lower case."""
+    if isinstance(value, str) and value == value.lower() and value.upper() in enum.__members__:
+        return enum[value.upper()]
+    raise InvalidRecordError(f"{where}: unknown value {value!r}")
+
+
+def read_disc(item: object, where: str) -> Disc:
+    """A disc written ``[id, owner, x, y]``."""
+    if not isinstance(item, list) or len(item) != 4:
+        raise InvalidRecordError(f"{where}: expected [id, owner, x, y]")
+    return Disc(
+        read_count(item[0], f"{where}.id"),
+        read_seat(item[1], where),
+        read_number(item[2], f"{where}.x"),
+        read_number(item[3], f"{where}.y"),
+    )
 
 
 def read_record(text: str | bytes) -> SavedGame:
@@ -127,12 +212,10 @@ def read_record(text: str | bytes) -> SavedGame:
     """
     data = parse_record(text)
     rules, board, first = read_setup(data)
-    actions = data.get("actions")
-    if not isinstance(actions, list) or not all(isinstance(a, dict) for a in actions):
-        raise InvalidRecordError("the record's actions must be a list of objects")
+    actions = read_actions(data)
     state = read_state(data.get("state"), rules)
     check_reachable(state, rules, board, first)
-    return SavedGame(rules, board, first, tuple(dict(a) for a in actions), state)
+    return SavedGame(rules, board, first, actions, state)
 
 
 def read_state(value: object, rules: Rules) -> GameState:
@@ -146,9 +229,9 @@ def read_state(value: object, rules: Rules) -> GameState:
         raise InvalidRecordError(f"state.phase: unknown phase {value.get('phase')!r}") from None
     first = read_seat(value.get("round_first"), "state.round_first")
     if first not in rules.seats:
-        raise InvalidRecordError(f"state.round_first: {first.name.lower()} is not in play")
+        raise InvalidRecordError(f"state.round_first: {first.key} is not in play")
     in_hand = value.get("in_hand")
-    names = [s.name.lower() for s in rules.seats]
+    names = [s.key for s in rules.seats]
     if not isinstance(in_hand, dict) or set(in_hand) != set(names):
         raise InvalidRecordError("state.in_hand: one count per seat in play is needed")
     discs_data = value.get("discs")
@@ -156,19 +239,10 @@ def read_state(value: object, rules: Rules) -> GameState:
         raise InvalidRecordError("state.discs: expected a list")
     discs: list[Disc] = []
     for k, item in enumerate(discs_data):
-        if not isinstance(item, list) or len(item) != 4:
-            raise InvalidRecordError(f"state.discs[{k}]: expected [id, owner, x, y]")
-        owner = read_seat(item[1], f"state.discs[{k}]")
-        if owner not in rules.seats:
-            raise InvalidRecordError(f"state.discs[{k}]: {owner.name.lower()} is not in play")
-        discs.append(
-            Disc(
-                read_count(item[0], f"state.discs[{k}].id"),
-                owner,
-                read_number(item[2], f"state.discs[{k}].x"),
-                read_number(item[3], f"state.discs[{k}].y"),
-            )
-        )
+        disc = read_disc(item, f"state.discs[{k}]")
+        if disc.owner not in rules.seats:
+            raise InvalidRecordError(f"state.discs[{k}]: {disc.owner.key} is not in play")
+        discs.append(disc)
     return GameState(
         round=read_count(value.get("round"), "state.round", 1),
         round_first=first,
@@ -186,10 +260,11 @@ def read_state(value: object, rules: Rules) -> GameState:
 
 
 def read_seat(name: object, where: str) -> Seat:
-    """A seat from its lower-case name."""
-    if not isinstance(name, str) or name.upper() not in Seat.__members__:
-        raise InvalidRecordError(f"{where}: {name!r} is not a seat")
-    return Seat[name.upper()]
+    """A seat from its name."""
+    try:
+        return Seat.parse(name)
+    except CrokinoleError:
+        raise InvalidRecordError(f"{where}: {name!r} is not a seat") from None
 
 
 def read_count(value: object, where: str, least: int = 0) -> int:
