@@ -207,6 +207,114 @@ def test_a_forbidden_import_is_caught(file: str, line: str, why: str) -> None:
     assert found[0].endswith(f"({why})")
 
 
+#: The server's parts (DESIGN.md, *Server*; the README's layout), each with the
+#: parts it may import.  ``shared`` is the server's own top-level modules
+#: (settings, limits, cache, JSON input, accounts, the protocol's envelope, a
+#: table read from its log): they import no part.  ``results`` is what the owner
+#: writes with a game's last events (``ranked/rated.py``, ``ranked/fair_play.py``);
+#: the rest of ``ranked/`` (the queue) seats players at tables the owner makes.
+#: ``http`` may use ``ws``'s payloads and views (a replay's shot is a live shot's
+#: message); ``ws`` never imports ``http``.  ``app`` (with ``background``, its
+#: periodic jobs) wires them all.
+SERVER_PARTS: dict[str, set[str]] = {
+    "shared": set(),
+    "cluster": {"shared"},
+    "results": {"shared"},
+    "owner": {"cluster", "results", "shared"},
+    "ranked": {"owner", "cluster", "results", "shared"},
+    "ws": {"ranked", "owner", "cluster", "results", "shared"},
+    "http": {"ws", "ranked", "owner", "cluster", "results", "shared"},
+    "app": {"http", "ws", "ranked", "owner", "cluster", "results", "shared"},
+}
+RESULTS = {"rated", "fair_play"}
+SERVER = SRC / "server"
+
+
+def server_part(parts: tuple[str, ...] | list[str]) -> str:
+    """The part of a server module, from its dotted name below ``crokinole.server``."""
+    if parts[0] in {"app", "background", "__init__"}:
+        return "app"
+    if not (SERVER / parts[0]).is_dir():
+        return "shared"
+    if parts[0] == "ranked" and len(parts) > 1 and parts[1] in RESULTS:
+        return "results"
+    return parts[0]
+
+
+def _server_targets(imp: Import, tree: ast.Module) -> list[list[str]]:
+    """The server modules an import names: ``from crokinole.server.ranked import rated``
+    names ``ranked.rated``, not the package."""
+    names = imp.target.split(".")[2:]
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.lineno == imp.line
+            and SERVER.joinpath(*names).is_dir()
+        ):
+            return [[*names, alias.name] for alias in node.names]
+    return [names]
+
+
+def server_violations(path: Path, source: str | None = None) -> list[str]:
+    """Imports of a server module that break :data:`SERVER_PARTS`, as readable lines."""
+    relative = path.relative_to(SERVER).with_suffix("").parts
+    part = server_part(
+        relative if relative[-1] != "__init__" or len(relative) == 1 else relative[:-1]
+    )
+    allowed = SERVER_PARTS[part] | {part}
+    tree = ast.parse(path.read_text() if source is None else source)
+    found = []
+    for imp in project_imports(path, source):
+        if imp.target.split(".")[:2] != ["crokinole", "server"] or imp.target.count(".") < 2:
+            continue
+        for names in _server_targets(imp, tree):
+            target = server_part(names)
+            if target not in allowed:
+                found.append(f"{imp.module}:{imp.line}: {part} imports {imp.target} ({target})")
+    return found
+
+
+SERVER_MODULES = sorted(SERVER.rglob("*.py"))
+
+
+def test_every_part_of_the_server_has_a_rule() -> None:
+    parts = {server_part(p.relative_to(SERVER).with_suffix("").parts) for p in SERVER_MODULES}
+    assert parts == set(SERVER_PARTS)
+    assert {p.name for p in SERVER.iterdir() if p.is_dir() and p.name != "__pycache__"} == {
+        "ws",
+        "http",
+        "owner",
+        "cluster",
+        "ranked",
+    }
+
+
+@pytest.mark.parametrize("path", SERVER_MODULES, ids=lambda p: str(p.relative_to(SERVER)))
+def test_each_server_module_imports_only_the_parts_below_it(path: Path) -> None:
+    assert server_violations(path) == []
+
+
+@pytest.mark.parametrize(
+    ("file", "line", "why"),
+    [
+        ("cluster/hub.py", "from crokinole.server.owner.tables import Tables", "owner"),
+        ("owner/tables.py", "from crokinole.server.ranked.queue import RankedQueue", "ranked"),
+        ("owner/tables.py", "from crokinole.server.ws import session", "ws"),
+        ("ranked/queue.py", "from crokinole.server.ws.views import view", "ws"),
+        ("ranked/rated.py", "from crokinole.server.owner import tables", "owner"),
+        ("ws/session.py", "from crokinole.server.http.accounts import routes", "http"),
+        ("cache.py", "from crokinole.server.cluster.hub import MemoryHub", "cluster"),
+        ("protocol.py", "from crokinole.server.app import create_app", "app"),
+    ],
+)
+def test_a_forbidden_server_import_is_caught(file: str, line: str, why: str) -> None:
+    path = SERVER / file
+    source = path.read_text() + f"\n\ndef _added() -> None:\n    {line}\n"
+    found = server_violations(path, source)
+    assert len(found) == 1
+    assert found[0].endswith(f"({why})")
+
+
 def _fresh_modules(code: str) -> set[str]:
     out = subprocess.run(
         [sys.executable, "-c", code + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"],

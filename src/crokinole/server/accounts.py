@@ -89,6 +89,10 @@ def utc_now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+#: The session cookie of a logged-in browser (HttpOnly; the websocket's handshake carries it too).
+COOKIE = "crokinole_session"
+
+
 class AccountError(CrokinoleError, ValueError):
     """A request about accounts that is refused; nothing changed.
 

@@ -26,7 +26,7 @@ from starlette.requests import Request
 
 from crokinole.analysis.practice import PracticePosition, position_from_code, position_from_data
 from crokinole.errors import ErrorCode
-from crokinole.server.accounts import Account
+from crokinole.server.accounts import COOKIE, Account
 from crokinole.server.http.context import context
 from crokinole.server.http.errors import HttpError
 from crokinole.server.json_input import JsonInputError, read_json
@@ -44,9 +44,6 @@ __all__ = [
     "same_site",
     "unknown_fields",
 ]
-
-#: The session cookie of a logged-in browser.
-COOKIE = "crokinole_session"
 
 
 def _size(limit: int) -> str:

@@ -44,7 +44,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from crokinole.analysis import Accuracy, AnalysisError, fit_accuracy, hints
+from crokinole.analysis import Accuracy, AnalysisError, hints
 from crokinole.analysis.heatmap import heat_map
 from crokinole.analysis.practice import (
     PracticePosition,
@@ -74,7 +74,7 @@ from crokinole.server.http.replays import (
     table_version,
 )
 from crokinole.server.json_input import JsonInputError, read_json
-from crokinole.server.owner.tables import Tables
+from crokinole.server.owner.accuracy import NO_ACCURACY, fitted_accuracy, own_accuracy
 from crokinole.server.ranked.fair_play import daily_refused, engine_help_refused
 from crokinole.server.ws.messages import LEVEL_IDS
 from crokinole.server.ws.views import seat_names
@@ -99,45 +99,11 @@ MAX_RECORD_BYTES = 512 * 1024
 MAX_REVIEW_SHOTS = 256
 #: The largest body of a practice room's request (a position is a few hundred bytes).
 MAX_BODY_BYTES = 16 * 1024
-#: What a player who asks for their own accuracy without drill results is told.
-NO_ACCURACY = "play the open-20 drill first: your accuracy is fitted from your open-20 results"
 #: The accuracies a request may name (``hand`` is the practice room's steady hand).
 ACCURACY_NAMES = ("steady", "hand", "human", *LEVEL_IDS, "mine")
 
 
 # ---------------------------------------------------------------- accuracies
-
-
-@functools.lru_cache(maxsize=256)
-def fitted_accuracy(made: int, attempts: int) -> Accuracy:
-    """The accuracy ("mine") fitted to ``made`` open 20s of ``attempts`` (blocking; kept).
-
-    Raises:
-        AnalysisError: a rate that cannot be fitted (under 2%), in plain words.
-    """
-    return fit_accuracy(made / attempts)
-
-
-async def own_accuracy(
-    store: Store, tables: Tables, device: str | None, account_id: int | None
-) -> Accuracy | None:
-    """The accuracy fitted to the open-20 drill results of ``device`` (or the account).
-
-    None when there are none.  The results are read off the event loop and
-    the fit is computed on the CPU pool.
-
-    Raises:
-        AnalysisError: results whose rate cannot be fitted (in plain words).
-    """
-    if device is None and account_id is None:
-        return None
-    record = await anyio.to_thread.run_sync(store.open_twenty_record, device or "", account_id)
-    if record is None:
-        return None
-    made, attempts = record
-    if attempts <= 0:
-        return None
-    return await tables.cpu.run(functools.partial(fitted_accuracy, int(made), int(attempts)))
 
 
 # ---------------------------------------------------------------- games

@@ -27,11 +27,10 @@ from crokinole.analysis.heatmap import heat_map
 from crokinole.board import Seat
 from crokinole.errors import ErrorCode
 from crokinole.server import protocol
-from crokinole.server.accounts import Account, Accounts, token_hash
+from crokinole.server.accounts import COOKIE, Account, Accounts, token_hash
 from crokinole.server.cluster.hub import HubUnavailableError
-from crokinole.server.http.accounts import COOKIE
-from crokinole.server.http.review import NO_ACCURACY, own_accuracy
 from crokinole.server.limits import RateLimiter, ServerSettings
+from crokinole.server.owner.accuracy import NO_ACCURACY, own_accuracy
 from crokinole.server.owner.tables import UNAVAILABLE, Tables
 from crokinole.server.ranked import rated
 from crokinole.server.ranked.queue import RankedQueue
