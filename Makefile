@@ -37,7 +37,7 @@ lint: $(STAMP)
 ## with a message, where they are not running, except in CI
 test: lint $(if $(shell command -v npm),$(AXE))
 	$(BIN)/pytest -m "" --ignore=tests/cluster
-	@if [ -n "$$CI" ] || $(CLUSTER_ENV) $(BIN)/python -m tests.server_database; then \
+	@if [ -n "$$CI" ] || $(CLUSTER_ENV) $(BIN)/python -m tests.support.server_database; then \
 		$(MAKE) --no-print-directory test-cluster; \
 	else \
 		echo "make test: skipped the server tests on PostgreSQL + Redis (make test-cluster runs them)" >&2; \

@@ -6,7 +6,7 @@ explores new examples every time.
 
 With ``CROKINOLE_TEST_DATABASE_URL`` set (``make test-postgres``) the
 servers that tests start keep their data in PostgreSQL schemas
-(``tests/server_database.py``), dropped when the session ends; with
+(``tests/support/server_database.py``), dropped when the session ends; with
 ``CROKINOLE_TEST_REDIS_URL`` too (``make test-cluster``) they run on Redis,
 each path with a key prefix of its own, whose keys are deleted then too.
 """
@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings
 
-from tests.server_database import drop_redis_keys, drop_schemas, on_postgres, on_redis
+from tests.support.server_database import drop_redis_keys, drop_schemas, on_postgres, on_redis
 
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):

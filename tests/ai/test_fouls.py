@@ -26,7 +26,7 @@ from crokinole.ai.players import HardPlayer
 from crokinole.ai.search import Candidates, simulate_candidates
 from crokinole.board import Seat, Shot
 from crokinole.rules import Game, Rules
-from tests.rules.positions import game_at
+from tests.support.rules_positions import game_at
 
 S, N = Seat.SOUTH, Seat.NORTH
 

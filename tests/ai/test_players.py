@@ -14,8 +14,8 @@ from crokinole.board import TOURNAMENT_BOARD, Seat, Shot
 from crokinole.errors import IllegalActionError
 from crokinole.physics import DiscStatus, simulate_shot
 from crokinole.rules import Game, Phase, Rules
-from tests.rules.positions import game_at
 from tests.rules.test_scenarios import _blocked_quarter
+from tests.support.rules_positions import game_at
 
 B = TOURNAMENT_BOARD
 S, N = Seat.SOUTH, Seat.NORTH

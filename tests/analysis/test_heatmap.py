@@ -10,8 +10,8 @@ import pytest
 from crokinole.analysis import Accuracy, AnalysisError, HeatMap, Metric, heat_map, hints
 from crokinole.board import TOURNAMENT_BOARD, Seat, Shot
 from crokinole.rules import Game, Rules
-from tests.analysis.positions import crowded
-from tests.rules.positions import game_at
+from tests.support.analysis_positions import crowded
+from tests.support.rules_positions import game_at
 
 B = TOURNAMENT_BOARD
 S, N = Seat.SOUTH, Seat.NORTH

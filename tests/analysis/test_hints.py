@@ -7,8 +7,8 @@ import pytest
 from crokinole.analysis import Accuracy, AnalysisError, Hint, hints, value_shots
 from crokinole.board import Seat
 from crokinole.rules import Game, Rules, ShotReport
-from tests.analysis.positions import crowded
-from tests.rules.positions import game_at
+from tests.support.analysis_positions import crowded
+from tests.support.rules_positions import game_at
 
 S, N = Seat.SOUTH, Seat.NORTH
 

@@ -11,7 +11,7 @@ from crokinole.ai.evaluate import Situation
 from crokinole.analysis import Accuracy, AnalysisError, ShotValue, round_win_chance, value_shots
 from crokinole.board import TOURNAMENT_BOARD, Seat, Shot
 from crokinole.rules import Game, Rules
-from tests.rules.positions import game_at
+from tests.support.rules_positions import game_at
 
 B = TOURNAMENT_BOARD
 S, N = Seat.SOUTH, Seat.NORTH

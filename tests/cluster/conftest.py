@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster.harness import Cluster, cluster, require_services
+from tests.support.cluster import Cluster, cluster, require_services
 
 
 @pytest.fixture

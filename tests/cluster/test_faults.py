@@ -1,7 +1,7 @@
 """Fault tests with real processes (issue 12): the game survives what a real site goes through.
 
 Each test runs real ``crokinole serve`` processes on one PostgreSQL schema
-and one Redis prefix (:mod:`tests.cluster.harness`), two players on
+and one Redis prefix (:mod:`tests.support.cluster`), two players on
 different processes, a one-round singles party (16 shots), and a fault in
 the middle of it:
 
@@ -35,7 +35,7 @@ from typing import Any
 
 import pytest
 
-from tests.cluster.harness import (
+from tests.support.cluster import (
     LEASE_SECONDS,
     Client,
     Cluster,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.cluster.harness import Cluster, check_log, play, quick_party
+from tests.support.cluster import Cluster, check_log, play, quick_party
 
 
 def test_a_party_across_two_processes_is_played_to_its_end(servers: Cluster) -> None:

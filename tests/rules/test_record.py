@@ -9,7 +9,7 @@ import pytest
 from crokinole.board import Board, Seat, Shot
 from crokinole.errors import InvalidRecordError
 from crokinole.rules import Game, Rules, replay
-from tests.rules.positions import north_shot
+from tests.support.rules_positions import north_shot
 
 
 def _played() -> Game:

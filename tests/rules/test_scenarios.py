@@ -30,7 +30,7 @@ from crokinole.rules import (
     judge_shot,
     replay,
 )
-from tests.rules.positions import game_at, north_shot, power_to_travel
+from tests.support.rules_positions import game_at, north_shot, power_to_travel
 
 B = TOURNAMENT_BOARD
 R = B.disc_radius

@@ -19,7 +19,7 @@ import pytest
 from crokinole.board import TOURNAMENT_BOARD, Seat, Shot
 from crokinole.errors import CrokinoleError, InvalidRecordError
 from crokinole.rules import Disc, Game, Phase, Rules, Scoring, check_reachable
-from tests.rules.positions import game_at, north_shot
+from tests.support.rules_positions import game_at, north_shot
 
 B = TOURNAMENT_BOARD
 S, N = Seat.SOUTH, Seat.NORTH

@@ -9,7 +9,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from crokinole.store import Store
-from tests.store.rooms import T0, add_room
+from tests.support.store_rooms import T0, add_room
 
 LEVELS = ("easy", "normal", "hard", "expert")
 

@@ -29,7 +29,7 @@ from crokinole.store import (
 )
 from crokinole.store.database import MIGRATIONS
 from tests.store.conftest import POSTGRES_URL
-from tests.store.rooms import add_room
+from tests.support.store_rooms import add_room
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
 ANN = TableMember("m1", "tok-ann", "Ann", seats=("south",))

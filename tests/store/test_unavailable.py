@@ -22,8 +22,8 @@ from sqlalchemy.exc import OperationalError
 
 from crokinole.errors import CrokinoleError
 from crokinole.store import Store, StoreUnavailableError, TableMember
-from tests.server_process import free_port
 from tests.store.conftest import POSTGRES_URL, postgres_unavailable
+from tests.support.server_process import free_port
 
 ANN = TableMember("m1", "tok-ann", "Ann", seats=("south",))
 

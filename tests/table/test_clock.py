@@ -24,7 +24,7 @@ from crokinole.table import (
     Timings,
     TurnTimedOut,
 )
-from tests.table.helpers import T0, device, legal_shot, shoot, started
+from tests.support.table import T0, device, legal_shot, shoot, started
 
 FAST = Timings(turn_grace=2.0, standin_grace=10.0, round_countdown=10.0, reaction_gap=2.0)
 

@@ -26,7 +26,7 @@ from crokinole.table import (
     TakeHint,
     TakeSeat,
 )
-from tests.table.helpers import T0, device, party, settings, started
+from tests.support.table import T0, device, party, settings, started
 from tests.table.test_ranked import ranked
 
 

@@ -36,7 +36,7 @@ from crokinole.table import (
     Tick,
     TurnTimedOut,
 )
-from tests.table.helpers import SEED, T0, device, legal_shot, party, shoot, started
+from tests.support.table import SEED, T0, device, legal_shot, party, shoot, started
 
 
 def play_round(table: Table, now: float, power: float = 30.0) -> Table:

@@ -34,7 +34,7 @@ from crokinole.table import (
     event_from_dict,
 )
 from crokinole.table.commands import command_from_dict
-from tests.table.helpers import T0, device, party, settings, shoot, started
+from tests.support.table import T0, device, party, settings, shoot, started
 
 
 def _refused(table: Table, command: TakeHint, code: str, words: str) -> None:

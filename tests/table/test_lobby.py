@@ -25,7 +25,7 @@ from crokinole.table import (
     TableError,
     TakeSeat,
 )
-from tests.table.helpers import T0, device, party, settings, started
+from tests.support.table import T0, device, party, settings, started
 
 
 def refused(table: Table, command: object, code: str, now: float = T0) -> TableError:

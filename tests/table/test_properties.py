@@ -46,7 +46,7 @@ from crokinole.table import (
     Timings,
     event_from_dict,
 )
-from tests.table.helpers import T0, device, legal_shot
+from tests.support.table import T0, device, legal_shot
 
 QUICK = Timings(turn_grace=1.0, standin_grace=3.0, round_countdown=4.0, reaction_gap=1.0)
 SEATS = st.sampled_from(list(Seat))

@@ -36,7 +36,7 @@ from crokinole.table import (
     Timings,
     event_from_dict,
 )
-from tests.table.helpers import T0, legal_shot, shoot
+from tests.support.table import T0, legal_shot, shoot
 
 ANN, BOB = "account:1", "account:2"
 

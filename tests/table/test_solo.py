@@ -23,7 +23,7 @@ from crokinole.table import (
     TakeSeat,
     Tick,
 )
-from tests.table.helpers import T0, device, shoot
+from tests.support.table import T0, device, shoot
 
 
 def solo(seats: dict[Seat, str] | None = None, **options: object) -> Table:

@@ -52,7 +52,7 @@ from crokinole.table import (
     TurnTimedOut,
     event_from_dict,
 )
-from tests.table.helpers import T0, shoot, started
+from tests.support.table import T0, shoot, started
 
 
 def test_the_defaults_follow_the_kind_of_table() -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.server_process import running_server
+from tests.support.server_process import running_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

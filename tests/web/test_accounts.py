@@ -1,6 +1,6 @@
 """Accounts in real Chromium against the real server: sign up, log out, log in, messages, password.
 
-The server runs in this process (``tests.server.helpers.serving``) with a
+The server runs in this process (``tests.support.server.serving``) with a
 login limit of 3 failures per account, so the rate-limit message is reached
 in a few tries.  Every page gets contract 4's policy; any page error or
 console error fails the test.  With ``CROKINOLE_DOCS_IMAGES=1``: ``docs/images/account.png`` (phone,
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from crokinole.server.limits import ServerSettings
-from tests.server.helpers import serving
+from tests.support.server import serving
 from tests.web.conftest import ARTIFACTS, REPO, with_csp
 
 pytestmark = pytest.mark.browser

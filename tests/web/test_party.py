@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from tests.server_process import free_port, running_server
+from tests.support.server_process import free_port, running_server
 from tests.web.conftest import ARTIFACTS, REPO, with_csp
 
 pytestmark = pytest.mark.browser

@@ -35,8 +35,8 @@ from typing import Any
 import pytest
 
 from crokinole.server.limits import ServerSettings
-from tests.server.helpers import serving
-from tests.server_process import running_server
+from tests.support.server import serving
+from tests.support.server_process import running_server
 from tests.web.conftest import ARTIFACTS, REPO, inline_for_csp, with_csp
 from tests.web.test_party import GAME_OVER as GAME_OVER_JS
 from tests.web.test_party import play_to_the_end

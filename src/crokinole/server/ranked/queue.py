@@ -52,7 +52,7 @@ knows nothing of as away from then on.
 A hub or store that cannot be reached stops nobody's tick for good: it is
 logged, and the next tick tries again.
 
-Errors are :class:`~crokinole.server.ws.protocol.WireError` with the protocol's
+Errors are :class:`~crokinole.server.protocol.WireError` with the protocol's
 codes: ``not_logged_in``, ``already_queued``, ``in_ranked_game``,
 ``bad_ladder``, ``bad_partner``, ``no_shows`` (the account did not take its
 first shot in :data:`~crokinole.server.ranked.fair_play.NO_SHOW_LIMIT` ranked games
