@@ -200,11 +200,14 @@ def test_each_module_imports_only_the_layers_below_it(path: Path) -> None:
 def test_a_forbidden_import_is_caught(file: str, line: str, why: str) -> None:
     # The checker itself: a bad import added anywhere in the module, even
     # inside a function, is reported with the layer it reaches.
-    path = SRC / file
-    source = path.read_text() + f"\n\ndef _added() -> None:\n    {line}\n"
-    found = violations(path, source)
+    found = violations(SRC / file, _with_import(SRC / file, line))
     assert len(found) == 1
     assert found[0].endswith(f"({why})")
+
+
+def _with_import(path: Path, line: str) -> str:
+    """The module's source with ``line`` imported inside a function added at its end."""
+    return path.read_text() + f"\n\ndef _added() -> None:\n    {line}\n"
 
 
 #: The server's parts (DESIGN.md, *Server*; the README's layout), each with the
@@ -308,9 +311,7 @@ def test_each_server_module_imports_only_the_parts_below_it(path: Path) -> None:
     ],
 )
 def test_a_forbidden_server_import_is_caught(file: str, line: str, why: str) -> None:
-    path = SERVER / file
-    source = path.read_text() + f"\n\ndef _added() -> None:\n    {line}\n"
-    found = server_violations(path, source)
+    found = server_violations(SERVER / file, _with_import(SERVER / file, line))
     assert len(found) == 1
     assert found[0].endswith(f"({why})")
 

@@ -29,14 +29,7 @@ from starlette.routing import BaseRoute, Mount, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from crokinole.server.accounts import Accounts
-from crokinole.server.background import (
-    COLLECTOR_THRESHOLDS,
-    PURGE_EVERY_S,
-    purge,
-    purge_cutoff,
-    tune_collector,
-    warm_up_and_freeze,
-)
+from crokinole.server.background import purge, warm_up_and_freeze
 from crokinole.server.cluster.hub import Hub
 from crokinole.server.http import (
     accounts,
@@ -55,21 +48,14 @@ from crokinole.server.limits import ServerSettings
 from crokinole.server.owner.cpu import AnalysisPool
 from crokinole.server.owner.tables import Tables
 from crokinole.server.ranked.queue import RankedQueue
-from crokinole.server.ws.endpoint import SESSION_ENDED, Connections
+from crokinole.server.ws.endpoint import Connections
 from crokinole.store import Store
 from crokinole.web import STATIC_DIR
 
 if TYPE_CHECKING:
     from crokinole.server.cluster.redis_hub import RedisHub
 
-__all__ = [
-    "COLLECTOR_THRESHOLDS",
-    "PURGE_EVERY_S",
-    "SESSION_ENDED",
-    "create_app",
-    "purge_cutoff",
-    "tune_collector",
-]
+__all__ = ["create_app"]
 
 #: Every HTTP route, by group (each module's ``routes``).
 HTTP_ROUTES: list[BaseRoute] = [

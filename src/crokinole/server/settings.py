@@ -254,7 +254,7 @@ class ServerSettings:
     own_process: bool = setting(
         False,
         "the server has the process to itself (``crokinole serve``): it tunes the garbage "
-        "collector for short pauses (see :func:`crokinole.server.app.tune_collector`); "
+        "collector for short pauses (see :func:`crokinole.server.background.tune_collector`); "
         "tests that run the app in their own process leave it alone",
     )
 

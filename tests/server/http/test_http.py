@@ -25,7 +25,7 @@ from websockets.typing import Origin
 
 from crokinole.ai import Level
 from crokinole.server import create_app
-from crokinole.server.app import purge_cutoff
+from crokinole.server.background import purge_cutoff
 from crokinole.server.limits import ServerSettings
 from crokinole.store import Store
 from tests.support.server import Player, serving
