@@ -162,7 +162,10 @@ class TcpProxy:
 
     :meth:`cut` closes every relayed connection and stops listening (new
     connections are refused), as a database server that went down or a
-    network that failed; :meth:`restore` listens again on the same port.
+    network that failed; :meth:`hang` keeps every connection open and
+    accepts new ones but relays nothing either way (what is sent is read
+    and dropped), as a server that stopped answering or a network that
+    swallows packets; :meth:`restore` listens (and relays) again.
     """
 
     def __init__(self, host: str, port: int) -> None:
@@ -172,10 +175,14 @@ class TcpProxy:
         self._sockets: set[socket.socket] = set()
         self._listener: socket.socket | None = None
         self._accepting: threading.Thread | None = None
+        self.hung = False
         self.restore()
 
     def restore(self) -> None:
-        """Listen (again) and relay every new connection."""
+        """Listen (again) and relay every new connection (a hung proxy relays again)."""
+        if self.hung:
+            self.hung = False
+            return
         listener = socket.socket()
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(("127.0.0.1", self.port))
@@ -200,7 +207,17 @@ class TcpProxy:
                 sock.shutdown(socket.SHUT_RDWR)
             sock.close()
 
+    def hang(self) -> None:
+        """Relay nothing from now on, keeping every connection open and accepting new ones.
+
+        Bytes sent either way are read (so the sender's TCP sees them
+        delivered) and dropped: a peer waiting for an answer waits forever,
+        unless it has a timeout of its own.
+        """
+        self.hung = True
+
     def close(self) -> None:
+        self.hung = False
         self.cut()
 
     def _accept(self, listener: socket.socket) -> None:
@@ -209,6 +226,13 @@ class TcpProxy:
                 client, _ = listener.accept()
             except OSError:
                 return  # cut
+            if self.hung:
+                # A hung server still accepts: the client waits on a silent
+                # connection (its handshake never answered).
+                with self._lock:
+                    self._sockets.add(client)
+                threading.Thread(target=self._swallow, args=(client,), daemon=True).start()
+                continue
             try:
                 server = socket.create_connection(self.target, timeout=5)
             except OSError:
@@ -224,10 +248,18 @@ class TcpProxy:
             for one, other in ((client, server), (server, client)):
                 threading.Thread(target=self._pipe, args=(one, other), daemon=True).start()
 
+    def _swallow(self, client: socket.socket) -> None:
+        try:
+            while client.recv(65536):
+                pass
+        except OSError:
+            pass
+
     def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
         try:
             while data := source.recv(65536):
-                sink.sendall(data)
+                if not self.hung:
+                    sink.sendall(data)
         except OSError:
             pass
         finally:

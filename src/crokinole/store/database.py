@@ -31,6 +31,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from crokinole import metrics
 from crokinole.errors import CrokinoleError
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -132,6 +133,8 @@ class Database:
         engine = create_engine(url, **options)
         if engine.dialect.name == "sqlite":
             event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "connect", _count_connection)
+        event.listen(engine, "commit", _count_commit)
         database = cls(engine)
         if migrate:
             database.migrate()
@@ -260,6 +263,14 @@ def unreachable(error: DBAPIError, dialect: str) -> str | None:
         return None
     lines = str(error.orig or error).strip().splitlines()
     return lines[0].strip() if lines and lines[0].strip() else type(error.orig).__name__
+
+
+def _count_connection(_dbapi_connection: Any, _record: Any) -> None:
+    metrics.count(metrics.DB_CONNECTIONS)
+
+
+def _count_commit(_connection: Any) -> None:
+    metrics.count(metrics.DB_COMMITS)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

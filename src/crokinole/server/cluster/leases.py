@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from redis.exceptions import RedisError
 
+from crokinole import metrics
 from crokinole.server.cluster.hub import HubUnavailableError
 from crokinole.server.cluster.redis_base import RedisBase, text, unreachable
 
@@ -202,6 +203,7 @@ class Leases(RedisBase):
             self._lost(table_id)
 
     def _lost(self, table_id: str) -> None:
+        metrics.count(metrics.LEASES_LOST)
         if self.on_lost is None:
             return
         try:

@@ -21,6 +21,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
+from crokinole import metrics
 from crokinole.errors import ErrorCode
 from crokinole.server.cluster.hub import HubUnavailableError, NoReceiverError
 from crokinole.server.owner.base import UNAVAILABLE, ElsewhereError, Held, OwnerBase, unavailable
@@ -198,6 +199,9 @@ class Commands(OwnerBase):
                 raise TableError(ErrorCode.STALE, STALE) from None
             if not events:
                 return []
+            metrics.count(metrics.COMMANDS)
+            if any(e.TYPE == "shot_played" for e in events):
+                metrics.count(metrics.SHOTS)
             held.table = after
             if snapshot:
                 held.snapshot_version = after.version
