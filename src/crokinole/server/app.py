@@ -33,6 +33,7 @@ from crokinole.server.background import purge, warm_up_and_freeze
 from crokinole.server.cluster.hub import Hub
 from crokinole.server.http import (
     accounts,
+    metrics,
     pages,
     practice,
     ranked,
@@ -67,6 +68,7 @@ HTTP_ROUTES: list[BaseRoute] = [
     *review.routes,
     *practice.routes,
     *records.routes,
+    *metrics.routes,
 ]
 
 

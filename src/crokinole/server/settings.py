@@ -196,6 +196,13 @@ class ServerSettings:
         "latency grace added to every turn clock",
         Option.from_env("--turn-grace", Kind.SECONDS, "SECONDS", PARTY_TIMINGS),
     )
+    metrics: bool = setting(
+        False,
+        "serve GET /metrics: this process's counters (database commits and new connections, "
+        "commands and shots applied, leases lost) and its CPU seconds, in Prometheus's text "
+        "format; off by default, as it tells anyone how busy the server is",
+        Option("--metrics", Kind.SWITCH),
+    )
     short_clocks: bool = setting(
         False,
         "accept turn clocks shorter than 30 seconds (for tests; players choose none, 30 or "
