@@ -1,6 +1,6 @@
 """Server load benchmark: bot clients play N concurrent online parties on one server process.
 
-Run it from a checkout: ``crokinole bench server [--games N ...] [--seconds S]``,
+Run it from a checkout: ``crokinole bench server [--games N ...] [--seconds S] [--fixed]``,
 or ``python -m benchmarks.server ...`` (or ``python benchmarks/server ...``),
 the same; ``--help`` lists the options.  It needs the ``websockets`` client
 library (the ``bench`` extra).
@@ -64,7 +64,8 @@ Several processes (``--processes 1 2``)
 ---------------------------------------
 
 With ``--processes``, each process count N runs a cluster of N ``crokinole
-serve`` processes on PostgreSQL (a fresh schema of the database of ``--pg``,
+serve`` processes on PostgreSQL (a fresh database on the server of ``--pg``,
+or a fresh schema of its database where the role may not create one,
 migrated once by ``crokinole db upgrade`` before the servers start, dropped
 afterwards) and Redis (``--redis``, under a key prefix of the run's own, its
 keys deleted afterwards): every process count on the same set-up, so their
@@ -88,12 +89,52 @@ puts both sockets of a party on one process, parties in turn over the
 processes, as a load balancer hashing on the party would; ``connection``
 puts the joining player on the next process after the host's, so that
 every command of one of the two players crosses Redis to the game's owner.
+
+Fixed load (``--fixed``)
+------------------------
+
+``--fixed --games N [N ...] --pace S --seconds T`` plays each party count
+once at a fixed load (a shot every ``S`` seconds per game, a window of ``T``
+seconds, 120 by default): on one process on SQLite (or ``--db``), or with
+``--processes K [K ...]`` (and ``--spread party|connection``) on a cluster
+of each process count on PostgreSQL and Redis, the party counts one after
+the other on the same cluster.  There is no ramp and no second window.  No
+stand-in CPU plays unless ``--standin-share`` says so (the CPU players'
+thinking is not a shot's cost; given, the report says it is included).
+
+The servers are started with ``crokinole serve --metrics``; at the two ends
+of the window the benchmark reads each server's ``GET /metrics``
+(:mod:`crokinole.metrics`: shots applied, database commits, new database
+connections, leases lost), ``pg_stat_database``'s ``xact_commit`` and
+``sessions`` of the cluster's database (a fresh database of its own, so
+only the run's work counts there) and Redis's ``total_commands_processed``
+(``INFO stats``, every client's).  Each cost of the window is divided by
+**the shots the servers applied** in it (their counter ``shots``, summed
+over the processes), cross-checked against the shots whose broadcast the
+bots saw.  For each configuration the report gives:
+
+* **CPU milliseconds per shot** of the servers (together and each process),
+  of PostgreSQL (every postgres process of the machine, backends that ended
+  included, and of those the backends of the run's database), of Redis
+  (every ``redis-server``) and of the bots (this process);
+* database commits, new database connections and Redis commands per shot
+  (PostgreSQL's counts where there are any, the servers' beside them), and
+  the leases lost in the window;
+* p50 and p99 shot to broadcast with their intervals, and the errors;
+
+beside the issue's targets, PASS or MISSED (in parentheses where the run
+is not at the target's conditions): one process on SQLite at most 1.0 ms
+of server CPU per shot and p99 at most 100 ms at 200 parties, a shot every
+0.5 s, over 120 s; several processes on PostgreSQL + Redis at most 1.5 ms
+of server CPU and 0.5 ms of PostgreSQL CPU per shot with a party's players
+on one process (1.5 times that with ``--spread connection``), no new
+database connection, and no lease lost at 200 parties.
 """
 
 from .bots import BenchError, protocol_2_websocket, warm_up
 from .cli import main
 from .processes import ServerOptions, backend_problem, cpu_seconds, rss_kib, running_server
-from .report import print_cluster_report, print_server_report
+from .report import print_cluster_report, print_fixed_report, print_server_report
 from .run import (
     DEFAULT_PACE,
     DEFAULT_PG,
@@ -104,10 +145,11 @@ from .run import (
     Ramp,
     loop_factory,
     run_cluster_bench,
+    run_fixed_bench,
     run_reported,
     run_server_bench,
 )
-from .statistics import LoadFigures, Quantile, RampFigures
+from .statistics import FixedFigures, LoadFigures, Quantile, RampFigures, Verdict, WindowCounts
 
 __all__ = [
     "DEFAULT_PACE",
@@ -117,20 +159,25 @@ __all__ = [
     "PROGRESS_COLUMNS",
     "BenchError",
     "BenchOptions",
+    "FixedFigures",
     "LoadFigures",
     "Quantile",
     "Ramp",
     "RampFigures",
     "ServerOptions",
+    "Verdict",
+    "WindowCounts",
     "backend_problem",
     "cpu_seconds",
     "loop_factory",
     "main",
     "print_cluster_report",
+    "print_fixed_report",
     "print_server_report",
     "protocol_2_websocket",
     "rss_kib",
     "run_cluster_bench",
+    "run_fixed_bench",
     "run_reported",
     "run_server_bench",
     "running_server",

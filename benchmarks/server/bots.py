@@ -67,7 +67,8 @@ class Tally:
     shot_bytes: list[int] = field(default_factory=list)
 
     def note(self, event: str) -> None:
-        """Count one ``event`` (``standin_shot``, ``timeout``, ``round``) seen in the window."""
+        """Count one ``event`` (``shot``, ``standin_shot``, ``timeout``, ``round``) seen in the
+        window."""
         if self.measuring:
             self.events[event] += 1
 
@@ -393,6 +394,8 @@ class Party:
 
     def on_shot(self, bot: Bot, message: dict[str, Any], arrived: float) -> None:
         """A ``shot`` message reached ``bot``: time it if it is the pending person shot."""
+        if bot.is_first_connected():
+            self.tally.note("shot")
         by = message.get("by")
         if by != "person":
             if bot.is_first_connected():

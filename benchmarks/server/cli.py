@@ -21,7 +21,7 @@ from crokinole.cli.arguments import count_argument, database_argument, number, r
 
 from .bots import HAVE_WEBSOCKETS, BenchError
 from .processes import backend_problem
-from .report import print_cluster_report, print_server_report
+from .report import print_cluster_report, print_fixed_report, print_server_report
 from .run import (
     DEFAULT_DRAIN,
     DEFAULT_PACE,
@@ -35,9 +35,10 @@ from .run import (
     DEFAULT_STANDIN_SHARE,
     BenchOptions,
     run_cluster_bench,
+    run_fixed_bench,
     run_server_bench,
 )
-from .statistics import ramp_steps
+from .statistics import FIXED_SECONDS, ramp_steps
 
 #: Parties of the one-process run when --games is not given.
 DEFAULT_GAMES = 200
@@ -86,8 +87,15 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
             "200 parties. With --processes 1 2: clusters of 1 and of 2 server processes on "
             "PostgreSQL and Redis, parties added step by step until a step misses p99 <= 100 "
             "ms with no errors; print the games each held and the ratio, beside the target: "
-            "2 processes hold at least 1.6x the games of one. Needs the websockets library "
-            "(the 'bench' extra)."
+            "2 processes hold at least 1.6x the games of one. With --fixed: each --games value "
+            "played once at a fixed load, and what a shot costs: CPU milliseconds per shot of "
+            "the servers, PostgreSQL, Redis and the bots, database commits, new database "
+            "connections and Redis commands per shot, leases lost, p50 and p99, beside the "
+            "targets (one process on SQLite: <= 1.0 ms of server CPU per shot and p99 <= 100 "
+            "ms at 200 parties, a shot every 0.5 s, over 120 s; several processes on PostgreSQL "
+            "+ Redis: <= 1.5 ms of server CPU and <= 0.5 ms of PostgreSQL CPU per shot, 1.5x "
+            "that with --spread connection, no new database connection, no lease lost at 200 "
+            "parties). Needs the websockets library (the 'bench' extra)."
         ),
     )
     _add_counts(
@@ -96,14 +104,16 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         many=True,
         about="concurrent parties (two bots each); several values measure each on a fresh "
         f"server, e.g. --games 50 100 200 (default: {DEFAULT_GAMES}); with --processes, the "
-        "steps of the ramp instead of --step and --max-games",
+        "steps of the ramp instead of --step and --max-games (with --fixed too: each measured "
+        "once on the same cluster)",
     )
     parser.add_argument(
         "--seconds",
         type=_seconds,
-        default=DEFAULT_SECONDS,
+        default=None,
         metavar="S",
-        help="length of the measuring window, after every party is open (default: %(default)s)",
+        help="length of the measuring window, after every party is open (default: "
+        f"{DEFAULT_SECONDS:g}; with --fixed {FIXED_SECONDS:g}, the target's window)",
     )
     parser.add_argument(
         "--pace",
@@ -117,10 +127,12 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument(
         "--standin-share",
         type=_share,
-        default=DEFAULT_STANDIN_SHARE,
+        default=None,
         metavar="F",
         help="share of the parties whose second player disconnects once the game has "
-        "started, so the server's stand-in CPU plays that seat (default: %(default)s)",
+        "started, so the server's stand-in CPU plays that seat (default: "
+        f"{DEFAULT_STANDIN_SHARE:g}; with --fixed 0, as the CPU players' thinking is not a "
+        "shot's cost: given, the report says their thinking is in the servers' CPU)",
     )
     parser.add_argument(
         "--standin-grace",
@@ -182,10 +194,26 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "values, one file each, named FILE-N; with --processes, FILE-N for N processes and "
         "FILE-N-pK for process K (default: not kept)",
     )
+    fixed = parser.add_argument_group(
+        "fixed load",
+        "Each --games value played once, on one process on SQLite (or --db), or with "
+        "--processes on clusters on PostgreSQL and Redis; the report divides the window's "
+        "costs by the shots the servers applied (their GET /metrics).",
+    )
+    fixed.add_argument(
+        "--fixed",
+        action="store_true",
+        help="fixed-load mode: N parties (--games), a shot every --pace seconds per game, for "
+        "--seconds; print per shot the CPU milliseconds of the servers (together and each), "
+        "PostgreSQL, Redis and the bots, the database commits and new connections, the "
+        "Redis commands, the leases lost, p50/p99 shot to broadcast and the errors, beside "
+        "the targets (no ramp: --step, --max-games and --retries do not apply)",
+    )
     cluster = parser.add_argument_group(
         "several processes",
         "Clusters of server processes on PostgreSQL and Redis (crokinole serve --redis), "
-        "each process count ramped up on its own fresh schema and Redis key prefix.",
+        "each process count ramped up on its own fresh PostgreSQL database and Redis key "
+        "prefix.",
     )
     _add_counts(
         cluster,
@@ -194,7 +222,8 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         about="server processes of each cluster measured, e.g. --processes 1 2; for each, "
         "parties are added step by step (--step) until a step misses p99 <= 100 ms with no "
         "errors, and the report gives the games held and their ratio to the first count's "
-        f"(at most {MAX_PROCESSES}; default: one process on SQLite, no ramp)",
+        f"(at most {MAX_PROCESSES}; default: one process on SQLite, no ramp); with --fixed, "
+        "each cluster plays each --games value once, at a fixed load",
     )
     cluster.add_argument(
         "--spread",
@@ -229,7 +258,8 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         type=database_argument,
         default=None,
         metavar="URL",
-        help="the PostgreSQL database whose fresh schema each cluster uses, dropped "
+        help="the PostgreSQL on whose server each cluster gets a fresh database (or, "
+        "where the role may not create one, a fresh schema of this database), dropped "
         f"afterwards (default: {DEFAULT_PG})",
     )
     cluster.add_argument(
@@ -243,8 +273,25 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _check_fixed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    # The fixed-load mode's own defaults, and no ramp.
+    if args.seconds is None:
+        args.seconds = FIXED_SECONDS if args.fixed else DEFAULT_SECONDS
+    if args.standin_share is None:
+        args.standin_share = 0.0 if args.fixed else DEFAULT_STANDIN_SHARE
+    if not args.fixed:
+        return
+    ramp = {"--step": args.step, "--max-games": args.max_games, "--retries": args.retries}
+    given = [flag for flag, value in ramp.items() if value is not None]
+    if given:
+        parser.error(f"{', '.join(given)}: --fixed measures each --games value once, with no ramp")
+    if args.processes is not None and args.games is None:
+        args.games = [DEFAULT_GAMES]
+
+
 def check_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Refuse options that do not go together (argparse's error: status 2), fill defaults."""
+    _check_fixed(parser, args)
     cluster_only = {
         "--spread": args.spread,
         "--step": args.step,
@@ -342,15 +389,20 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     console.print(f"command: {command_line(words, prog)}", markup=False, soft_wrap=True)
     start = time.perf_counter()
     try:
-        if args.processes is None:
+        if args.fixed:
+            fixed = run_fixed_bench(args.processes, args.games, options, console)
+        elif args.processes is None:
             figures = run_server_bench(args.games, options, console)
         else:
             results = run_cluster_bench(args.processes, args.games, options, console)
     except (BenchError, RuntimeError) as exc:
         console.print(f"[red]the benchmark could not run:[/red] {exc}", markup=True)
         return 1
-    if args.processes is None:
+    if args.fixed:
+        print_fixed_report(fixed, options, console)
+    elif args.processes is None:
         print_server_report(figures, options, console)
     else:
         print_cluster_report(results, options, console)
     console.print(f"benchmark ran in {time.perf_counter() - start:.0f} s")
+    return 0

@@ -4,8 +4,10 @@
 ports (one on a new SQLite file, or several on PostgreSQL and Redis) and
 stops them afterwards; :class:`CpuSample` reads the CPU time of the servers,
 the bots, PostgreSQL, Redis and the whole machine from ``/proc``;
-:func:`backend_problem`, :func:`fresh_schema` and :func:`delete_redis_keys`
-prepare and clean up a cluster's PostgreSQL schema and Redis keys.
+:class:`CounterReader` reads the servers' ``/metrics`` and PostgreSQL's and
+Redis's statistics; :func:`backend_problem`, :func:`fresh_database` (or
+:func:`fresh_schema`) and :func:`delete_redis_keys` prepare and clean up a
+cluster's PostgreSQL database and Redis keys.
 """
 
 from __future__ import annotations
@@ -79,6 +81,29 @@ def named_cpu_seconds(names: frozenset[str]) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+def backends_cpu_seconds(database: str) -> float:
+    """CPU seconds of the PostgreSQL backends now connected to ``database``.
+
+    A backend's title (its command line) names its database: ``postgres:
+    USER DATABASE HOST(PORT) STATE``.  Backends that ended are not counted:
+    this is a run's own share of PostgreSQL while it opens no connection.
+    """
+    ticks = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            name, fields = _stat_fields((entry / "stat").read_text())
+            if name not in POSTGRES_NAMES:
+                continue
+            title = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # ended meanwhile, or not ours to read
+            continue
+        if f" {database} " in title:
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def machine_busy_seconds() -> float:
     """CPU seconds the whole machine spent busy (every core, not idle or waiting on I/O)."""
     # /proc/stat's first line: cpu user nice system idle iowait irq softirq steal ...
@@ -93,7 +118,10 @@ REDIS_NAMES = frozenset({"redis-server"})
 
 @dataclass(frozen=True, slots=True)
 class CpuSample:
-    """CPU seconds used so far: by each server, the bots, PostgreSQL, Redis, the machine."""
+    """CPU seconds used so far: by each server, the bots, PostgreSQL, Redis, the machine.
+
+    ``backends``: PostgreSQL's backends of the run's own database (None: not asked).
+    """
 
     at: float
     servers: tuple[float, ...]
@@ -101,10 +129,12 @@ class CpuSample:
     postgres: float
     redis: float
     machine: float
+    backends: float | None = None
 
     @classmethod
-    def now(cls, pids: Sequence[int]) -> CpuSample:
-        """Read the counters of the server processes ``pids`` and of the rest."""
+    def now(cls, pids: Sequence[int], database: str | None = None) -> CpuSample:
+        """Read the counters of the server processes ``pids`` and of the rest (and of the
+        backends of the PostgreSQL ``database``, if given)."""
         return cls(
             at=time.perf_counter(),
             servers=tuple(cpu_seconds(pid) for pid in pids),
@@ -112,6 +142,7 @@ class CpuSample:
             postgres=named_cpu_seconds(POSTGRES_NAMES),
             redis=named_cpu_seconds(REDIS_NAMES),
             machine=machine_busy_seconds(),
+            backends=None if database is None else backends_cpu_seconds(database),
         )
 
 
@@ -154,6 +185,8 @@ def _serve_command(options: ServerOptions, port: int, db: str) -> list[str]:
         "--host", "127.0.0.1", "--port", str(port), "--db", db, "--log-level", "warning",
         "--connections-per-address", str(connections), "--rooms-per-minute", "1000",
         "--standin-grace", str(options.standin_grace),
+        # GET /metrics: the servers' own counts of what each window cost.
+        "--metrics",
         *(["--compress"] if options.compress else []),
         *cluster,
     ]  # fmt: skip
@@ -265,6 +298,132 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log_path: Path) -> No
             time.sleep(0.2)
 
 
+# ------------------------------------------------------- counters
+
+#: Seconds one read of a counter (a server's /metrics, PostgreSQL's, Redis's) may take.
+COUNTER_TIMEOUT = 10.0
+
+
+def http_base(base: str) -> str:
+    """The HTTP address of a server whose websocket base is ``base``.
+
+    >>> http_base("ws://127.0.0.1:8123")
+    'http://127.0.0.1:8123'
+    """
+    return "http" + base.removeprefix("ws") if base.startswith("ws") else base
+
+
+def parse_exposition(text: str) -> dict[str, float]:
+    """The samples of a Prometheus text exposition (``GET /metrics``), by name.
+
+    >>> parse_exposition("# TYPE a_total counter\\na_total 3\\nb{x=\\"1\\"} 2.5\\n")
+    {'a_total': 3.0, 'b{x="1"}': 2.5}
+    """
+    samples = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            samples[name] = float(value)
+    return samples
+
+
+def server_counters(base: str) -> dict[str, float]:
+    """A server's counters now: its ``GET /metrics`` (``crokinole serve --metrics``)."""
+    url = f"{http_base(base)}/metrics"
+    try:
+        with urllib.request.urlopen(url, timeout=COUNTER_TIMEOUT) as answer:
+            return parse_exposition(answer.read().decode())
+    except OSError as error:
+        raise RuntimeError(f"could not read the server's counters at {url}: {error}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class CounterSample:
+    """The counters of a run at one instant: each server's, PostgreSQL's and Redis's.
+
+    ``pg_commits`` and ``pg_sessions`` are ``pg_stat_database``'s
+    ``xact_commit`` and ``sessions`` of the run's database (None without
+    PostgreSQL); ``redis_commands`` is Redis's ``total_commands_processed``
+    (None without Redis).
+    """
+
+    servers: tuple[dict[str, float], ...]
+    pg_commits: int | None = None
+    pg_sessions: int | None = None
+    redis_commands: int | None = None
+
+
+class CounterReader:
+    """Reads a run's counters: the servers' ``/metrics``, PostgreSQL's statistics, Redis's INFO.
+
+    It keeps one connection to each of PostgreSQL and Redis, opened by the
+    first read: read once well before a window (PostgreSQL reports a new
+    session a second or so late), its reads add no new session.  Each
+    PostgreSQL read is rolled back as its connection goes back to the pool
+    (never a commit); each Redis read is one command
+    (:data:`REDIS_OWN_COMMANDS`), to be taken off the difference of two reads.
+    """
+
+    #: Commands of one Redis read, counted in the next read's total.
+    REDIS_OWN_COMMANDS = 1
+
+    def __init__(self, bases: Sequence[str], pg: str | None, redis_url: str | None) -> None:
+        import redis  # noqa: PLC0415 - only the runs on PostgreSQL and Redis need the clients
+        import sqlalchemy as sa  # noqa: PLC0415
+
+        self.bases = tuple(bases)
+        #: The run's PostgreSQL database (None: not on PostgreSQL).
+        self.database = None if pg is None else sa.engine.make_url(pg).database
+        timeout_ms = int(COUNTER_TIMEOUT * 1000)
+        self._pg = (
+            None
+            if pg is None
+            else sa.create_engine(
+                pg,
+                pool_size=1,
+                max_overflow=0,
+                connect_args={
+                    "connect_timeout": BACKEND_TIMEOUT,
+                    "options": f"-c statement_timeout={timeout_ms}",
+                },
+            )
+        )
+        self._redis = (
+            None
+            if redis_url is None
+            else redis.Redis.from_url(
+                redis_url, socket_connect_timeout=BACKEND_TIMEOUT, socket_timeout=COUNTER_TIMEOUT
+            )
+        )
+
+    def read(self) -> CounterSample:
+        """Every counter now (blocking: a few round trips on the loopback)."""
+        import sqlalchemy as sa  # noqa: PLC0415
+
+        servers = tuple(server_counters(base) for base in self.bases)
+        commits = sessions = commands = None
+        if self._pg is not None:
+            # A transaction of its own per read: the statistics' snapshot is fresh.
+            with self._pg.connect() as connection:
+                row = connection.execute(
+                    sa.text(
+                        "SELECT xact_commit, sessions FROM pg_stat_database "
+                        "WHERE datname = current_database()"
+                    )
+                ).one()
+                commits, sessions = int(row[0]), int(row[1])
+        if self._redis is not None:
+            commands = int(self._redis.info("stats")["total_commands_processed"])
+        return CounterSample(servers, commits, sessions, commands)
+
+    def close(self) -> None:
+        """Close the connections to PostgreSQL and Redis."""
+        if self._pg is not None:
+            self._pg.dispose()
+        if self._redis is not None:
+            self._redis.close()
+
+
 # ------------------------------------------------------- PostgreSQL and Redis
 
 
@@ -327,6 +486,41 @@ def fresh_schema(pg: str) -> Iterator[str]:
         with contextlib.suppress(sa.exc.SQLAlchemyError), engine.begin() as connection:
             connection.execute(sa.text("SET LOCAL lock_timeout = '10s'"))
             connection.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        engine.dispose()
+
+
+@contextlib.contextmanager
+def fresh_database(pg: str) -> Iterator[str]:
+    """A new database on the PostgreSQL server of ``pg``; yields its URL (dropped at the end).
+
+    On a database of its own a run's ``pg_stat_database`` counts only its
+    own commits and sessions, not those of other clients of ``pg``'s
+    database.  A role that may not create databases gets a new schema of
+    ``pg``'s database instead (:func:`fresh_schema`).
+    """
+    import sqlalchemy as sa  # noqa: PLC0415
+    from sqlalchemy.engine import make_url  # noqa: PLC0415
+
+    name = f"crokinole_bench_{secrets.token_hex(6)}"
+    # CREATE and DROP DATABASE cannot run inside a transaction.
+    engine = sa.create_engine(
+        pg, isolation_level="AUTOCOMMIT", connect_args={"connect_timeout": BACKEND_TIMEOUT}
+    )
+    try:
+        with engine.connect() as connection:
+            connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    except sa.exc.ProgrammingError:  # no CREATEDB privilege
+        engine.dispose()
+        with fresh_schema(pg) as schema_url:
+            yield schema_url
+        return
+    try:
+        url = make_url(pg).set(database=name).update_query_dict({"application_name": name})
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with contextlib.suppress(sa.exc.SQLAlchemyError), engine.connect() as connection:
+            connection.execute(sa.text("SET lock_timeout = '10s'"))
+            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         engine.dispose()
 
 

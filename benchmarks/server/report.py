@@ -2,7 +2,8 @@
 
 :func:`print_server_report` prints one server's figures per party count;
 :func:`print_cluster_report` each process count's ramp, the games each held
-and the ratio to the first (:func:`ratio_verdict`).
+and the ratio to the first (:func:`ratio_verdict`); :func:`print_fixed_report`
+what a shot cost in each configuration of the fixed-load mode.
 """
 
 from __future__ import annotations
@@ -17,13 +18,20 @@ from crokinole.cli.arguments import shown_url
 
 from .run import BenchOptions, plural
 from .statistics import (
+    FIXED_GAMES,
+    FIXED_PACE,
+    FIXED_SECONDS,
+    SPLIT_FACTOR,
     TARGET_GAMES,
     TARGET_P99_MS,
     TARGET_RATIO,
+    FixedFigures,
     LoadFigures,
     Quantile,
     RampFigures,
+    Verdict,
     held_ratio,
+    per_shot,
 )
 
 
@@ -284,3 +292,149 @@ def print_cluster_report(
     verdict = ratio_verdict(results)
     if verdict is not None:
         console.print(verdict)
+
+
+# ------------------------------------------------------- fixed load (--fixed)
+
+
+def _ms(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def _ratio(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3g}"
+
+
+def _counted(primary: float | None, servers: float | None, *, on_pg: bool) -> str:
+    # PostgreSQL's figure first where it has one, the servers' own count beside it.
+    if not on_pg:
+        return _ratio(servers)
+    return f"{_ratio(primary)} ({_ratio(servers)} by the servers)"
+
+
+def _verdict_cell(verdict: Verdict | None) -> tuple[str, str]:
+    if verdict is None:
+        return "", ""
+    text = verdict.text()
+    if verdict.passed is None:
+        return verdict.target, text
+    colour = ("green" if verdict.passed else "red") if verdict.applies else "dim"
+    return verdict.target, f"[{colour}]{text}[/{colour}]"
+
+
+def fixed_title(result: FixedFigures) -> str:
+    """What one configuration ran: parties, processes, database, spread, pace and window.
+
+    >>> from .statistics import LoadFigures
+    >>> window = LoadFigures(200, 200, 0, 120.0, (), (), 0, 0, 0, {}, (), 0, 0, 0.0, 2.0)
+    >>> fixed_title(FixedFigures(1, False, "SQLite", "party", 0.5, window))
+    '200 parties on 1 process (SQLite), a shot every 0.5 s per game, 120 s'
+    """
+    window = result.window
+    parties = (
+        f"{window.opened}"
+        if window.opened == window.games
+        else f"{window.opened} of {window.games}"
+    )
+    where = (
+        f"{plural(result.processes, 'process')} (PostgreSQL + Redis, spread {result.spread})"
+        if result.cluster
+        else f"{plural(result.processes, 'process')} ({result.database})"
+    )
+    return (
+        f"{parties} parties on {where}, a shot every {result.pace:g} s per game, "
+        f"{window.seconds:g} s"
+    )
+
+
+def fixed_table(result: FixedFigures, standins: str) -> Table:
+    """The table of one configuration: each figure per shot, its target and verdict."""
+    window, counts = result.window, result.counts
+    verdicts = result.verdicts()
+    table = Table(
+        title=f"Fixed load: {fixed_title(result)}",
+        caption=(
+            "per shot: the window's total divided by the shots the servers applied in it "
+            "(their counter, summed over the processes); CPU: user + system time from "
+            "/proc, PostgreSQL's every postgres process (backends that ended included), "
+            "Redis's every redis-server, the bots' this process; PostgreSQL's counts are of "
+            "the run's own database, Redis's of every client of Redis (other work on them "
+            "shows), the servers' own counts in parentheses; "
+            f"{standins}; {os.cpu_count()} CPUs shared by the servers, the bots and the rest; "
+            f"a verdict in parentheses: the run is not at the target's conditions "
+            f"(one process on SQLite: {FIXED_GAMES} parties, a shot every {FIXED_PACE:g} s, "
+            f"{FIXED_SECONDS:g} s or more; PostgreSQL + Redis: several processes, leases "
+            f"at {FIXED_GAMES} parties; spread connection: {SPLIT_FACTOR:g}× the spread "
+            "party targets)"
+        ),
+    )
+    for name in ("figure", "value", "target", "verdict"):
+        table.add_column(name, justify="left" if name == "figure" else "right")
+
+    def row(figure: str, value: str, key: str | None = None) -> None:
+        table.add_row(figure, value, *_verdict_cell(verdicts.get(key or "")))
+
+    row(
+        "shots applied by the servers", f"{counts.shots:,} ({counts.shots / window.seconds:,.0f}/s)"
+    )
+    seen = f"{counts.shots_seen:,}"
+    row("shots the bots saw broadcast", seen if counts.shots_agree else f"[yellow]{seen}[/yellow]")
+    row("server CPU, ms per shot", _ms(counts.server_ms), "server")
+    if result.processes > 1:
+        row("  each process", " + ".join(_ms(ms) for ms in counts.server_ms_each))
+    if counts.postgres_cpu is not None:
+        row("PostgreSQL CPU, ms per shot", _ms(counts.postgres_ms), "postgres")
+        row("  the run's database's backends", _ms(counts.backends_ms))
+    if counts.redis_cpu is not None:
+        row("Redis CPU, ms per shot", _ms(counts.redis_ms))
+    row("bots' CPU, ms per shot", _ms(counts.bots_ms))
+    on_pg = counts.pg_commits is not None
+    row(
+        "database commits per shot",
+        _counted(counts.commits, per_shot(counts.server_commits, counts.shots), on_pg=on_pg),
+    )
+    row(
+        "new database connections per shot",
+        _counted(
+            counts.connections, per_shot(counts.server_connections, counts.shots), on_pg=on_pg
+        ),
+        "connections",
+    )
+    if counts.redis_commands is not None:
+        row("Redis commands per shot", _ratio(counts.redis_per_shot))
+    if result.cluster:
+        row("leases lost in the window", str(counts.leases_lost), "leases")
+    row("p50 shot to broadcast, ms", _quantile(window.p50))
+    row("p99 shot to broadcast, ms", _quantile(window.p99), "p99")
+    row("errors", _errors_text(window.error_count))
+    return table
+
+
+def print_fixed_report(
+    results: Sequence[FixedFigures], options: BenchOptions, console: Console
+) -> None:
+    """Print, for each configuration, what a shot cost beside the issue's targets."""
+    if not results:
+        console.print("nothing was measured")
+        return
+    if any(r.cluster for r in results):
+        console.print(
+            f"set-up: PostgreSQL {shown_url(options.pg)} (a fresh schema for each process "
+            f"count), Redis {shown_url(options.redis)} (a key prefix of its own for each)",
+            markup=False,
+        )
+    standins = (
+        "the stand-in CPU plays in some parties (--standin-share): its thinking is part of "
+        "the servers' CPU per shot"
+        if options.standin_share > 0
+        else "no stand-in CPU plays (--standin-share 0): every shot is a person's"
+    )
+    for result in results:
+        console.print(fixed_table(result, standins))
+        window = result.window
+        if window.errors:
+            console.print(f"[red]errors in {fixed_title(result)}:[/red]")
+            for kind, count in sorted(window.errors.items()):
+                console.print(f"  {kind}: {count}", markup=False)
+            for sample in window.error_samples:
+                console.print(f"  e.g. {sample}", markup=False)

@@ -4,14 +4,16 @@
 :func:`play_ramp` warms the servers up and measures every step of a ramp;
 :func:`run_server_bench` (one server per party count) and
 :func:`run_cluster_bench` (one cluster per process count, on PostgreSQL and
-Redis) start the servers and run it; :class:`BenchOptions` are the
-benchmark's settings.
+Redis) start the servers and run it, and :func:`run_fixed_bench` runs either
+for the fixed-load mode (each party count measured once, its costs
+counted); :class:`BenchOptions` are the benchmark's settings.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import math
 import secrets
 import time
@@ -34,16 +36,18 @@ from rich.progress import (
 
 from .bots import HAVE_WEBSOCKETS, BenchError, Party, Tally, protocol_2_websocket, warm_up
 from .processes import (
+    CounterReader,
+    CounterSample,
     CpuSample,
     Server,
     ServerOptions,
     delete_redis_keys,
-    fresh_schema,
+    fresh_database,
     rss_kib,
     running_cluster,
     running_server,
 )
-from .statistics import LoadFigures, RampFigures
+from .statistics import FixedFigures, LoadFigures, RampFigures, WindowCounts
 
 # The client library is in the 'bench' (and 'dev') extra: bots.HAVE_WEBSOCKETS says so.
 with contextlib.suppress(ImportError):
@@ -202,6 +206,7 @@ class Ramp:
     progress: Progress
     label: str
     backends: bool
+    counters: CounterReader
     rss_before: int = 0
     parties: list[Party] = field(default_factory=list)
     opened: list[Party] = field(default_factory=list)
@@ -233,9 +238,12 @@ class Ramp:
         )
 
         pids = [server.proc.pid for server in self.servers]
+        # The counters are read off the event loop (a few round trips), just
+        # outside the CPU samples: their reads are not the window's cost.
+        counted_before = await asyncio.to_thread(self.counters.read)
         tally.measuring = True
         measuring = progress.add_task(f"{label}measuring", total=options.seconds)
-        before = CpuSample.now(pids)
+        before = CpuSample.now(pids, self.counters.database)
         watch = asyncio.create_task(_watch_loop(tally))
         while (elapsed := time.perf_counter() - before.at) < options.seconds:
             progress.update(
@@ -250,7 +258,8 @@ class Ramp:
         tally.measuring = False
         window_end = time.perf_counter()
         _check_alive(self.servers)
-        after = CpuSample.now(pids)
+        after = CpuSample.now(pids, self.counters.database)
+        counted_after = await asyncio.to_thread(self.counters.read)
         watch.cancel()
         rss_after = sum(rss_kib(pid) for pid in pids)
         progress.update(measuring, completed=options.seconds)
@@ -305,7 +314,61 @@ class Ramp:
             postgres_cpu=(after.postgres - before.postgres) / wall if self.backends else None,
             redis_cpu=(after.redis - before.redis) / wall if self.backends else None,
             machine_cpu=(after.machine - before.machine) / wall,
-        )
+            counts=window_counts(
+                counted_before, counted_after, before, after, tally.events["shot"],
+                backends=self.backends,
+            ),
+        )  # fmt: skip
+
+
+def _moved(before: CounterSample, after: CounterSample, name: str) -> int:
+    # A counter of crokinole.metrics, summed over the servers.
+    metric = f"crokinole_{name}_total"
+    return round(
+        sum(b.get(metric, 0.0) - a.get(metric, 0.0)
+            for a, b in zip(before.servers, after.servers, strict=True))
+    )  # fmt: skip
+
+
+_Number = TypeVar("_Number", int, float)
+
+
+def _difference(before: _Number | None, after: _Number | None, own: int = 0) -> _Number | None:
+    return None if before is None or after is None else after - before - own
+
+
+def window_counts(
+    before: CounterSample,
+    after: CounterSample,
+    cpu_before: CpuSample,
+    cpu_after: CpuSample,
+    shots_seen: int,
+    *,
+    backends: bool,
+) -> WindowCounts:
+    """What a window cost, from the counters and the CPU read at its two ends.
+
+    ``backends``: the run is on PostgreSQL and Redis, whose CPU is its own.
+    """
+    return WindowCounts(
+        shots=_moved(before, after, "shots"),
+        shots_seen=shots_seen,
+        server_commits=_moved(before, after, "db_commits"),
+        server_connections=_moved(before, after, "db_connections"),
+        leases_lost=_moved(before, after, "leases_lost"),
+        server_cpu=tuple(b - a for a, b in zip(cpu_before.servers, cpu_after.servers, strict=True)),
+        bots_cpu=cpu_after.bots - cpu_before.bots,
+        postgres_cpu=cpu_after.postgres - cpu_before.postgres
+        if before.pg_commits is not None
+        else None,
+        redis_cpu=cpu_after.redis - cpu_before.redis if backends else None,
+        backends_cpu=_difference(cpu_before.backends, cpu_after.backends),
+        pg_commits=_difference(before.pg_commits, after.pg_commits),
+        pg_sessions=_difference(before.pg_sessions, after.pg_sessions),
+        redis_commands=_difference(
+            before.redis_commands, after.redis_commands, CounterReader.REDIS_OWN_COMMANDS
+        ),
+    )
 
 
 async def play_ramp(
@@ -318,6 +381,8 @@ async def play_ramp(
     stop_on_miss: bool = False,
     retries: int = 0,
     backends: bool = False,
+    pg: str | None = None,
+    redis: str | None = None,
 ) -> list[LoadFigures]:
     """Warm each server up, then measure each step of ``steps`` (party counts, rising).
 
@@ -327,8 +392,34 @@ async def play_ramp(
     times (every window is in the figures).  With ``stop_on_miss`` the ramp
     ends after the first step none of whose windows met the target.
     ``backends``: the servers run on PostgreSQL and Redis, whose CPU is
-    measured too.  ``label`` starts every progress line.
+    measured too.  Each window's counts (:class:`WindowCounts`) are read from
+    the servers' ``/metrics``, and from ``pg``'s statistics and ``redis``'s
+    INFO when given.  ``label`` starts every progress line.
     """
+    counters = CounterReader([server.base for server in servers], pg, redis)
+    try:
+        return await _play_ramp(
+            servers, steps, options, progress, counters,
+            label=label, stop_on_miss=stop_on_miss, retries=retries, backends=backends,
+        )  # fmt: skip
+    finally:
+        counters.close()
+
+
+async def _play_ramp(
+    servers: Sequence[Server],
+    steps: Sequence[int],
+    options: BenchOptions,
+    progress: Progress,
+    counters: CounterReader,
+    *,
+    label: str,
+    stop_on_miss: bool,
+    retries: int,
+    backends: bool,
+) -> list[LoadFigures]:
+    # The first read opens the connections, long before the first window.
+    await asyncio.to_thread(counters.read)
     urls = [await protocol_2_websocket(server.base) for server in servers]
     several = len(servers) > 1
     warm = progress.add_task(
@@ -344,7 +435,7 @@ async def play_ramp(
     await asyncio.gather(*(warm_one(url) for url in urls))
     if not several:
         progress.update(warm, total=1, completed=1)
-    ramp = Ramp(servers, urls, options, progress, label, backends)
+    ramp = Ramp(servers, urls, options, progress, label, backends, counters)
     ramp.rss_before = sum(rss_kib(server.proc.pid) for server in servers)
     standins = standin_parties(max(steps), options.standin_share)
     figures: list[LoadFigures] = []
@@ -433,10 +524,24 @@ def run_server_bench(
             with running_server(server) as running:
                 progress.update(starting, total=1, completed=1)
                 with asyncio.Runner(loop_factory=loop_factory()) as runner:
-                    figures.extend(runner.run(play_ramp([running], [count], options, progress)))
+                    played = play_ramp(
+                        [running], [count], options, progress, pg=postgres_url(options.db)
+                    )
+                    figures.extend(runner.run(played))
             for task in list(progress.task_ids):
                 progress.remove_task(task)
     return figures
+
+
+def postgres_url(db: str | None) -> str | None:
+    """``db`` if it is a PostgreSQL URL (the run reads its statistics), else None.
+
+    >>> postgres_url("postgresql+psycopg://postgres@127.0.0.1/test") is not None
+    True
+    >>> postgres_url("bench.db") is None and postgres_url(None) is None
+    True
+    """
+    return db if db is not None and db.startswith("postgresql") else None
 
 
 def plural(count: int, word: str) -> str:
@@ -452,7 +557,7 @@ def run_cluster_bench(
     *,
     stop_on_miss: bool = True,
 ) -> list[RampFigures]:
-    """Ramp each process count up on a fresh cluster (PostgreSQL schema, Redis prefix).
+    """Ramp each process count up on a fresh cluster (PostgreSQL database, Redis prefix).
 
     Every process count runs on ``options.pg`` and ``options.redis``; the
     figures come in the order of ``processes``.  The ramp of each ends after
@@ -468,7 +573,7 @@ def run_cluster_bench(
                 log = log.with_name(f"{log.stem}-{count}{log.suffix}")
             prefix = f"crokinole-bench-{secrets.token_hex(6)}:"
             try:
-                with fresh_schema(options.pg) as db:
+                with fresh_database(options.pg) as db:
                     server = ServerOptions(
                         max(steps), options.standin_grace, db, log, options.server_compress,
                         processes=count, redis=options.redis, redis_prefix=prefix,
@@ -478,7 +583,7 @@ def run_cluster_bench(
                         ramp = play_ramp(
                             running, steps, options, progress,
                             label=label, stop_on_miss=stop_on_miss, retries=options.retries,
-                            backends=True,
+                            backends=True, pg=db, redis=options.redis,
                         )  # fmt: skip
                         with asyncio.Runner(loop_factory=loop_factory()) as runner:
                             figures = runner.run(ramp)
@@ -488,3 +593,31 @@ def run_cluster_bench(
             for task in list(progress.task_ids):
                 progress.remove_task(task)
     return results
+
+
+def run_fixed_bench(
+    processes: Sequence[int] | None,
+    games: Sequence[int],
+    options: BenchOptions,
+    console: Console,
+) -> list[FixedFigures]:
+    """The fixed-load mode: each party count of ``games`` measured once, in one window.
+
+    Without ``processes``, one server process per party count, on its own
+    database (``options.db``, else a new SQLite file); with them, a cluster
+    of each process count on PostgreSQL and Redis, whose party counts are
+    measured one after the other on the same cluster (the earlier ones'
+    parties playing on), never measured again.
+    """
+    if processes is None:
+        database = "SQLite" if postgres_url(options.db) is None else "PostgreSQL"
+        return [
+            FixedFigures(1, False, database, "party", options.pace, window)
+            for window in run_server_bench(games, options, console)
+        ]
+    once = dataclasses.replace(options, retries=0)
+    return [
+        FixedFigures(result.processes, True, "PostgreSQL", options.spread, options.pace, window)
+        for result in run_cluster_bench(processes, games, once, console, stop_on_miss=False)
+        for window in result.steps
+    ]

@@ -127,6 +127,8 @@ class LoadFigures:
         redis_cpu: the same for every ``redis-server`` of the machine.
         machine_cpu: cores busy on the whole machine (``/proc/stat``), from
             every process, this run's or not.
+        counts: what the window cost, as the servers, PostgreSQL and Redis
+            counted it (:class:`WindowCounts`), or None when not counted.
     """
 
     games: int
@@ -152,6 +154,7 @@ class LoadFigures:
     postgres_cpu: float | None = None
     redis_cpu: float | None = None
     machine_cpu: float | None = None
+    counts: WindowCounts | None = None
 
     @property
     def error_count(self) -> int:
@@ -263,3 +266,225 @@ def ramp_steps(step: int, top: int) -> list[int]:
     if not steps or steps[-1] != top:
         steps.append(top)
     return steps
+
+
+# ------------------------------------------------------- fixed load (--fixed)
+
+#: The fixed-load targets' conditions: this many parties, a shot every this many
+#: seconds per game, over a window at least this long (one process on SQLite).
+FIXED_GAMES = 200
+FIXED_PACE = 0.5
+FIXED_SECONDS = 120.0
+#: One process on SQLite: server CPU per shot (ms), and p99 as in TARGET_P99_MS.
+SQLITE_SERVER_MS = 1.0
+#: Several processes on PostgreSQL + Redis, a party's players on one process:
+#: server CPU and PostgreSQL CPU per shot (ms) ...
+CLUSTER_SERVER_MS = 1.5
+CLUSTER_POSTGRES_MS = 0.5
+#: ... and a party split across two processes (``--spread connection``) at most this times that.
+SPLIT_FACTOR = 1.5
+
+
+def per_shot(value: float | None, shots: int, scale: float = 1.0) -> float | None:
+    """``value`` divided among ``shots`` (times ``scale``: 1000 turns seconds into ms).
+
+    None when there is no figure, or no shot to divide it among.
+
+    >>> per_shot(0.5, 1000, 1000.0)
+    0.5
+    >>> per_shot(3.0, 0) is None
+    True
+    """
+    if value is None or shots <= 0:
+        return None
+    return value * scale / shots
+
+
+@dataclass(frozen=True, slots=True)
+class WindowCounts:
+    """What one window cost: counted by the servers, PostgreSQL, Redis and ``/proc``.
+
+    Attributes:
+        shots: shots the servers applied in the window (their counter ``shots``,
+            summed over the processes): what every cost is divided by.
+        shots_seen: shots whose broadcast the bots saw in the window (each
+            party's once): the cross-check of ``shots``.
+        server_commits: database commits the servers counted.
+        server_connections: new database connections the servers counted.
+        leases_lost: leases the servers lost (0 on one process without Redis).
+        server_cpu: CPU seconds of each server process in the window.
+        bots_cpu: CPU seconds of this process (the bots).
+        postgres_cpu: CPU seconds of every PostgreSQL process of the machine
+            (with the backends that ended), None when the run has no PostgreSQL.
+        redis_cpu: the same for ``redis-server``, None without Redis.
+        backends_cpu: CPU seconds of the PostgreSQL backends connected to the
+            run's database (of ``postgres_cpu``, this run's own part; those that
+            ended are not counted), None without PostgreSQL.
+        pg_commits: ``xact_commit`` of ``pg_stat_database`` for the run's
+            database (every client's, this run's or not), None without PostgreSQL.
+        pg_sessions: the same of ``sessions``: new connections to it.
+        redis_commands: ``total_commands_processed`` of Redis (every client's),
+            without the benchmark's own reads, None without Redis.
+    """
+
+    shots: int
+    shots_seen: int
+    server_commits: int
+    server_connections: int
+    leases_lost: int
+    server_cpu: tuple[float, ...]
+    bots_cpu: float
+    postgres_cpu: float | None = None
+    redis_cpu: float | None = None
+    backends_cpu: float | None = None
+    pg_commits: int | None = None
+    pg_sessions: int | None = None
+    redis_commands: int | None = None
+
+    @property
+    def server_ms(self) -> float | None:
+        """Server CPU milliseconds per shot, the processes together."""
+        return per_shot(sum(self.server_cpu), self.shots, 1000.0)
+
+    @property
+    def server_ms_each(self) -> tuple[float | None, ...]:
+        """Each server process's CPU milliseconds per shot (of all the shots)."""
+        return tuple(per_shot(cpu, self.shots, 1000.0) for cpu in self.server_cpu)
+
+    @property
+    def postgres_ms(self) -> float | None:
+        """PostgreSQL's CPU milliseconds per shot (None without PostgreSQL)."""
+        return per_shot(self.postgres_cpu, self.shots, 1000.0)
+
+    @property
+    def backends_ms(self) -> float | None:
+        """CPU milliseconds per shot of the backends of the run's database (None without)."""
+        return per_shot(self.backends_cpu, self.shots, 1000.0)
+
+    @property
+    def redis_ms(self) -> float | None:
+        """Redis's CPU milliseconds per shot (None without Redis)."""
+        return per_shot(self.redis_cpu, self.shots, 1000.0)
+
+    @property
+    def bots_ms(self) -> float | None:
+        """The bots' CPU milliseconds per shot."""
+        return per_shot(self.bots_cpu, self.shots, 1000.0)
+
+    @property
+    def commits(self) -> float | None:
+        """Database commits per shot: PostgreSQL's count where there is one, else the servers'."""
+        counted = self.server_commits if self.pg_commits is None else self.pg_commits
+        return per_shot(counted, self.shots)
+
+    @property
+    def connections(self) -> float | None:
+        """New database connections per shot: PostgreSQL's count if any, else the servers'."""
+        counted = self.server_connections if self.pg_sessions is None else self.pg_sessions
+        return per_shot(counted, self.shots)
+
+    @property
+    def redis_per_shot(self) -> float | None:
+        """Redis commands per shot (None without Redis)."""
+        return per_shot(self.redis_commands, self.shots)
+
+    @property
+    def shots_agree(self) -> bool:
+        """Whether the servers' count and the bots' are at most 1% (or 2 shots) apart.
+
+        The two are not read at quite the same instants: a shot applied just
+        before a window's end is seen by the bots just after it.
+
+        >>> import dataclasses
+        >>> counts = WindowCounts(1000, 991, 0, 0, 0, (), 0.0)
+        >>> counts.shots_agree, dataclasses.replace(counts, shots_seen=989).shots_agree
+        (True, False)
+        """
+        return abs(self.shots - self.shots_seen) <= max(2, self.shots // 100)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A target beside a figure: met or missed, and whether the run is at its conditions.
+
+    >>> Verdict("≤ 1.0 ms", 0.8, 1.0, applies=True).text()
+    'PASS'
+    >>> Verdict("≤ 1.0 ms", 1.2, 1.0, applies=False).text()
+    '(MISSED)'
+    """
+
+    target: str
+    value: float | None
+    limit: float
+    applies: bool
+
+    @property
+    def passed(self) -> bool | None:
+        """Whether the figure is within the limit (None: no figure)."""
+        return None if self.value is None else self.value <= self.limit
+
+    def text(self) -> str:
+        """``PASS`` or ``MISSED``, in parentheses when the run is not at the target's conditions."""
+        if self.passed is None:
+            return "n/a"
+        word = "PASS" if self.passed else "MISSED"
+        return word if self.applies else f"({word})"
+
+
+@dataclass(frozen=True, slots=True)
+class FixedFigures:
+    """One configuration of the fixed-load mode: its servers and its window.
+
+    Attributes:
+        processes: server processes.
+        cluster: on PostgreSQL and Redis (else one process, on its own database).
+        database: ``SQLite`` or ``PostgreSQL``: the servers' database.
+        spread: how the bots were spread over the processes (``party``, ``connection``).
+        pace: seconds between a game's shots.
+        window: the window's figures; its ``counts`` are set.
+    """
+
+    processes: int
+    cluster: bool
+    database: str
+    spread: str
+    pace: float
+    window: LoadFigures
+
+    @property
+    def counts(self) -> WindowCounts:
+        """What the window cost (always counted in this mode)."""
+        assert self.window.counts is not None, "a fixed-load window is counted"
+        return self.window.counts
+
+    def verdicts(self) -> dict[str, Verdict]:
+        """The issue's targets for this configuration, by the figure they stand beside.
+
+        One process on SQLite: server CPU and p99, at 200 parties, a shot every
+        0.5 s, over 120 s.  Several processes on PostgreSQL + Redis: server and
+        PostgreSQL CPU (1.5 times higher with a party split over two
+        processes), no new database connection, and no lease lost at 200
+        parties.  Other configurations get none.
+        """
+        window, counts = self.window, self.counts
+        full = window.opened == FIXED_GAMES
+        if not self.cluster:
+            if self.database != "SQLite":
+                return {}
+            at = full and self.pace == FIXED_PACE and window.seconds >= FIXED_SECONDS
+            p99 = window.p99
+            return {
+                "server": Verdict(f"≤ {SQLITE_SERVER_MS:g} ms", counts.server_ms,
+                                  SQLITE_SERVER_MS, at),
+                "p99": Verdict(f"≤ {TARGET_P99_MS:.0f} ms", None if p99 is None else p99.ms,
+                               TARGET_P99_MS, at),
+            }  # fmt: skip
+        several = self.processes >= 2
+        factor = SPLIT_FACTOR if self.spread == "connection" else 1.0
+        server, postgres = CLUSTER_SERVER_MS * factor, CLUSTER_POSTGRES_MS * factor
+        return {
+            "server": Verdict(f"≤ {server:g} ms", counts.server_ms, server, several),
+            "postgres": Verdict(f"≤ {postgres:g} ms", counts.postgres_ms, postgres, several),
+            "connections": Verdict("0", counts.connections, 0.0, several),
+            "leases": Verdict("0", counts.leases_lost, 0.0, several and full),
+        }
