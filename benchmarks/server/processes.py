@@ -397,10 +397,26 @@ class CounterReader:
         )
 
     def read(self) -> CounterSample:
-        """Every counter now (blocking: a few round trips on the loopback)."""
+        """Every counter now (blocking: a few round trips on the loopback).
+
+        Raises:
+            RuntimeError: a server, PostgreSQL or Redis did not answer (one line).
+        """
+        import redis  # noqa: PLC0415
         import sqlalchemy as sa  # noqa: PLC0415
 
         servers = tuple(server_counters(base) for base in self.bases)
+        try:
+            return self._read_backends(servers)
+        except sa.exc.SQLAlchemyError as error:
+            reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+            raise RuntimeError(f"could not read PostgreSQL's statistics: {reason}") from None
+        except redis.RedisError as error:
+            raise RuntimeError(f"could not read Redis's INFO: {error}") from None
+
+    def _read_backends(self, servers: tuple[dict[str, float], ...]) -> CounterSample:
+        import sqlalchemy as sa  # noqa: PLC0415
+
         commits = sessions = commands = None
         if self._pg is not None:
             # A transaction of its own per read: the statistics' snapshot is fresh.
@@ -509,7 +525,8 @@ def fresh_database(pg: str) -> Iterator[str]:
     try:
         with engine.connect() as connection:
             connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    except sa.exc.ProgrammingError:  # no CREATEDB privilege
+    except (sa.exc.ProgrammingError, sa.exc.OperationalError):
+        # No CREATEDB privilege (or template1 in use by another session).
         engine.dispose()
         with fresh_schema(pg) as schema_url:
             yield schema_url

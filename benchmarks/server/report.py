@@ -207,7 +207,7 @@ def print_cluster_report(
         return
     cores = os.cpu_count()
     console.print(
-        f"set-up: PostgreSQL {shown_url(options.pg)} (a fresh schema for each process count), "
+        f"set-up: PostgreSQL {shown_url(options.pg)} (a fresh database for each process count), "
         f"Redis {shown_url(options.redis)} (a key prefix of its own for each); spread: "
         f"{SPREAD_WORDS[options.spread]}",
         markup=False,
@@ -351,23 +351,31 @@ def fixed_table(result: FixedFigures, standins: str) -> Table:
     """The table of one configuration: each figure per shot, its target and verdict."""
     window, counts = result.window, result.counts
     verdicts = result.verdicts()
-    table = Table(
-        title=f"Fixed load: {fixed_title(result)}",
-        caption=(
-            "per shot: the window's total divided by the shots the servers applied in it "
-            "(their counter, summed over the processes); CPU: user + system time from "
-            "/proc, PostgreSQL's every postgres process (backends that ended included), "
-            "Redis's every redis-server, the bots' this process; PostgreSQL's counts are of "
-            "the run's own database, Redis's of every client of Redis (other work on them "
-            "shows), the servers' own counts in parentheses; "
-            f"{standins}; {os.cpu_count()} CPUs shared by the servers, the bots and the rest; "
-            f"a verdict in parentheses: the run is not at the target's conditions "
-            f"(one process on SQLite: {FIXED_GAMES} parties, a shot every {FIXED_PACE:g} s, "
-            f"{FIXED_SECONDS:g} s or more; PostgreSQL + Redis: several processes, leases "
-            f"at {FIXED_GAMES} parties; spread connection: {SPLIT_FACTOR:g}× the spread "
-            "party targets)"
-        ),
-    )
+    notes = [
+        "per shot: the window's total divided by the shots the servers applied in it (their "
+        "counter, summed over the processes)",
+        "CPU: user + system time from /proc; the bots': this process's",
+    ]
+    if counts.postgres_cpu is not None:
+        notes.append(
+            "PostgreSQL: every postgres process of the machine (backends that ended "
+            "included); its counts are of the run's database, the servers' own in parentheses"
+        )
+    if counts.redis_cpu is not None:
+        notes.append("Redis: every redis-server; its commands are every client's")
+    notes += [standins, f"{os.cpu_count()} CPUs shared by the servers, the bots and the rest"]
+    if result.cluster:
+        notes.append(
+            "a verdict in parentheses: the run is not at the target's conditions (several "
+            f"processes; the leases at {FIXED_GAMES} parties); spread connection: "
+            f"{SPLIT_FACTOR:g}× the targets of spread party"
+        )
+    elif verdicts:
+        notes.append(
+            "a verdict in parentheses: the run is not at the target's conditions "
+            f"({FIXED_GAMES} parties, a shot every {FIXED_PACE:g} s, {FIXED_SECONDS:g} s or more)"
+        )
+    table = Table(title=f"Fixed load: {fixed_title(result)}", caption="; ".join(notes))
     for name in ("figure", "value", "target", "verdict"):
         table.add_column(name, justify="left" if name == "figure" else "right")
 
@@ -419,7 +427,7 @@ def print_fixed_report(
         return
     if any(r.cluster for r in results):
         console.print(
-            f"set-up: PostgreSQL {shown_url(options.pg)} (a fresh schema for each process "
+            f"set-up: PostgreSQL {shown_url(options.pg)} (a fresh database for each process "
             f"count), Redis {shown_url(options.redis)} (a key prefix of its own for each)",
             markup=False,
         )

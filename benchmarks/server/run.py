@@ -316,7 +316,7 @@ class Ramp:
             machine_cpu=(after.machine - before.machine) / wall,
             counts=window_counts(
                 counted_before, counted_after, before, after, tally.events["shot"],
-                backends=self.backends,
+                backends=self.backends, parties=len(self.opened),
             ),
         )  # fmt: skip
 
@@ -345,10 +345,12 @@ def window_counts(
     shots_seen: int,
     *,
     backends: bool,
+    parties: int,
 ) -> WindowCounts:
     """What a window cost, from the counters and the CPU read at its two ends.
 
-    ``backends``: the run is on PostgreSQL and Redis, whose CPU is its own.
+    ``backends``: the run is on PostgreSQL and Redis, whose CPU is its own;
+    ``parties``: those playing in the window.
     """
     return WindowCounts(
         shots=_moved(before, after, "shots"),
@@ -368,6 +370,7 @@ def window_counts(
         redis_commands=_difference(
             before.redis_commands, after.redis_commands, CounterReader.REDIS_OWN_COMMANDS
         ),
+        parties=parties,
     )
 
 

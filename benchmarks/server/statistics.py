@@ -325,6 +325,7 @@ class WindowCounts:
         pg_sessions: the same of ``sessions``: new connections to it.
         redis_commands: ``total_commands_processed`` of Redis (every client's),
             without the benchmark's own reads, None without Redis.
+        parties: the parties playing in the window.
     """
 
     shots: int
@@ -340,6 +341,7 @@ class WindowCounts:
     pg_commits: int | None = None
     pg_sessions: int | None = None
     redis_commands: int | None = None
+    parties: int = 0
 
     @property
     def server_ms(self) -> float | None:
@@ -390,17 +392,19 @@ class WindowCounts:
 
     @property
     def shots_agree(self) -> bool:
-        """Whether the servers' count and the bots' are at most 1% (or 2 shots) apart.
+        """Whether the servers' count and the bots' differ by no more than the shots in flight.
 
         The two are not read at quite the same instants: a shot applied just
-        before a window's end is seen by the bots just after it.
+        before a window's end is seen by the bots just after it.  A party has
+        one shot on its way at a time, so at most one per party (``parties``)
+        at each end of the window (and 2 when the parties are not known).
 
         >>> import dataclasses
-        >>> counts = WindowCounts(1000, 991, 0, 0, 0, (), 0.0)
-        >>> counts.shots_agree, dataclasses.replace(counts, shots_seen=989).shots_agree
+        >>> counts = WindowCounts(1000, 980, 0, 0, 0, (), 0.0, parties=10)
+        >>> counts.shots_agree, dataclasses.replace(counts, shots_seen=979).shots_agree
         (True, False)
         """
-        return abs(self.shots - self.shots_seen) <= max(2, self.shots // 100)
+        return abs(self.shots - self.shots_seen) <= max(2, 2 * self.parties)
 
 
 @dataclass(frozen=True, slots=True)
@@ -474,7 +478,7 @@ class FixedFigures:
             at = full and self.pace == FIXED_PACE and window.seconds >= FIXED_SECONDS
             p99 = window.p99
             return {
-                "server": Verdict(f"≤ {SQLITE_SERVER_MS:g} ms", counts.server_ms,
+                "server": Verdict(f"≤ {SQLITE_SERVER_MS:.1f} ms", counts.server_ms,
                                   SQLITE_SERVER_MS, at),
                 "p99": Verdict(f"≤ {TARGET_P99_MS:.0f} ms", None if p99 is None else p99.ms,
                                TARGET_P99_MS, at),
@@ -483,8 +487,8 @@ class FixedFigures:
         factor = SPLIT_FACTOR if self.spread == "connection" else 1.0
         server, postgres = CLUSTER_SERVER_MS * factor, CLUSTER_POSTGRES_MS * factor
         return {
-            "server": Verdict(f"≤ {server:g} ms", counts.server_ms, server, several),
-            "postgres": Verdict(f"≤ {postgres:g} ms", counts.postgres_ms, postgres, several),
+            "server": Verdict(f"≤ {server:.3g} ms", counts.server_ms, server, several),
+            "postgres": Verdict(f"≤ {postgres:.3g} ms", counts.postgres_ms, postgres, several),
             "connections": Verdict("0", counts.connections, 0.0, several),
             "leases": Verdict("0", counts.leases_lost, 0.0, several and full),
         }

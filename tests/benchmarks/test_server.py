@@ -15,6 +15,7 @@ instead under ``CI``.
 
 from __future__ import annotations
 
+import dataclasses
 import doctest
 import os
 import subprocess
@@ -179,7 +180,7 @@ def test_a_fixed_load_counts_what_each_shot_cost_on_sqlite() -> None:
     assert set(result.verdicts()) == {"server", "p99"}
 
     bench.print_fixed_report([result], options, console)
-    out = console.export_text()
+    out = " ".join(console.export_text().split())  # the caption wraps anywhere
     for shown in ("Fixed load: 2 parties on 1 process (SQLite)", "server CPU, ms per shot",
                   "database commits per shot", "new database connections per shot",
                   "p99 shot to broadcast", "(PASS)" if window.p99 and window.p99.ms <= 100
@@ -352,7 +353,7 @@ def test_fixed_load_divides_each_cost_by_the_shots_the_servers_applied() -> None
         shots=48_000, shots_seen=47_990, server_commits=48_000, server_connections=0,
         leases_lost=3, server_cpu=(24.0, 36.0), bots_cpu=96.0, postgres_cpu=12.0,
         redis_cpu=4.8, backends_cpu=9.6, pg_commits=96_000, pg_sessions=48,
-        redis_commands=240_000,
+        redis_commands=240_000, parties=200,
     )  # fmt: skip
     assert counts.server_ms == pytest.approx(1.25)  # (24 + 36) s / 48,000
     assert counts.server_ms_each == pytest.approx((0.5, 0.75))
@@ -365,7 +366,10 @@ def test_fixed_load_divides_each_cost_by_the_shots_the_servers_applied() -> None
     assert counts.commits == pytest.approx(2.0)
     assert counts.connections == pytest.approx(0.001)
     assert counts.redis_per_shot == pytest.approx(5.0)
+    # The bots saw 10 fewer: shots on their way at the window's ends (one per party
+    # at most at each end); 600 fewer would be shots lost.
     assert counts.shots_agree
+    assert not dataclasses.replace(counts, shots_seen=47_400).shots_agree
     # On SQLite the servers' counts are the figures; no shot, no figure.
     sqlite = bench.WindowCounts(1000, 1000, 1100, 2, 0, (0.8,), 0.5)
     assert (sqlite.commits, sqlite.connections, sqlite.server_ms) == pytest.approx(
@@ -427,7 +431,7 @@ def test_fixed_load_verdicts_stand_beside_the_issues_targets() -> None:
     figures = bench.FixedFigures(2, True, "PostgreSQL", "party", 0.5, _window(200, 60.0, 0.05,
                                                                               counts))  # fmt: skip
     bench.print_fixed_report([figures], bench.BenchOptions(standin_share=0.25), console)
-    out = console.export_text()
+    out = " ".join(console.export_text().split())  # the caption wraps anywhere
     for shown in ("200 parties on 2 processes (PostgreSQL + Redis, spread party)",
                   "48,000 (800/s)", "1.40", "0.70 + 0.70", "0.40", "0.20",
                   "2 (0 by the servers)", "≤ 1.5 ms", "≤ 0.5 ms", "PASS",
