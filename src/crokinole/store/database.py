@@ -282,7 +282,7 @@ class Database:
             raise _pool_timeout() from error
 
     @contextlib.contextmanager
-    def _raw(self, *, answer_within: float = ANSWER_TIMEOUT_S) -> Iterator[Any]:
+    def _raw(self, *, answer_within: float | None = None) -> Iterator[Any]:
         """The driver's own connection (sqlite3's, psycopg's) for one call, from the pool.
 
         What the hottest write costs (a shot's append) is the driver's alone:
@@ -291,7 +291,8 @@ class Database:
         ``IntegrityError`` among them, or :class:`StoreUnavailableError`); a
         connection found dead is discarded.  The call commits (or rolls back)
         what it wrote; what it left open is rolled back as the connection
-        goes back to the pool.
+        goes back to the pool.  ``answer_within``: the seconds it waits for
+        each answer of a server (:data:`ANSWER_TIMEOUT_S` unless given).
         """
         dialect = self._engine.dialect
         try:
@@ -306,7 +307,7 @@ class Database:
             raise _pool_timeout() from error
         connection: Any = pooled.driver_connection
         bounded = getattr(connection, "answer_within", None) is not None
-        if bounded:
+        if bounded and answer_within is not None:
             connection.answer_within = answer_within
         try:
             yield connection
