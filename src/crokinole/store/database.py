@@ -225,17 +225,19 @@ class Database:
         """
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS))
-        with self._engine.begin() as connection:
+        # A migration's DDL on a big table may rightly run for minutes, and waits
+        # for other processes' migrations: no bound on its waits.
+        with (
+            self._engine.begin() as connection,
+            _unbounded(connection.connection.driver_connection),
+        ):
             if connection.dialect.name == "postgresql":
-                # A migration's DDL on a big table may rightly run for minutes,
-                # and waits for other processes' migrations: no bound on it.
                 connection.execute(text("SET LOCAL statement_timeout = 0"))
                 connection.execute(
                     text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
                 )
             config.attributes["connection"] = connection
-            with _unbounded(connection.connection.driver_connection):
-                command.upgrade(config, revision)
+            command.upgrade(config, revision)
 
     def close(self) -> None:
         """Release the database connections, once the calls still running end.
