@@ -19,6 +19,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy.engine import make_url
 
+from crokinole import metrics
 from crokinole.store import (
     Store,
     StoreConflictError,
@@ -335,12 +336,14 @@ def test_writers_racing_for_one_version_exactly_one_wins(open_store: Callable[[]
     assert [m.mid for m in stores[1].table_members("t1")] == ["m1", f"m{winner + 2}"]
 
 
+@pytest.mark.parametrize("members", [None, [BOB]], ids=["a shot", "with the members"])
 def test_the_event_key_admits_one_writer_of_a_version_even_past_the_check(
-    store: Store, database: str
+    store: Store, database: str, members: list[TableMember] | None
 ) -> None:
     # A row at version 3 that the table does not know of (as if a writer got
     # past the version check): the (table, version) key still refuses a second
-    # event 3, and the whole append goes.
+    # event 3, and the whole append goes (a shot's, on the driver's own
+    # connection, as well as one that writes the members too).
     _party(store)
     before = _state(store)
     engine = _engine(database)
@@ -355,7 +358,7 @@ def test_the_event_key_admits_one_writer_of_a_version_even_past_the_check(
             2,
             [_event(3), _event(4)],
             _snapshot(4),
-            members=[BOB],
+            members=members,
             deadline=TableDeadline(9.0, "turn"),
             status="playing",
         )
@@ -648,3 +651,30 @@ def test_many_threads_appending_to_many_tables_all_land(store: Store) -> None:
         assert table is not None and table.version == 2 + shots
         versions = [e["version"] for e in store.table_events(f"t{n}", after=2)]
         assert versions == list(range(3, 3 + shots))
+
+
+@pytest.mark.parametrize("members", [None, [BOB]], ids=["a shot", "with the members"])
+def test_an_append_is_one_commit(store: Store, members: list[TableMember] | None) -> None:
+    # What the metrics count (GET /metrics, the load benchmark): a shot's
+    # append on the driver's own connection is a commit as much as a session's.
+    _party(store)
+    before = metrics.counts().get(metrics.DB_COMMITS, 0)
+    store.append_table_events(
+        "t1", 2, [_event(3)], None, members=members, deadline=None, status="playing"
+    )
+    assert metrics.counts().get(metrics.DB_COMMITS, 0) - before == 1
+
+
+def test_the_pool_keeps_its_connections_under_a_crowd(store: Store) -> None:
+    # Twelve calls at once (a crowded server's worker threads), twice: the
+    # connections opened for the first crowd serve the second; none is closed
+    # and opened again.
+    def crowd() -> None:
+        connections = [store._engine.raw_connection() for _ in range(12)]
+        for connection in connections:
+            connection.close()
+
+    crowd()
+    opened = metrics.counts().get(metrics.DB_CONNECTIONS, 0)
+    crowd()
+    assert metrics.counts().get(metrics.DB_CONNECTIONS, 0) == opened

@@ -53,13 +53,17 @@ def _append(store: Store, version: int, table_id: str = "t1") -> None:
 
 
 def _terminate(application_name: str, pid: int | None = None) -> int:
-    """Drop the store's connections on the server's side (all, or the one of ``pid``)."""
+    """Drop the store's connections on the server's side (all, or the one of ``pid``).
+
+    Each is waited for until its server process is gone (it said goodbye on
+    its socket).
+    """
     admin = sa.create_engine(POSTGRES_URL)
     try:
         with admin.begin() as connection:
             dropped = connection.execute(
                 sa.text(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
                     "WHERE application_name = :name AND (CAST(:pid AS int) IS NULL OR pid = :pid)"
                 ),
                 {"name": application_name, "pid": pid},
@@ -85,8 +89,9 @@ def test_connections_dropped_between_calls_are_replaced(pg_store: tuple[Store, s
     _create(store)
     _append(store, 2)
     assert _terminate(name) >= 1  # the pooled connection, idle
-    # The pool tests a connection before lending it (pre-ping): the dead one is
-    # replaced and the call works as if nothing happened.
+    # The pool looks at a connection's socket as it lends it (the server's
+    # goodbye waits there; no round trip): the dead one is replaced and the
+    # call works as if nothing happened.
     table = store.table("t1")
     assert table is not None and table.version == 2
     _append(store, 3)
@@ -96,7 +101,9 @@ def test_connections_dropped_between_calls_are_replaced(pg_store: tuple[Store, s
 @pytest.mark.postgres
 @pytest.mark.parametrize("members", [None, [ANN]], ids=["a shot", "with the members"])
 def test_a_connection_dropped_in_a_write_is_unavailable_and_writes_nothing(
-    pg_store: tuple[Store, str], members: list[TableMember] | None
+    pg_store: tuple[Store, str],
+    members: list[TableMember] | None,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A shot's append is one statement (the update and the insert together): the connection
     is dropped as it is sent. An append that also writes the members is a transaction: it is
@@ -104,21 +111,23 @@ def test_a_connection_dropped_in_a_write_is_unavailable_and_writes_nothing(
     store, name = pg_store
     _create(store)
     cut: list[int] = []
+    psycopg = pytest.importorskip("psycopg")
+    execute = psycopg.Cursor.execute
 
-    def drop_mid_write(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        if not cut and "INSERT INTO TABLE_EVENTS" in statement.upper():
-            pid = conn.connection.dbapi_connection.info.backend_pid
-            cut.append(_terminate(name, pid))
+    def drop_mid_write(cursor: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        # On the driver's cursor: a shot's append is written on the driver's own
+        # connection, the other writes through SQLAlchemy's session.
+        if not cut and "INSERT INTO TABLE_EVENTS" in str(query).upper():
+            cut.append(_terminate(name, cursor.connection.info.backend_pid))
+        return execute(cursor, query, *args, **kwargs)
 
-    sa.event.listen(store._engine, "before_cursor_execute", drop_mid_write)
-    try:
-        with pytest.raises(StoreUnavailableError) as failed:
-            store.append_table_events(
-                "t1", 1, [{"type": "shot", "version": 2}], {"version": 2},
-                members=members, deadline=None, status="playing",
-            )  # fmt: skip
-    finally:
-        sa.event.remove(store._engine, "before_cursor_execute", drop_mid_write)
+    monkeypatch.setattr(psycopg.Cursor, "execute", drop_mid_write)
+    with pytest.raises(StoreUnavailableError) as failed:
+        store.append_table_events(
+            "t1", 1, [{"type": "shot", "version": 2}], {"version": 2},
+            members=members, deadline=None, status="playing",
+        )  # fmt: skip
+    monkeypatch.undo()
     assert cut == [1]
     message = str(failed.value)
     assert message.startswith("the database cannot be reached (")
@@ -143,7 +152,7 @@ def test_reads_and_writes_after_every_connection_was_dropped_many_times(
         _terminate(name)
         try:
             _append(store, version)
-        except StoreUnavailableError:  # pragma: no cover - only if pre-ping raced the drop
+        except StoreUnavailableError:  # pragma: no cover - only if the drop raced the checkout
             _append(store, version)
         assert store.table("t1").version == version  # type: ignore[union-attr]
     assert [e["version"] for e in store.table_events("t1")] == list(range(1, 8))

@@ -281,6 +281,8 @@ class Node:
     log_path: Path
     #: With ``Cluster(redis_proxy=True)``: the cable between this process and Redis.
     redis_cable: TcpProxy | None = None
+    #: With ``Cluster(db_proxy=True)``: the cable between this process and PostgreSQL.
+    db_cable: TcpProxy | None = None
 
     @property
     def url(self) -> str:
@@ -309,6 +311,8 @@ class Cluster:
             (``cluster.proxy``), to cut it for all of them.
         redis_proxy: each process reaches Redis through a :class:`TcpProxy` of its
             own (``node.redis_cable``), to cut one process off Redis.
+        db_proxy: each process reaches PostgreSQL through a :class:`TcpProxy` of its
+            own (``node.db_cable``), to cut or hang one process's database.
     """
 
     def __init__(
@@ -319,6 +323,7 @@ class Cluster:
         options: Iterable[str] = (),
         proxy: bool = False,
         redis_proxy: bool = False,
+        db_proxy: bool = False,
     ) -> None:
         self.directory = directory
         self.redis_url = redis_url
@@ -326,6 +331,7 @@ class Cluster:
         self.schema = f"cluster_{uuid.uuid4().hex}"
         self.options = list(options)
         self.redis_proxy = redis_proxy
+        self.db_proxy = db_proxy
         self.nodes: list[Node] = []
         self._admin = sa.create_engine(POSTGRES_URL)
         with self._admin.begin() as connection:
@@ -382,10 +388,15 @@ class Cluster:
             target = make_url(self.redis_url.replace("redis://", "postgresql://", 1))
             cable = TcpProxy(target.host or "127.0.0.1", target.port or 6379)
             redis_url = f"redis://127.0.0.1:{cable.port}/{target.database or 0}"
+        db_url, db_cable = self.db_url, None
+        if self.db_proxy:
+            url = make_url(self.db_url)
+            db_cable = TcpProxy(url.host or "127.0.0.1", url.port or 5432)
+            db_url = url.set(host="127.0.0.1", port=db_cable.port).render_as_string(False)
         with log_path.open("wb") as log:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "crokinole", "serve", "--port", str(port),
-                 "--db", self.db_url, "--redis", redis_url, "--redis-prefix", self.prefix,
+                 "--db", db_url, "--redis", redis_url, "--redis-prefix", self.prefix,
                  "--lease-seconds", f"{LEASE_SECONDS:g}", "--no-warm-up",
                  "--log-level", "warning", "--standin-grace", "120", "--round-countdown", "1",
                  "--turn-grace", "0.2", *self.options],
@@ -393,7 +404,7 @@ class Cluster:
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )  # fmt: skip
-        node = Node(name, port, proc, log_path, cable)
+        node = Node(name, port, proc, log_path, cable, db_cable)
         self.nodes.append(node)
         return node
 
@@ -505,8 +516,9 @@ class Cluster:
         if self.proxy is not None:
             self.proxy.close()
         for node in self.nodes:
-            if node.redis_cable is not None:
-                node.redis_cable.close()
+            for cable in (node.redis_cable, node.db_cable):
+                if cable is not None:
+                    cable.close()
         try:
             with self._admin.begin() as connection:
                 connection.execute(sa.text("SET LOCAL lock_timeout = '5s'"))
@@ -776,10 +788,16 @@ def cluster(
     options: Iterable[str] = (),
     proxy: bool = False,
     redis_proxy: bool = False,
+    db_proxy: bool = False,
 ) -> Iterator[Cluster]:
     """A :class:`Cluster` (no processes yet), closed afterwards; its logs printed on failure."""
     made = Cluster(
-        directory, redis_url=redis_url, options=options, proxy=proxy, redis_proxy=redis_proxy
+        directory,
+        redis_url=redis_url,
+        options=options,
+        proxy=proxy,
+        redis_proxy=redis_proxy,
+        db_proxy=db_proxy,
     )
     try:
         yield made

@@ -23,12 +23,12 @@ from sqlalchemy import (
     bindparam,
     insert,
     select,
-    text,
     update,
 )
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from crokinole import metrics
 from crokinole.store.database import (
     Database,
     StoreConflictError,
@@ -87,37 +87,58 @@ _APPEND_STATE_AND_SNAPSHOT = _APPEND_STATE.values(snapshot_json=bindparam("p_sna
 _INSERT_EVENTS = insert(_EVENT_ROWS)
 
 
-def _pg_append(snapshot: bool) -> Any:
-    """A shot's append on PostgreSQL as one statement (no BEGIN and COMMIT round trips).
+def _shot_sql(dialect: str, snapshot: bool) -> str:
+    """A shot's append in the driver's own SQL (``dialect``: sqlite or postgresql).
 
-    The guarded update and the events' insert run as one data-modifying
-    statement, atomic on its own: the events are inserted only from the row
-    the update moved (none when the table is not at the expected version),
-    and a failing insert undoes the update.
+    On SQLite the guarded update of the table's row (the events follow it in
+    the same transaction).  On PostgreSQL the update and the events' insert
+    as one data-modifying statement, atomic on its own (no BEGIN and COMMIT
+    round trips): the events are inserted only from the row the update moved
+    (none when the table is not at the expected version), and a failing
+    insert undoes the update.
     """
-    snapshot_set = ", snapshot_json = :p_snapshot" if snapshot else ""
-    return text(
+    if dialect == "sqlite":
+        snapshot_set = ", snapshot_json = :p_snapshot" if snapshot else ""
+        return (
+            f"UPDATE {_TABLE_ROWS.name} SET version = :p_version, status = :p_status,"
+            " deadline = :p_deadline, deadline_kind = :p_deadline_kind,"
+            f" updated_at = :p_updated_at{snapshot_set}"
+            " WHERE id = :p_id AND version = :p_expected AND status != 'closed'"
+        )
+    snapshot_set = ", snapshot_json = %(p_snapshot)s" if snapshot else ""
+    return (
         "WITH moved AS ("
-        f" UPDATE {_TABLE_ROWS.name} SET version = :p_version, status = :p_status,"
-        " deadline = :p_deadline, deadline_kind = :p_deadline_kind,"
-        f" updated_at = :p_updated_at{snapshot_set}"
-        " WHERE id = :p_id AND version = :p_expected AND status != 'closed'"
+        f" UPDATE {_TABLE_ROWS.name} SET version = %(p_version)s, status = %(p_status)s,"
+        " deadline = %(p_deadline)s, deadline_kind = %(p_deadline_kind)s,"
+        f" updated_at = %(p_updated_at)s{snapshot_set}"
+        " WHERE id = %(p_id)s AND version = %(p_expected)s AND status != 'closed'"
         " RETURNING id)"
         f" INSERT INTO {_EVENT_ROWS.name} (table_id, version, event_json)"
         " SELECT moved.id, e.version, e.event_json FROM moved,"
-        " unnest(CAST(:p_versions AS integer[]), CAST(:p_jsons AS text[]))"
+        " unnest(CAST(%(p_versions)b AS integer[]), CAST(%(p_jsons)b AS text[]))"
         " AS e(version, event_json)"
     )
 
 
-_PG_APPEND = _pg_append(snapshot=False)
-_PG_APPEND_AND_SNAPSHOT = _pg_append(snapshot=True)
+#: A shot's statements per dialect and with (True) or without the snapshot.
+_SHOT_SQL = {
+    (dialect, snapshot): _shot_sql(dialect, snapshot)
+    for dialect in ("sqlite", "postgresql")
+    for snapshot in (False, True)
+}
+#: SQLite's insert of a shot's events (after :data:`_SHOT_SQL`'s update).
+_SQLITE_EVENTS = f"INSERT INTO {_EVENT_ROWS.name} (table_id, version, event_json) VALUES (?, ?, ?)"
+#: The status and version of a table, in each driver's SQL (a conflict's message).
+_STATE_OF = {
+    "sqlite": f"SELECT status, version FROM {_TABLE_ROWS.name} WHERE id = ?",
+    "postgresql": f"SELECT status, version FROM {_TABLE_ROWS.name} WHERE id = %s",
+}
 
 
 def _not_at(table_id: str, expected_version: int, row: Any) -> StoreConflictError:
     """The conflict of an append whose table (``row``: its status and version, or None when
     missing) is not at the expected version."""
-    where = "missing" if row is None else f"{row.status} at version {row.version}"
+    where = "missing" if row is None else f"{row[0]} at version {row[1]}"
     return StoreConflictError(
         f"table {table_id} is not at version {expected_version} (it is {where})"
     )
@@ -183,7 +204,10 @@ class TableStore(Database):
             created_at=now,
             updated_at=now,
         )
-        event_rows = _event_rows(table_id, 0, events)
+        event_rows = [
+            TableEventRow(table_id=table_id, version=version, event_json=event_json)
+            for version, event_json in _event_rows(table_id, 0, events)
+        ]
         member_rows = _member_rows(table_id, members)
         try:
             with self._writing() as session:
@@ -276,26 +300,22 @@ class TableStore(Database):
         for change in rating_changes:
             check_change(table_id, change)
         try:
-            if self._engine.dialect.name == "postgresql" and not (
-                member_rows is not None or result_rows or rating_changes or no_shows
-            ):
-                # A shot (nothing but the events and the table's state): one statement.
-                self._append_in_one_statement(table_id, expected_version, params, event_rows)
+            if member_rows is None and not (result_rows or rating_changes or no_shows):
+                # A shot (nothing but the events and the table's state): the
+                # server's most frequent write, on the driver's own connection.
+                self._append_shot(table_id, expected_version, params, event_rows)
                 return
             with self._writing() as session:
                 # The guarded update takes the table's row lock: a second writer
                 # of the same version waits, then finds the version moved on.
-                # Statements made once (below), on the Core tables: a shot's
-                # write is the server's most frequent, and this is its cost.
                 changed = session.execute(statement, params)
                 if changed.rowcount != 1:  # type: ignore[attr-defined]
-                    row = session.get(TableRow, table_id)
-                    raise _not_at(table_id, expected_version, row)
+                    raise _not_at(table_id, expected_version, _state_of(session, table_id))
                 session.execute(
                     _INSERT_EVENTS,
                     [
-                        {"table_id": r.table_id, "version": r.version, "event_json": r.event_json}
-                        for r in event_rows
+                        {"table_id": table_id, "version": version, "event_json": event_json}
+                        for version, event_json in event_rows
                     ],
                 )
                 session.add_all(result_rows)
@@ -320,30 +340,54 @@ class TableStore(Database):
             )
             raise StoreConflictError(f"table {table_id}: {what}") from None
 
-    def _append_in_one_statement(
+    def _append_shot(
         self,
         table_id: str,
         expected_version: int,
         params: dict[str, Any],
-        event_rows: Sequence[TableEventRow],
+        event_rows: Sequence[tuple[int, str]],
     ) -> None:
-        """:meth:`append_table_events`'s common case on PostgreSQL (see :func:`_pg_append`)."""
-        statement = _PG_APPEND_AND_SNAPSHOT if "p_snapshot" in params else _PG_APPEND
-        values = {
-            **params,
-            "p_versions": [r.version for r in event_rows],
-            "p_jsons": [r.event_json for r in event_rows],
-        }
-        with self._session() as session:
-            connection = session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
-            inserted = connection.execute(statement, values).rowcount
-            if inserted != len(event_rows):
-                row = connection.execute(
-                    select(_TABLE_ROWS.c.status, _TABLE_ROWS.c.version).where(
-                        _TABLE_ROWS.c.id == table_id
-                    )
-                ).first()
+        """:meth:`append_table_events`'s common case: one commit, on the driver's connection.
+
+        No session and no statement compiled (the SQL is made once,
+        :data:`_SHOT_SQL`; sqlite3 and psycopg prepare it once per
+        connection).  On PostgreSQL one statement in autocommit (see
+        :func:`_shot_sql`); on SQLite the update and the events in one
+        transaction, under the write lock.
+        """
+        dialect = self._engine.dialect.name
+        sql = _SHOT_SQL[dialect, "p_snapshot" in params]
+        if dialect == "postgresql":
+            values = {
+                **params,
+                "p_versions": [version for version, _ in event_rows],
+                "p_jsons": [event_json for _, event_json in event_rows],
+            }
+            with self._raw() as connection:
+                connection.autocommit = True
+                try:
+                    inserted = connection.execute(sql, values).rowcount
+                    metrics.count(metrics.DB_COMMITS)  # the statement is its own transaction
+                    if inserted != len(event_rows):
+                        row = connection.execute(_STATE_OF[dialect], (table_id,)).fetchone()
+                        raise _not_at(table_id, expected_version, row)
+                finally:
+                    if not (connection.closed or connection.broken):
+                        connection.autocommit = False
+            return
+        values = {**params, "p_updated_at": self._stored_time(params["p_updated_at"])}
+        # What this leaves uncommitted (a conflict, a failure) is rolled back as
+        # the connection goes back to the pool, still under the write lock.
+        with self._write_lock, self._raw() as connection:
+            if connection.execute(sql, values).rowcount != 1:
+                row = connection.execute(_STATE_OF[dialect], (table_id,)).fetchone()
                 raise _not_at(table_id, expected_version, row)
+            connection.executemany(
+                _SQLITE_EVENTS,
+                [(table_id, version, event_json) for version, event_json in event_rows],
+            )
+            connection.commit()
+            metrics.count(metrics.DB_COMMITS)
 
     def table(self, table_id: str) -> TableData | None:
         """The table as stored, or None."""
@@ -453,7 +497,8 @@ def _check_status(table_id: str, status: str) -> None:
 
 def _event_rows(
     table_id: str, expected_version: int, events: Sequence[dict[str, Any]]
-) -> list[TableEventRow]:
+) -> list[tuple[int, str]]:
+    """The events' (version, JSON), each checked to be at its place after ``expected_version``."""
     rows = []
     for version, item in enumerate(events, start=expected_version + 1):
         if item.get("version") != version:
@@ -461,8 +506,7 @@ def _event_rows(
                 f"table {table_id}: the event {item.get('type')!r} has version "
                 f"{item.get('version')!r} where version {version} comes"
             )
-        event_json = to_json(item, f"event {version} of table {table_id}")
-        rows.append(TableEventRow(table_id=table_id, version=version, event_json=event_json))
+        rows.append((version, to_json(item, f"event {version} of table {table_id}")))
     return rows
 
 
@@ -510,6 +554,13 @@ def _deadline(table_id: str, deadline: DeadlineIn | None) -> tuple[float | None,
     if not math.isfinite(at):
         raise StoreDataError(f"table {table_id}: a deadline at {at} is not a time")
     return float(at), str(kind)
+
+
+def _state_of(session: Session, table_id: str) -> Any:
+    """The table's (status, version), or None when it is missing."""
+    return session.execute(
+        select(_TABLE_ROWS.c.status, _TABLE_ROWS.c.version).where(_TABLE_ROWS.c.id == table_id)
+    ).first()
 
 
 def _split_seats(seats: str) -> tuple[str, ...]:

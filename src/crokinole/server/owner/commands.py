@@ -8,6 +8,9 @@ failed write leaves the table as it was, and nothing anyone was sent is ever
 lost.  Commands for one table wait for each other (a lock per table); tables
 never wait for each other.  A table another process holds gets the command
 there (:meth:`Commands._forward`; its owner answers in :meth:`Commands._answer`).
+On a hub shared by several processes, a table whose write finds the database
+out of reach (down, or silent past the store's bound) is given up, so that a
+process that reaches the database takes it over.
 """
 
 from __future__ import annotations
@@ -197,6 +200,16 @@ class Commands(OwnerBase):
                 # would fire the table's deadlines or move its CPU.
                 self._spawn(self._take_up(before.id))
                 raise TableError(ErrorCode.STALE, STALE) from None
+            except StoreUnavailableError as exc:
+                if self._cluster is not None:
+                    # This process cannot write the table: another that reaches
+                    # the database takes it over (its lease released here, not
+                    # renewed for ever by a process whose every write fails).
+                    # This one takes it up again once the database answers, if
+                    # it still has a deadline or followers here (take_over).
+                    log.warning("table %s given up: it cannot be written: %s", before.id, exc)
+                    await self._give_up(held)
+                raise  # the player is told "unavailable"
             if not events:
                 return []
             metrics.count(metrics.COMMANDS)
