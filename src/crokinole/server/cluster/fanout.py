@@ -24,28 +24,37 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio.to_thread
 from redis.exceptions import RedisError
 
+from crokinole.physics import ShotResult
 from crokinole.server.cluster.hub import Listener, Subscriber
+from crokinole.server.cluster.outcomes import BadOutcomeError, outcome_from_dict, outcome_to_dict
 from crokinole.server.cluster.redis_base import RedisBase, unreachable
 from crokinole.server.table_log import stored_table
-from crokinole.table import Event, Table, event_from_dict
+from crokinole.table import Event, ShotPlayed, Table, event_from_dict
 
 log = logging.getLogger("crokinole.server")
 
 
 @dataclass
 class Follow:
-    """This process's subscribers of one table, and its follower copy of it."""
+    """This process's subscribers of one table, its follower copy, and the messages to fold.
+
+    ``pending`` holds the table's messages as the reader got them, folded in
+    order by the table's own ``worker`` task: a table waits for nobody else's.
+    """
 
     subscribers: dict[Subscriber, None] = field(default_factory=dict)
     table: Table | None = None
     loaded: asyncio.Event = field(default_factory=asyncio.Event)
+    pending: deque[bytes | str] = field(default_factory=deque)
+    worker: asyncio.Task[None] | None = None
 
 
 class FanOut(RedisBase):
@@ -128,6 +137,7 @@ class FanOut(RedisBase):
             "version": table.version,
             "events": [e.to_dict() for e in events],
             "origin": self.origin,
+            "outcomes": _outcomes(table, events),
         }
         try:
             await self._redis.publish(self.channel(table_id), json.dumps(message))
@@ -162,12 +172,38 @@ class FanOut(RedisBase):
             except RedisError:
                 log.exception("could not join or leave the channel of table %s", table_id)
 
-    async def _receive(self, channel: str, data: bytes | str) -> None:
-        """One published message: fold it into the follower copy and deliver it."""
+    def _receive(self, channel: str, data: bytes | str) -> None:
+        """One published message: queued for its table's worker (the reader never waits)."""
         table_id = channel.removeprefix(f"{self._prefix}table:")
         follow = self._follows.get(table_id)
         if follow is None:
             return
+        follow.pending.append(data)
+        if follow.worker is None:
+            follow.worker = self._spawn(self._drain(table_id, follow))
+
+    async def _drain(self, table_id: str, follow: Follow) -> None:
+        """Fold the table's messages in the order they came, until none is left."""
+        try:
+            while follow.pending and self._follows.get(table_id) is follow:
+                data = follow.pending.popleft()
+                try:
+                    await self._fold_message(table_id, follow, data)
+                except Exception:
+                    log.exception("a message of table %s could not be handled", table_id)
+        finally:
+            follow.worker = None
+            follow.pending.clear()
+
+    async def _fold_message(self, table_id: str, follow: Follow, data: bytes | str) -> None:
+        """Fold one message into the follower copy and deliver it.
+
+        A shot is folded from the outcome its owner published (no physics
+        here); one published without it (an owner of an older version) is
+        simulated again, off the event loop.  Events that do not follow the
+        copy, or an outcome that is not the shot's, make the hub read the
+        table again from the store.
+        """
         body = json.loads(data)
         if body.get("origin") == self.origin:
             return
@@ -183,8 +219,11 @@ class FanOut(RedisBase):
             if copy is None:
                 raise LookupError(f"no copy of table {table_id} yet")
             events = [e for e in events if e.version > copy.version]  # some already in
-            # Folding a shot simulates it again: off the event loop.
-            table = await anyio.to_thread.run_sync(_folded, copy, events)
+            outcomes = _published_outcomes(body.get("outcomes"), events)
+            if any(isinstance(e, ShotPlayed) and e.version not in outcomes for e in events):
+                table = await anyio.to_thread.run_sync(_folded, copy, events, outcomes)
+            else:
+                table = _folded(copy, events, outcomes)
         except Exception as exc:
             log.info("table %s: reading it again from the store (%s)", table_id, exc)
             await self._reload(table_id, follow)
@@ -275,11 +314,44 @@ class FanOut(RedisBase):
             self._call_listeners(topic, body["payload"])
 
 
-def _folded(table: Table, events: Sequence[Event]) -> Table:
-    """``table`` folded with ``events``, with the shot reports of them all (as ``apply`` gives)."""
+def _outcomes(table: Table, events: Sequence[Event]) -> dict[str, dict[str, Any]]:
+    """The simulated outcome of each shot among ``events`` that ``table`` keeps, by version."""
+    found = {}
+    for event in events:
+        played = table.report_of(event.version)
+        if isinstance(event, ShotPlayed) and played is not None:
+            physics = played.report.physics
+            if physics is not None:
+                found[str(event.version)] = outcome_to_dict(physics)
+    return found
+
+
+def _published_outcomes(raw: object, events: Sequence[Event]) -> dict[int, ShotResult]:
+    """The outcomes a message carries for the shots among ``events``, by version.
+
+    Raises:
+        BadOutcomeError: one cannot be read.
+    """
+    if not isinstance(raw, dict):
+        return {}
+    found = {}
+    for event in events:
+        data = raw.get(str(event.version))
+        if isinstance(event, ShotPlayed) and data is not None:
+            if not isinstance(data, dict):
+                raise BadOutcomeError(f"the outcome of shot {event.version} is not an object")
+            found[event.version] = outcome_from_dict(data)
+    return found
+
+
+def _folded(table: Table, events: Sequence[Event], outcomes: Mapping[int, ShotResult]) -> Table:
+    """``table`` folded with ``events``, with the shot reports of them all (as ``apply`` gives).
+
+    A shot whose outcome is in ``outcomes`` is judged from it, the others simulated.
+    """
     reports = {}
     for event in events:
-        table = table.fold(event)
+        table = table.fold(event, outcomes.get(event.version))
         reports.update(table.shot_reports)
     return replace(table, shot_reports=reports)
 
