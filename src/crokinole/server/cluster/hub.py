@@ -141,6 +141,14 @@ class ClusterHub(Hub, Protocol):
         """The holder of each table (None: nobody), in one call."""
         ...
 
+    async def orphans(self) -> dict[str, list[str]]:
+        """The tables of each process that is gone (its heartbeat expired), by its origin."""
+        ...
+
+    async def forget(self, origin: str, table_ids: Sequence[str]) -> None:
+        """Stop counting ``table_ids`` as the gone process ``origin``'s (taken up elsewhere)."""
+        ...
+
     async def request(
         self, origin: str, body: dict[str, Any], *, timeout: float = 5.0
     ) -> dict[str, Any]:

@@ -6,9 +6,9 @@ once claimed (what it holds then is what nobody else writes), and its members
 marked disconnected (nobody is connected to a table this process did not hold:
 those who are there come back with ``Connect``). A table another process holds
 is followed from the hub's copy instead. On a hub shared by several processes,
-the tables nobody holds that have a deadline or followers here are taken up
-every half lease (:meth:`Loading.take_over`): the games of a process that died
-go on here.
+the tables of the processes that are gone (their heartbeat expired) are taken
+up every half lease (:meth:`Loading.take_over`): the games of a process that
+died go on here.
 """
 
 from __future__ import annotations
@@ -31,32 +31,48 @@ log = logging.getLogger("crokinole.server")
 class Loading(OwnerBase):
     """The part of :class:`~crokinole.server.owner.tables.Tables` that loads and takes up tables."""
 
-    async def take_over(self) -> int:
-        """Take up the tables that nobody holds and that have a deadline or followers here.
+    async def take_over(self, *, everything: bool = False) -> int:
+        """Take up the tables of the processes that are gone; returns how many were taken up.
 
-        A table with a deadline (turn clock, stand-in, countdown) must have an
-        owner to fire it; one followed here may have a CPU to move.  Returns
-        how many were taken up.
+        A process that died (or was cut off from Redis for a lease) leaves
+        its tables registered under its name with its heartbeat expired
+        (:meth:`~crokinole.server.cluster.hub.ClusterHub.orphans`): each is
+        taken up here once its lease has expired, and unregistered from it
+        once someone holds it.  Only those are looked at, every half lease.
+        With ``everything`` (at startup), so are the tables nobody holds that
+        have a deadline (the store's) or followers here: after a restart of
+        every process, no heartbeat tells whose they were.
         """
         cluster = self._cluster
         if cluster is None:
             return 0
-        armed = await anyio.to_thread.run_sync(self.store.armed_tables)
-        wanted = [t for t, _at in armed] + cluster.followed()
-        candidates = list(dict.fromkeys(t for t in wanted if t not in self._held))
-        owners = await cluster.owners(candidates)
+        wanted: dict[str, str | None] = {}  # table -> the gone process it was registered to
+        for gone, table_ids in (await cluster.orphans()).items():
+            for table_id in table_ids:
+                wanted.setdefault(table_id, gone)
+        if everything:
+            armed = await anyio.to_thread.run_sync(self.store.armed_tables)
+            for table_id in [t for t, _at in armed] + cluster.followed():
+                wanted.setdefault(table_id, None)
+        owners = await cluster.owners([t for t in wanted if t not in self._held])
         taken = 0
-        for table_id in candidates:
-            if owners.get(table_id) is not None:
-                continue
-            try:
-                if await self._load(table_id) is not None:
-                    taken += 1
-                    log.info("took over table %s", table_id)
-            except TableError as exc:
-                log.info("table %s stays with another process: %s", table_id, exc.message)
-            except Exception:
-                log.exception("could not take over table %s", table_id)
+        settled: dict[str, list[str]] = {}  # gone process -> its tables held elsewhere now
+        for table_id, origin in wanted.items():
+            holder: str | None = self.owner if table_id in self._held else owners.get(table_id)
+            if holder is None:
+                try:
+                    if await self._load(table_id) is not None:
+                        taken += 1
+                        log.info("took over table %s", table_id)
+                    holder = self.owner  # (no such table: nothing is left to take)
+                except TableError as exc:
+                    log.info("table %s stays with another process: %s", table_id, exc.message)
+                except Exception:
+                    log.exception("could not take over table %s", table_id)
+            if origin is not None and holder is not None and holder != origin:
+                settled.setdefault(origin, []).append(table_id)
+        for gone, table_ids in settled.items():
+            await cluster.forget(gone, table_ids)
         return taken
 
     async def _watch_forever(self) -> None:

@@ -193,12 +193,12 @@ class Tables(Commands, Loading, Timers, CpuTurns):
         (see :meth:`sweep`); :meth:`close` stops it.  On a hub shared by
         several processes only the tables nobody holds are taken up, this
         process answers the commands other processes send it, and it looks
-        for tables nobody holds every half lease (:meth:`take_over`): the
-        games of a process that died go on here.
+        for the tables of processes that are gone every half lease
+        (:meth:`take_over`): the games of a process that died go on here.
         """
         if self._cluster is not None:
             await self._cluster.serve(self._answer)
-            await self.take_over()
+            await self.take_over(everything=True)
             if self._watcher is None:
                 self._watcher = self._spawn(self._watch_forever())
         else:
@@ -221,6 +221,24 @@ class Tables(Commands, Loading, Timers, CpuTurns):
         if self._held.get(table_id) is held:
             del self._held[table_id]
         self._stop(held)
+        self._spawn(self._take_back(table_id))
+
+    async def _take_back(self, table_id: str) -> None:
+        """A table whose lease was lost and that nobody took is taken up again here.
+
+        Its deadline must fire somewhere, and the other processes take up only
+        the tables of processes that are gone (this one lost a lease, yet
+        lives: Redis restarted empty, or a renewal came too late).  Cut off
+        from Redis, this process's heartbeat expires too: the others take it.
+        """
+        if self._closed or self._cluster is None:
+            return
+        try:
+            if await self._cluster.owner_of(table_id) is not None:
+                return
+        except HubUnavailableError:
+            return
+        await self._take_up(table_id)
 
     async def sweep(self) -> int:
         """Forget the tables that nobody here follows and where nothing is to happen.
