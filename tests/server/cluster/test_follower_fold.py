@@ -11,21 +11,32 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import anyio
 import numpy as np
 import pytest
 from redis.asyncio import Redis
 
 from crokinole.physics import ShotResult
+from crokinole.server.cluster import fanout
 from crokinole.server.cluster.redis_hub import RedisHub
 from crokinole.server.owner.tables import Tables
+from crokinole.server.table_log import stored_table
 from crokinole.store import Store
 from crokinole.table import Join, Shoot, ShotPlayed, Start, Table
 from crokinole.table.state import Played
-from tests.server.cluster.test_redis_hub import Recorder, _party, easy_shot, hub_on, run
+from tests.server.cluster.test_redis_hub import (
+    PATIENCE,
+    Recorder,
+    _party,
+    easy_shot,
+    hub_on,
+    run,
+)
 from tests.server.conftest import REDIS_URL
 
 
@@ -143,3 +154,58 @@ def test_a_shot_published_with_an_outcome_that_is_not_its_own_is_read_from_the_s
     assert remote.table == held  # read from the store, the shot delivered from its log
     assert remote.versions()[-1] == held.version
     assert "reading it again from the store" in caplog.text
+
+
+def test_a_table_slow_to_read_holds_up_neither_the_other_tables_nor_the_requests(
+    open_store: Callable[[], Store], prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The follower copy of table X takes long to read from the store (a slow
+    # database): X's messages wait for it, in order, while table Y's are folded
+    # and delivered, and a request to the follower's process is answered.
+    gate = threading.Event()
+    slow: set[str] = set()
+
+    def stored(store: Store, table_id: str) -> tuple[Table, int] | None:
+        if table_id in slow:
+            gate.wait(PATIENCE)
+        return stored_table(store, table_id)
+
+    monkeypatch.setattr(fanout, "stored_table", stored)
+
+    async def scenario() -> tuple[list[int], list[int], dict[str, Any], Table | None, Table]:
+        store_a = open_store()
+        a, b = hub_on(store_a, prefix), hub_on(open_store(), prefix)
+        tables = Tables(store_a, hub=a, cpu=1)
+
+        async def echo(body: dict[str, Any]) -> dict[str, Any]:
+            return {"echo": body}
+
+        try:
+            x, y = await _party(tables, Recorder()), await _party(tables, Recorder())
+            slow.add(x.id)
+            on_x, on_y = Recorder(), Recorder()
+            await b.serve(echo)
+            b.subscribe(x.id, on_x)  # its copy is being read (slowly)
+            b.subscribe(y.id, on_y)
+            await b.following(y.id)
+            await tables.command(x.id, Join("dev-bob", "Bob"))  # published first
+            await tables.command(y.id, Join("dev-bob", "Bob"))
+            held_x, held_y = tables.held(x.id), tables.held(y.id)
+            assert held_x is not None and held_y is not None
+            with anyio.fail_after(5):
+                await on_y.at(held_y.version)
+                answer = await a.request(b.origin, {"ping": 1}, timeout=5)
+            x_meanwhile = on_x.versions()
+            gate.set()
+            await b.following(x.id)
+            return x_meanwhile, on_y.versions(), answer, b.follower(x.id), held_x
+        finally:
+            gate.set()
+            await tables.close()
+            await a.close()
+            await b.close()
+
+    x_meanwhile, y_versions, answer, x_copy, held_x = run(scenario)
+    assert x_meanwhile == []  # X waited for its copy
+    assert y_versions and answer == {"echo": {"ping": 1}}  # the others did not
+    assert x_copy == held_x  # then X's copy was read, at its last version

@@ -264,6 +264,50 @@ class FanOut(RedisBase):
         if missed:
             _deliver(table_id, follow, table, missed)
 
+    async def catch_up(self, table_id: str, table: Table) -> None:
+        """Deliver the stored events the follower copy lacks up to ``table``, then hold it.
+
+        A process that takes a table over (``table`` is what it read from the
+        store once claimed) calls it before applying anything: the owner that
+        died may have stored events it never published, and this process's
+        subscribers are shown them (each shot as a shot, its report replayed
+        from the copy) before what the new owner does.
+        """
+        follow = self._follows.get(table_id)
+        if follow is None:
+            return
+        await follow.loaded.wait()
+        before = follow.table
+        if self._follows.get(table_id) is not follow:
+            return
+        if before is None or before.version >= table.version:
+            if before is None:
+                follow.table = table
+            return
+
+        def read() -> tuple[Table, list[Event]]:
+            stored = self._store.table_events(table_id, after=before.version)
+            missed = [event_from_dict(e) for e in stored]
+            missed = [e for e in missed if e.version <= table.version]
+            try:
+                folded = _folded(before, missed, {})
+            except Exception:  # the store's table is the truth: shown without the reports
+                return table, missed
+            return (folded if folded == table else table), missed
+
+        try:
+            shown, missed = await anyio.to_thread.run_sync(read)
+        except Exception:
+            log.exception("could not read the events table %s missed from the store", table_id)
+            shown, missed = table, []
+        if self._follows.get(table_id) is not follow:
+            return
+        if follow.table is not None and follow.table.version >= table.version:
+            return  # moved on meanwhile
+        follow.table = shown
+        if missed:
+            _deliver(table_id, follow, shown, missed)
+
     async def broadcast(self, topic: str, payload: dict[str, Any]) -> None:
         """Call this process's listeners of ``topic``, then publish for the others.
 

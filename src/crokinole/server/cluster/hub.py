@@ -141,6 +141,15 @@ class ClusterHub(Hub, Protocol):
         """The holder of each table (None: nobody), in one call."""
         ...
 
+    async def catch_up(self, table_id: str, table: Table) -> None:
+        """Deliver to this process's subscribers the events of ``table`` (just read from
+        the store by its new owner) that their copy lacks, in order.
+
+        The owner that died may have stored events it never published: they
+        are shown before anything the new owner does.
+        """
+        ...
+
     async def orphans(self) -> dict[str, list[str]]:
         """The tables of each process that is gone (its heartbeat expired), by its origin."""
         ...

@@ -149,6 +149,7 @@ class Tables(Commands, Loading, Timers, CpuTurns):
         self._cluster = self.hub if isinstance(self.hub, ClusterHub) else None
         self._held: dict[str, Held] = {}
         self._loading: dict[str, asyncio.Lock] = {}
+        self._lost: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._sweeper: asyncio.Task[None] | None = None
         self._watcher: asyncio.Task[None] | None = None
@@ -221,24 +222,8 @@ class Tables(Commands, Loading, Timers, CpuTurns):
         if self._held.get(table_id) is held:
             del self._held[table_id]
         self._stop(held)
-        self._spawn(self._take_back(table_id))
-
-    async def _take_back(self, table_id: str) -> None:
-        """A table whose lease was lost and that nobody took is taken up again here.
-
-        Its deadline must fire somewhere, and the other processes take up only
-        the tables of processes that are gone (this one lost a lease, yet
-        lives: Redis restarted empty, or a renewal came too late).  Cut off
-        from Redis, this process's heartbeat expires too: the others take it.
-        """
-        if self._closed or self._cluster is None:
-            return
-        try:
-            if await self._cluster.owner_of(table_id) is not None:
-                return
-        except HubUnavailableError:
-            return
-        await self._take_up(table_id)
+        # Taken up again by the watcher if nobody else takes it (see take_over).
+        self._lost.add(table_id)
 
     async def sweep(self) -> int:
         """Forget the tables that nobody here follows and where nothing is to happen.
