@@ -1,18 +1,25 @@
 """Fan-out on Redis: a table's events to every process's subscribers, and broadcasts.
 
 ``publish`` delivers to this process's subscribers at once (the owner's
-table object as given) and publishes ``{"version", "events", "origin"}`` on
-``{prefix}table:{table}``.  Another process's hub keeps a *follower copy* of
-each table it has subscribers for: read from the store
+table object as given) and publishes ``{"version", "events", "origin",
+"outcomes"}`` on ``{prefix}table:{table}``: ``outcomes`` holds the simulated
+result of each shot among the events (:mod:`~crokinole.server.cluster.outcomes`,
+from the owner's ``shot_reports``).  Another process's hub keeps a *follower
+copy* of each table it has subscribers for: read from the store
 (:func:`crokinole.server.table_log.stored_table`) when the table gets its
 first subscriber here, then folded with each published event
-(:meth:`~crokinole.table.Table.fold`).  Its subscribers get
+(:meth:`~crokinole.table.Table.fold`), a shot from its published outcome (no
+physics here: the copy ends bit for bit as the owner's table).  The reader
+queues each message for its table's worker task, which folds that table's
+messages in order: tables never wait for each other.  Its subscribers get
 ``deliver(follower copy, events)``.  Redis pub/sub may drop messages: a
-message whose first event does not follow the copy, or whose events do not
-fold, makes the hub read the table again from the store, and the events
-missed meanwhile are delivered with it (from the store's log).  Messages
-from this hub itself are ignored.  The registry of subscribers is local and
-plain, as in ``MemoryHub``: the channel is joined (and left) in the
+message whose first event does not follow the copy, whose events do not
+fold, or whose outcome is not its shot's, makes the hub read the table again
+from the store, and the events missed meanwhile are delivered with it (from
+the store's log).  Messages from this hub itself are ignored.  A process
+that takes a table over delivers first what the dead owner stored but never
+published (:meth:`FanOut.catch_up`).  The registry of subscribers is local
+and plain, as in ``MemoryHub``: the channel is joined (and left) in the
 background.
 
 :meth:`FanOut.broadcast` and :meth:`FanOut.listen` carry JSON payloads on
