@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from redis.asyncio import Redis
 
+from crokinole.board import Shot
 from crokinole.physics import ShotResult
 from crokinole.server.cluster import fanout
 from crokinole.server.cluster.redis_hub import RedisHub
@@ -55,7 +56,10 @@ def _still(real: ShotResult) -> ShotResult:
 
 
 async def _started(tables: Tables) -> Table:
-    table = await _party(tables, Recorder())
+    """A started party whose hand is steady (a shot goes where it is aimed)."""
+    table = await tables.create(
+        kind="party", device="dev-ann", name="Ann", settings={"hand": "steady"}
+    )
     await tables.command(table.id, Join("dev-bob", "Bob"))
     await tables.command(table.id, Start("dev-ann"))
     held = tables.held(table.id)
@@ -81,7 +85,8 @@ def test_the_follower_copy_is_judged_from_the_published_outcome_not_simulated(
             assert before.game is not None
             seat = before.game.current_seat
             assert seat is not None
-            shoot = Shoot("dev-ann", seat, easy_shot(before, 1))
+            # An open 20 (into the hole): where nothing moves, the disc stays on the line.
+            shoot = Shoot("dev-ann", seat, Shot(0.0, 0.0, 28.0))
             after, events = before.apply(shoot, before.turn_started or 0.0)
             (shot,) = [e for e in events if isinstance(e, ShotPlayed)]
             played = after.report_of(shot.version)
@@ -104,7 +109,9 @@ def test_the_follower_copy_is_judged_from_the_published_outcome_not_simulated(
 
     after, judged, expected = run(scenario)
     assert judged == expected and judged.to_dict() == expected.to_dict()
-    assert judged != after  # the physics would have moved the shot disc
+    assert judged != after  # the physics put the disc in the hole
+    assert after.game is not None and judged.game is not None
+    assert after.game.twenties != judged.game.twenties
     report = judged.report_of(after.version)
     assert report is not None and report.report.physics is not None
     assert report.report.physics.duration == 0.0
@@ -209,3 +216,33 @@ def test_a_table_slow_to_read_holds_up_neither_the_other_tables_nor_the_requests
     assert x_meanwhile == []  # X waited for its copy
     assert y_versions and answer == {"echo": {"ping": 1}}  # the others did not
     assert x_copy == held_x  # then X's copy was read, at its last version
+
+
+def test_a_shot_published_without_its_outcome_is_simulated_by_the_follower(
+    open_store: Callable[[], Store], prefix: str
+) -> None:
+    # An owner that keeps no report of the shot (one of an older version sends
+    # none): the follower simulates it and still ends as the owner's table.
+    async def scenario() -> tuple[Table, Table]:
+        store_a = open_store()
+        a, b = hub_on(store_a, prefix), hub_on(open_store(), prefix)
+        tables = Tables(store_a, hub=a, cpu=1)
+        try:
+            before = await _started(tables)
+            remote = Recorder()
+            b.subscribe(before.id, remote)
+            await b.following(before.id)
+            assert before.game is not None and before.game.current_seat is not None
+            shoot = Shoot("dev-ann", before.game.current_seat, easy_shot(before, 3))
+            after, events = before.apply(shoot, before.turn_started or 0.0)
+            await a.publish(before.id, replace(after, shot_reports={}), events)
+            return after, await remote.at(after.version)
+        finally:
+            await tables.close()
+            await a.close()
+            await b.close()
+
+    after, copy = run(scenario)
+    assert copy == after and copy.to_dict() == after.to_dict()
+    played = copy.report_of(after.version)
+    assert played is not None and played.report.physics is not None  # simulated here
