@@ -63,7 +63,7 @@ from crokinole.errors import (
     InvalidShotError,
     NotYourTurn,
 )
-from crokinole.physics import OVERLAP_TOLERANCE, simulate_shot
+from crokinole.physics import OVERLAP_TOLERANCE, ShotResult, simulate_shot
 from crokinole.rules.actions import Action, NextRound, ShotAction, TimeoutAction, TurnResult
 from crokinole.rules.options import Rules
 from crokinole.rules.record_format import SavedGame, read_record, record_dict, write_record
@@ -287,15 +287,22 @@ class Game:
         if seat is not current:
             raise NotYourTurn(f"it is {seat_name(current)}'s turn")
 
-    def shoot(self, seat: Seat, shot: Shot) -> ShotReport:
+    def shoot(self, seat: Seat, shot: Shot, *, outcome: ShotResult | None = None) -> ShotReport:
         """Place a disc for ``seat`` and shoot it (R3–R5).
+
+        ``outcome`` is the simulator's result of this very shot when it is
+        known already (another copy of the game simulated it): it is judged
+        instead of simulating the shot again, the game ending exactly as
+        that copy did.  It must start from this board and this shot's
+        starting point.
 
         Raises:
             NotYourTurn: ``seat`` is not the shooter.
             IllegalActionError: the round or the game is over.
             IllegalPlacement: the position is off the seat's quarter or
                 the disc would overlap a disc.
-            InvalidShotError: direction or power out of range or not a number.
+            InvalidShotError: direction or power out of range or not a number,
+                or an ``outcome`` that does not start where this shot does.
         """
         self._check_turn(seat, "shot")
         if not isinstance(shot, Shot):
@@ -306,7 +313,10 @@ class Game:
         launch = self._board.launch(seat, shot)
         before = self._state.discs
         positions = np.array([(d.x, d.y) for d in before], dtype=np.float64).reshape(-1, 2)
-        result = simulate_shot(self._board, positions, launch)
+        if outcome is None:
+            result = simulate_shot(self._board, positions, launch)
+        else:
+            result = _checked_outcome(outcome, positions, launch.x, launch.y)
         report = judge_shot(
             self._board,
             before=before,
@@ -464,3 +474,19 @@ class Game:
             f"<Game {self._rules.layout.value} round {self._state.round} "
             f"{self._state.phase.value} scores={self.scores}>"
         )
+
+
+def _checked_outcome(
+    outcome: ShotResult, positions: np.ndarray[Any, Any], x: float, y: float
+) -> ShotResult:
+    """``outcome`` if it starts from ``positions`` with the shot disc at ``(x, y)``."""
+    start = np.vstack([positions, [[x, y]]])
+    if not (
+        isinstance(outcome, ShotResult)
+        and outcome.start_array.shape == start.shape
+        and outcome.final_array.shape == start.shape
+        and outcome.status_array.shape == start.shape[:1]
+        and np.array_equal(outcome.start_array, start)
+    ):
+        raise InvalidShotError("the outcome given is not this shot's: it starts elsewhere")
+    return outcome

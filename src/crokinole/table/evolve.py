@@ -22,6 +22,7 @@ from crokinole.table.settings import Kind
 from crokinole.table.state import Played, Stage
 
 if TYPE_CHECKING:
+    from crokinole.physics import ShotResult
     from crokinole.table import Table  # annotations only (via the package: no cycle)
 
 __all__ = ["created", "fold", "game_of", "replay"]
@@ -74,11 +75,18 @@ def replay(cls: type[Table], events: Iterable[ev.Event]) -> Table:
     return table
 
 
-def fold(t: Table, event: ev.Event, played: Played | None) -> Table:
+def fold(
+    t: Table, event: ev.Event, played: Played | None, outcome: ShotResult | None = None
+) -> Table:
     """The table after ``event``; ``played`` is the shot's outcome when it was just decided.
 
+    ``outcome`` is the simulator's result of a ``ShotPlayed`` event known
+    already (the owner of the table published it): the shot is judged from
+    it, not simulated again.
+
     Raises:
-        InvalidRecordError: the event does not follow ``t`` or cannot happen there.
+        InvalidRecordError: the event does not follow ``t`` or cannot happen
+            there, or ``outcome`` is not the result of this shot here.
     """
     if event.version != t.version + 1:
         raise InvalidRecordError(
@@ -88,6 +96,8 @@ def fold(t: Table, event: ev.Event, played: Played | None) -> Table:
     if step is None:
         raise InvalidRecordError(f"a {event.TYPE} event cannot happen at a table that exists")
     try:
+        if outcome is not None:
+            played = _known_shot(t, event, outcome)
         changes = step(t, event, played)
     except InvalidRecordError:
         raise
@@ -177,6 +187,16 @@ def _game_started(t: Table, e: ev.GameStarted, _: Played | None) -> _Changes:
         "rematch_votes": frozenset(),
         "rematch_until": None,
     }
+
+
+def _known_shot(t: Table, e: ev.Event, outcome: ShotResult) -> Played:
+    """The shot ``e`` played with the simulator's result known already (nothing simulated)."""
+    if not isinstance(e, ev.ShotPlayed):
+        raise InvalidRecordError(f"a {e.TYPE} event has no shot outcome")
+    before = game_of(t)
+    after = before.copy()
+    report = after.shoot(e.seat, e.played, outcome=outcome)
+    return Played(report, before, after)
 
 
 def _turn_played(t: Table, e: ev.ShotPlayed | ev.TurnTimedOut, played: Played | None) -> _Changes:

@@ -71,6 +71,7 @@ from typing import Any
 from crokinole.ai import Level
 from crokinole.board import Seat, is_real_number
 from crokinole.errors import ErrorCode, TableError
+from crokinole.physics import ShotResult
 from crokinole.rules import Game, Phase
 from crokinole.table import commands as cmd
 from crokinole.table import evolve, hints, lobby, play, presence, ranked, snapshot
@@ -455,13 +456,19 @@ class Table:
             return self, []
         return draft.table, draft.events
 
-    def fold(self, event: Event) -> Table:
+    def fold(self, event: Event, outcome: ShotResult | None = None) -> Table:
         """The table after one stored event (its version must be the next one).
 
+        A shot is simulated again, unless its ``outcome`` (the simulator's
+        result, as the owner's ``shot_reports`` hold it) is given: a copy
+        of the table then folds the owner's shot without the physics, and
+        ends exactly as the owner's table (its report included).
+
         Raises:
-            InvalidRecordError: the event does not follow or cannot happen here.
+            InvalidRecordError: the event does not follow or cannot happen
+                here, or ``outcome`` is not this shot's from this board.
         """
-        return evolve.fold(replace(self, shot_reports={}), event, None)
+        return evolve.fold(replace(self, shot_reports={}), event, None, outcome)
 
     # ------------------------------------------------------------ snapshots
 

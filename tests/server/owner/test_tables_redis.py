@@ -66,11 +66,12 @@ class Process:
 
     async def die(self) -> None:
         """Stop as a killed process would: nothing released, nothing answered any more."""
-        for task in (self.hub._renewer, self.hub._reader):
+        for task in (self.hub._renewer, self.hub._reader, self.hub._inbox_reader):
             if task is not None:
                 task.cancel()
-        if self.hub._pubsub is not None:
-            await self.hub._pubsub.aclose()  # type: ignore[no-untyped-call]
+        for pubsub in (self.hub._pubsub, self.hub._inbox_pubsub):
+            if pubsub is not None:
+                await pubsub.aclose()  # type: ignore[no-untyped-call]
         self.hub._leases.clear()
         self.hub._closed = True
 

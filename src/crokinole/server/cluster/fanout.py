@@ -1,18 +1,25 @@
 """Fan-out on Redis: a table's events to every process's subscribers, and broadcasts.
 
 ``publish`` delivers to this process's subscribers at once (the owner's
-table object as given) and publishes ``{"version", "events", "origin"}`` on
-``{prefix}table:{table}``.  Another process's hub keeps a *follower copy* of
-each table it has subscribers for: read from the store
+table object as given) and publishes ``{"version", "events", "origin",
+"outcomes"}`` on ``{prefix}table:{table}``: ``outcomes`` holds the simulated
+result of each shot among the events (:mod:`~crokinole.server.cluster.outcomes`,
+from the owner's ``shot_reports``).  Another process's hub keeps a *follower
+copy* of each table it has subscribers for: read from the store
 (:func:`crokinole.server.table_log.stored_table`) when the table gets its
 first subscriber here, then folded with each published event
-(:meth:`~crokinole.table.Table.fold`).  Its subscribers get
+(:meth:`~crokinole.table.Table.fold`), a shot from its published outcome (no
+physics here: the copy ends bit for bit as the owner's table).  The reader
+queues each message for its table's worker task, which folds that table's
+messages in order: tables never wait for each other.  Its subscribers get
 ``deliver(follower copy, events)``.  Redis pub/sub may drop messages: a
-message whose first event does not follow the copy, or whose events do not
-fold, makes the hub read the table again from the store, and the events
-missed meanwhile are delivered with it (from the store's log).  Messages
-from this hub itself are ignored.  The registry of subscribers is local and
-plain, as in ``MemoryHub``: the channel is joined (and left) in the
+message whose first event does not follow the copy, whose events do not
+fold, or whose outcome is not its shot's, makes the hub read the table again
+from the store, and the events missed meanwhile are delivered with it (from
+the store's log).  Messages from this hub itself are ignored.  A process
+that takes a table over delivers first what the dead owner stored but never
+published (:meth:`FanOut.catch_up`).  The registry of subscribers is local
+and plain, as in ``MemoryHub``: the channel is joined (and left) in the
 background.
 
 :meth:`FanOut.broadcast` and :meth:`FanOut.listen` carry JSON payloads on
@@ -24,28 +31,37 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio.to_thread
 from redis.exceptions import RedisError
 
+from crokinole.physics import ShotResult
 from crokinole.server.cluster.hub import Listener, Subscriber
+from crokinole.server.cluster.outcomes import BadOutcomeError, outcome_from_dict, outcome_to_dict
 from crokinole.server.cluster.redis_base import RedisBase, unreachable
 from crokinole.server.table_log import stored_table
-from crokinole.table import Event, Table, event_from_dict
+from crokinole.table import Event, ShotPlayed, Table, event_from_dict
 
 log = logging.getLogger("crokinole.server")
 
 
 @dataclass
 class Follow:
-    """This process's subscribers of one table, and its follower copy of it."""
+    """This process's subscribers of one table, its follower copy, and the messages to fold.
+
+    ``pending`` holds the table's messages as the reader got them, folded in
+    order by the table's own ``worker`` task: a table waits for nobody else's.
+    """
 
     subscribers: dict[Subscriber, None] = field(default_factory=dict)
     table: Table | None = None
     loaded: asyncio.Event = field(default_factory=asyncio.Event)
+    pending: deque[bytes | str] = field(default_factory=deque)
+    worker: asyncio.Task[None] | None = None
 
 
 class FanOut(RedisBase):
@@ -128,6 +144,7 @@ class FanOut(RedisBase):
             "version": table.version,
             "events": [e.to_dict() for e in events],
             "origin": self.origin,
+            "outcomes": _outcomes(table, events),
         }
         try:
             await self._redis.publish(self.channel(table_id), json.dumps(message))
@@ -162,12 +179,38 @@ class FanOut(RedisBase):
             except RedisError:
                 log.exception("could not join or leave the channel of table %s", table_id)
 
-    async def _receive(self, channel: str, data: bytes | str) -> None:
-        """One published message: fold it into the follower copy and deliver it."""
+    def _receive(self, channel: str, data: bytes | str) -> None:
+        """One published message: queued for its table's worker (the reader never waits)."""
         table_id = channel.removeprefix(f"{self._prefix}table:")
         follow = self._follows.get(table_id)
         if follow is None:
             return
+        follow.pending.append(data)
+        if follow.worker is None:
+            follow.worker = self._spawn(self._drain(table_id, follow))
+
+    async def _drain(self, table_id: str, follow: Follow) -> None:
+        """Fold the table's messages in the order they came, until none is left."""
+        try:
+            while follow.pending and self._follows.get(table_id) is follow:
+                data = follow.pending.popleft()
+                try:
+                    await self._fold_message(table_id, follow, data)
+                except Exception:
+                    log.exception("a message of table %s could not be handled", table_id)
+        finally:
+            follow.worker = None
+            follow.pending.clear()
+
+    async def _fold_message(self, table_id: str, follow: Follow, data: bytes | str) -> None:
+        """Fold one message into the follower copy and deliver it.
+
+        A shot is folded from the outcome its owner published (no physics
+        here); one published without it (an owner of an older version) is
+        simulated again, off the event loop.  Events that do not follow the
+        copy, or an outcome that is not the shot's, make the hub read the
+        table again from the store.
+        """
         body = json.loads(data)
         if body.get("origin") == self.origin:
             return
@@ -183,8 +226,11 @@ class FanOut(RedisBase):
             if copy is None:
                 raise LookupError(f"no copy of table {table_id} yet")
             events = [e for e in events if e.version > copy.version]  # some already in
-            # Folding a shot simulates it again: off the event loop.
-            table = await anyio.to_thread.run_sync(_folded, copy, events)
+            outcomes = _published_outcomes(body.get("outcomes"), events)
+            if any(isinstance(e, ShotPlayed) and e.version not in outcomes for e in events):
+                table = await anyio.to_thread.run_sync(_folded, copy, events, outcomes)
+            else:
+                table = _folded(copy, events, outcomes)
         except Exception as exc:
             log.info("table %s: reading it again from the store (%s)", table_id, exc)
             await self._reload(table_id, follow)
@@ -224,6 +270,50 @@ class FanOut(RedisBase):
         missed = [e for e in missed if e.version <= table.version]
         if missed:
             _deliver(table_id, follow, table, missed)
+
+    async def catch_up(self, table_id: str, table: Table) -> None:
+        """Deliver the stored events the follower copy lacks up to ``table``, then hold it.
+
+        A process that takes a table over (``table`` is what it read from the
+        store once claimed) calls it before applying anything: the owner that
+        died may have stored events it never published, and this process's
+        subscribers are shown them (each shot as a shot, its report replayed
+        from the copy) before what the new owner does.
+        """
+        follow = self._follows.get(table_id)
+        if follow is None:
+            return
+        await follow.loaded.wait()
+        before = follow.table
+        if self._follows.get(table_id) is not follow:
+            return
+        if before is None or before.version >= table.version:
+            if before is None:
+                follow.table = table
+            return
+
+        def read() -> tuple[Table, list[Event]]:
+            stored = self._store.table_events(table_id, after=before.version)
+            missed = [event_from_dict(e) for e in stored]
+            missed = [e for e in missed if e.version <= table.version]
+            try:
+                folded = _folded(before, missed, {})
+            except Exception:  # the store's table is the truth: shown without the reports
+                return table, missed
+            return (folded if folded == table else table), missed
+
+        try:
+            shown, missed = await anyio.to_thread.run_sync(read)
+        except Exception:
+            log.exception("could not read the events table %s missed from the store", table_id)
+            shown, missed = table, []
+        if self._follows.get(table_id) is not follow:
+            return
+        if follow.table is not None and follow.table.version >= table.version:
+            return  # moved on meanwhile
+        follow.table = shown
+        if missed:
+            _deliver(table_id, follow, shown, missed)
 
     async def broadcast(self, topic: str, payload: dict[str, Any]) -> None:
         """Call this process's listeners of ``topic``, then publish for the others.
@@ -275,11 +365,44 @@ class FanOut(RedisBase):
             self._call_listeners(topic, body["payload"])
 
 
-def _folded(table: Table, events: Sequence[Event]) -> Table:
-    """``table`` folded with ``events``, with the shot reports of them all (as ``apply`` gives)."""
+def _outcomes(table: Table, events: Sequence[Event]) -> dict[str, dict[str, Any]]:
+    """The simulated outcome of each shot among ``events`` that ``table`` keeps, by version."""
+    found = {}
+    for event in events:
+        played = table.report_of(event.version)
+        if isinstance(event, ShotPlayed) and played is not None:
+            physics = played.report.physics
+            if physics is not None:
+                found[str(event.version)] = outcome_to_dict(physics)
+    return found
+
+
+def _published_outcomes(raw: object, events: Sequence[Event]) -> dict[int, ShotResult]:
+    """The outcomes a message carries for the shots among ``events``, by version.
+
+    Raises:
+        BadOutcomeError: one cannot be read.
+    """
+    if not isinstance(raw, dict):
+        return {}
+    found = {}
+    for event in events:
+        data = raw.get(str(event.version))
+        if isinstance(event, ShotPlayed) and data is not None:
+            if not isinstance(data, dict):
+                raise BadOutcomeError(f"the outcome of shot {event.version} is not an object")
+            found[event.version] = outcome_from_dict(data)
+    return found
+
+
+def _folded(table: Table, events: Sequence[Event], outcomes: Mapping[int, ShotResult]) -> Table:
+    """``table`` folded with ``events``, with the shot reports of them all (as ``apply`` gives).
+
+    A shot whose outcome is in ``outcomes`` is judged from it, the others simulated.
+    """
     reports = {}
     for event in events:
-        table = table.fold(event)
+        table = table.fold(event, outcomes.get(event.version))
         reports.update(table.shot_reports)
     return replace(table, shot_reports=reports)
 

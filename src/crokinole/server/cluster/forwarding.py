@@ -1,6 +1,7 @@
 """Command forwarding on Redis: a request to the process that owns a table, and its answer.
 
-Each hub listens on its inbox ``{prefix}inbox:{origin}``:
+Each hub listens on its inbox ``{prefix}inbox:{origin}``, on a pub/sub connection
+and a reader of its own (an answer never queues behind the tables' traffic):
 :meth:`Forwarding.request` publishes a request there and waits for the
 handler's answer (:meth:`Forwarding.serve`), which comes back on the
 requester's inbox.  A request to a hub nobody listens for fails at once
@@ -16,13 +17,16 @@ import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 
 from crokinole.errors import ErrorCode
 from crokinole.server.cluster.hub import HubUnavailableError, NoReceiverError
 from crokinole.server.cluster.redis_base import RedisBase, unreachable
+
+if TYPE_CHECKING:
+    from redis.asyncio.client import PubSub
 
 log = logging.getLogger("crokinole.server")
 
@@ -36,14 +40,18 @@ class Forwarding(RedisBase):
     _handler: Handler | None
     _pending: dict[str, asyncio.Future[dict[str, Any]]]
     _inbox_joined: bool
-    #: False from a failure of the pub/sub connection until it reads again.
-    _listening: bool
+    _inbox_lock: asyncio.Lock | None
+    #: The inbox's own pub/sub connection, and its reader.
+    _inbox_pubsub: PubSub | None
+    _inbox_reader: asyncio.Task[None] | None
 
     def _init_forwarding(self) -> None:
         self._handler = None
         self._pending = {}
         self._inbox_joined = False
-        self._listening = True
+        self._inbox_lock = None
+        self._inbox_pubsub = None
+        self._inbox_reader = None
 
     async def serve(self, handler: Handler) -> None:
         """Answer the requests sent to this hub with ``handler`` (listens on its inbox).
@@ -55,17 +63,22 @@ class Forwarding(RedisBase):
         await self._join_inbox()
 
     async def _join_inbox(self) -> None:
+        """Listen on this hub's inbox, on a connection and a reader of its own."""
         if self._inbox_joined:
             return
-        async with self._channels() as pubsub:
-            if self._inbox_joined or pubsub is None:
+        if self._inbox_lock is None:
+            self._inbox_lock = asyncio.Lock()
+        async with self._inbox_lock:
+            if self._inbox_joined or self._closed:
                 return
+            if self._inbox_pubsub is None:
+                self._inbox_pubsub = self._redis.pubsub()
             try:
-                await pubsub.subscribe(self.inbox(self.origin))
+                await self._inbox_pubsub.subscribe(self.inbox(self.origin))
             except RedisError as exc:
                 raise unreachable(exc) from exc
             self._inbox_joined = True
-            self._start_reader()
+            self._inbox_reader = asyncio.get_running_loop().create_task(self._read_inbox())
 
     async def request(
         self, origin: str, body: dict[str, Any], *, timeout: float = 5.0
@@ -79,7 +92,7 @@ class Forwarding(RedisBase):
             HubUnavailableError: Redis could not be reached.
         """
         await self._join_inbox()
-        if not self._listening:
+        if "inbox" in self._down:
             # The answer would come on a connection being made again: it could be lost
             # after the owner played the command.  Refused before anything is sent.
             raise HubUnavailableError("the hub's pub/sub connection is reconnecting")
@@ -126,6 +139,10 @@ class Forwarding(RedisBase):
             future = self._pending.get(str(body.get("rid")))
             if future is not None and not future.done():
                 future.set_result(body["body"])
+
+    if TYPE_CHECKING:  # defined by RedisHub
+
+        async def _read_inbox(self) -> None: ...
 
     def _cancel_requests(self) -> None:
         for future in self._pending.values():

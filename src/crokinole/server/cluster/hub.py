@@ -141,6 +141,23 @@ class ClusterHub(Hub, Protocol):
         """The holder of each table (None: nobody), in one call."""
         ...
 
+    async def catch_up(self, table_id: str, table: Table) -> None:
+        """Deliver to this process's subscribers the events of ``table`` (just read from
+        the store by its new owner) that their copy lacks, in order.
+
+        The owner that died may have stored events it never published: they
+        are shown before anything the new owner does.
+        """
+        ...
+
+    async def orphans(self) -> dict[str, list[str]]:
+        """The tables of each process that is gone (its heartbeat expired), by its origin."""
+        ...
+
+    async def forget(self, origin: str, table_ids: Sequence[str]) -> None:
+        """Stop counting ``table_ids`` as the gone process ``origin``'s (taken up elsewhere)."""
+        ...
+
     async def request(
         self, origin: str, body: dict[str, Any], *, timeout: float = 5.0
     ) -> dict[str, Any]:

@@ -4,8 +4,12 @@
 :class:`~crokinole.server.cluster.redis_hub.RedisHub` that its parts
 (:mod:`~crokinole.server.cluster.leases`, :mod:`~crokinole.server.cluster.fanout`,
 :mod:`~crokinole.server.cluster.forwarding`) work on: the client, the prefix
-of every key and channel, the one pub/sub connection (joined and left under
-one lock, read by one reader task) and the background tasks.  Nothing here
+of every key and channel, the pub/sub connection of the tables and topics
+(joined and left under one lock, read by one reader task that hands each
+table's messages to that table's worker) and the background tasks.  The
+inbox of requests and answers has a connection and a reader of its own
+(:mod:`~crokinole.server.cluster.forwarding`): an answer never waits behind
+the tables' traffic.  Nothing here
 is used on its own.
 """
 
@@ -53,6 +57,8 @@ class RedisBase:
     _pubsub: PubSub | None
     _reader: asyncio.Task[None] | None
     _tasks: set[asyncio.Task[None]]
+    #: The pub/sub connections that failed and do not read again yet (by name).
+    _down: set[str]
 
     # ------------------------------------------------------------ keys
 
@@ -92,13 +98,15 @@ class RedisBase:
         if self._reader is None and not self._closed:
             self._reader = asyncio.get_running_loop().create_task(self._read())
 
-    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:
+        """Run ``coroutine`` as a task the hub stops when it closes (None: closed already)."""
         if self._closed:
             coroutine.close()
-            return
+            return None
         task = asyncio.get_running_loop().create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     if TYPE_CHECKING:  # defined by RedisHub
 

@@ -10,7 +10,10 @@ table: leases claimed, renewed and released; leads),
 process's subscribers, with a follower copy of the table; broadcasts) and
 :mod:`~crokinole.server.cluster.forwarding` (a command sent to the process
 that owns its table, and its answer).  This module makes the client and runs
-the one pub/sub reader that hands each message to its part.
+the pub/sub readers that hand each message to its part: one for the tables'
+channels and the topics (a table's messages go to that table's worker, so
+tables never wait for each other) and one for this hub's inbox, on its own
+connection (command answers never queue behind table traffic).
 
 After the pub/sub connection failed and came back, every follower copy is
 read again from the store (the messages published meanwhile are lost).
@@ -29,6 +32,7 @@ import logging
 import os
 import secrets
 import socket
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from redis.asyncio import Redis
@@ -41,6 +45,8 @@ from crokinole.server.cluster.leases import LEASE_MS, Leases, OnLost
 from crokinole.server.cluster.redis_base import PREFIX, text
 
 if TYPE_CHECKING:
+    from redis.asyncio.client import PubSub
+
     from crokinole.store import Store
 
 __all__ = ["LEASE_MS", "PREFIX", "Handler", "OnLost", "RedisHub", "process_id"]
@@ -100,6 +106,7 @@ class RedisHub(Leases, FanOut, Forwarding):
         self._pubsub = None
         self._reader = None
         self._tasks = set()
+        self._down = set()
         self._closed = False
         self._init_leases(redis, on_lost)
         self._init_fanout()
@@ -124,65 +131,83 @@ class RedisHub(Leases, FanOut, Forwarding):
 
     @property
     def listening(self) -> bool:
-        """Whether the hub's pub/sub connection works (False from a failure until it reads
-        again): without it this process can neither follow tables nor send commands."""
-        return self._listening
+        """Whether the hub's pub/sub connections work (False from a failure until they read
+        again): without them this process can neither follow tables nor send commands."""
+        return not self._down
 
     async def _read(self) -> None:
-        """The pub/sub reader: one message at a time, in order.
+        """The reader of the tables' and topics' channels: each table's message is queued
+        for that table's worker, a topic's listeners are called.
 
         After the connection failed, once it works again (redis-py joins the
         channels again), the follower copies are read again from the store.
         """
         assert self._pubsub is not None
+        await self._read_from(self._pubsub, "pub/sub", self._on_message, self._reload_all)
+
+    async def _read_inbox(self) -> None:
+        """The reader of this hub's inbox (requests and answers), on its own connection."""
+        assert self._inbox_pubsub is not None
+        await self._read_from(self._inbox_pubsub, "inbox", self._on_inbox_message, None)
+
+    async def _read_from(
+        self,
+        pubsub: PubSub,
+        name: str,
+        handle: Callable[[str, bytes | str], None],
+        back: Callable[[], None] | None,
+    ) -> None:
+        """Hand each message of ``pubsub`` to ``handle``, in order, until the hub closes;
+        ``back`` is called when the connection works again after a failure."""
         failed = False
         while not self._closed:  # (closed: a cancellation absorbed on its way, see stop_tasks)
             try:
-                message = await self._pubsub.get_message(
-                    ignore_subscribe_messages=True, timeout=POLL_S
-                )
+                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=POLL_S)
             except (RedisError, OSError) as exc:
                 if not failed:
-                    log.warning("the hub's pub/sub connection failed: %s", exc)
+                    log.warning("the hub's %s connection failed: %s", name, exc)
                 failed = True
-                self._listening = False
+                self._down.add(name)
                 await asyncio.sleep(POLL_S)
                 continue
             if failed:
                 failed = False
-                self._listening = True
-                log.warning("the hub's pub/sub connection is back: reading its tables again")
-                self._reload_all()
+                self._down.discard(name)
+                log.warning("the hub's %s connection is back", name)
+                if back is not None:
+                    back()
             if message is None or message.get("type") != "message":
                 continue
             channel = text(message["channel"])
             try:
-                if channel.startswith(f"{self._prefix}table:"):
-                    await self._receive(channel, message["data"])
-                else:
-                    self._dispatch(channel, message["data"])
+                handle(channel, message["data"])
             except Exception:
                 log.exception("a message on %s could not be handled", channel)
 
-    def _dispatch(self, channel: str, data: bytes | str) -> None:
-        """A message on an inbox (a request or an answer) or on a topic."""
-        body = json.loads(data)
-        if channel == self.inbox(self.origin):
-            self._on_inbox(body)
+    def _on_message(self, channel: str, data: bytes | str) -> None:
+        """A message on a table's channel or on a topic."""
+        if channel.startswith(f"{self._prefix}table:"):
+            self._receive(channel, data)
         else:
-            self._on_topic(channel, body)
+            self._on_topic(channel, json.loads(data))
+
+    def _on_inbox_message(self, channel: str, data: bytes | str) -> None:
+        """A message on this hub's inbox: a request or an answer."""
+        self._on_inbox(json.loads(data))
 
     async def close(self) -> None:
         """Stop renewing and reading, release the leases held, leave the channels."""
         self._closed = True
-        tasks = [t for t in (self._renewer, self._reader, *self._tasks) if t is not None]
-        await stop_tasks(tasks)
+        readers = (self._renewer, self._reader, self._inbox_reader)
+        await stop_tasks([t for t in (*readers, *self._tasks) if t is not None])
         await self._release_all()
         self._cancel_requests()
-        if self._pubsub is not None:
+        for pubsub in (self._pubsub, self._inbox_pubsub):
+            if pubsub is None:
+                continue
             try:
-                await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+                await pubsub.aclose()  # type: ignore[no-untyped-call]
             except RedisError as exc:  # pragma: no cover - closing a dead connection
-                log.warning("could not close the hub's pub/sub connection: %s", exc)
+                log.warning("could not close a pub/sub connection of the hub: %s", exc)
         if self._owns_client:
             await self._redis.aclose()

@@ -6,9 +6,9 @@ once claimed (what it holds then is what nobody else writes), and its members
 marked disconnected (nobody is connected to a table this process did not hold:
 those who are there come back with ``Connect``). A table another process holds
 is followed from the hub's copy instead. On a hub shared by several processes,
-the tables nobody holds that have a deadline or followers here are taken up
-every half lease (:meth:`Loading.take_over`): the games of a process that died
-go on here.
+the tables of the processes that are gone (their heartbeat expired) are taken
+up every half lease (:meth:`Loading.take_over`): the games of a process that
+died go on here.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import logging
 import anyio
 import anyio.to_thread
 
-from crokinole.server.cluster.hub import HubUnavailableError, Subscriber
+from crokinole.server.cluster.hub import ClusterHub, HubUnavailableError, Subscriber
 from crokinole.server.owner.base import ElsewhereError, Held, OwnerBase
 from crokinole.server.table_log import stored_table
 from crokinole.store import StoreUnavailableError
@@ -31,33 +31,73 @@ log = logging.getLogger("crokinole.server")
 class Loading(OwnerBase):
     """The part of :class:`~crokinole.server.owner.tables.Tables` that loads and takes up tables."""
 
-    async def take_over(self) -> int:
-        """Take up the tables that nobody holds and that have a deadline or followers here.
+    #: Tables whose lease this process lost, until someone (this one, maybe) holds them.
+    _lost: set[str]
 
-        A table with a deadline (turn clock, stand-in, countdown) must have an
-        owner to fire it; one followed here may have a CPU to move.  Returns
-        how many were taken up.
+    async def take_over(self, *, everything: bool = False) -> int:
+        """Take up the tables of the processes that are gone; returns how many were taken up.
+
+        A process that died (or was cut off from Redis for a lease) leaves
+        its tables registered under its name with its heartbeat expired
+        (:meth:`~crokinole.server.cluster.hub.ClusterHub.orphans`): each is
+        taken up here once its lease has expired, and unregistered from it
+        once someone holds it.  Only those are looked at, every half lease.
+        So are the tables whose lease this process lost and nobody took.
+        With ``everything`` (at startup), so are the tables nobody holds that
+        have a deadline (the store's) or followers here: after a restart of
+        every process, no heartbeat tells whose they were.
         """
         cluster = self._cluster
         if cluster is None:
             return 0
-        armed = await anyio.to_thread.run_sync(self.store.armed_tables)
-        wanted = [t for t, _at in armed] + cluster.followed()
-        candidates = list(dict.fromkeys(t for t in wanted if t not in self._held))
-        owners = await cluster.owners(candidates)
+        wanted = await self._unheld(cluster, everything=everything)
+        owners = await cluster.owners([t for t in wanted if t not in self._held])
         taken = 0
-        for table_id in candidates:
-            if owners.get(table_id) is not None:
-                continue
-            try:
-                if await self._load(table_id) is not None:
-                    taken += 1
-                    log.info("took over table %s", table_id)
-            except TableError as exc:
-                log.info("table %s stays with another process: %s", table_id, exc.message)
-            except Exception:
-                log.exception("could not take over table %s", table_id)
+        settled: dict[str, list[str]] = {}  # gone process -> its tables held elsewhere now
+        for table_id, origin in wanted.items():
+            holder: str | None = self.owner if table_id in self._held else owners.get(table_id)
+            if holder is None:
+                holder, took = await self._take_orphan(table_id)
+                taken += took
+            if holder is not None:
+                self._lost.discard(table_id)
+            if origin is not None and holder is not None and holder != origin:
+                settled.setdefault(origin, []).append(table_id)
+        for gone, table_ids in settled.items():
+            await cluster.forget(gone, table_ids)
         return taken
+
+    async def _unheld(self, cluster: ClusterHub, *, everything: bool) -> dict[str, str | None]:
+        """The tables :meth:`take_over` looks at, each with the gone process it was
+        registered to (None: another reason)."""
+        wanted: dict[str, str | None] = {}
+        for gone, table_ids in (await cluster.orphans()).items():
+            for table_id in table_ids:
+                wanted.setdefault(table_id, gone)
+        # A lease lost here that nobody took (Redis restarted empty, or a renewal
+        # came too late): the others only look at the tables of gone processes.
+        for table_id in self._lost:
+            wanted.setdefault(table_id, None)
+        if everything:
+            armed = await anyio.to_thread.run_sync(self.store.armed_tables)
+            for table_id in [t for t, _at in armed] + cluster.followed():
+                wanted.setdefault(table_id, None)
+        return wanted
+
+    async def _take_orphan(self, table_id: str) -> tuple[str | None, int]:
+        """Load a table nobody holds: who holds it now (None: not known), and 1 if this
+        process took it up."""
+        try:
+            took = await self._load(table_id) is not None
+        except TableError as exc:
+            log.info("table %s stays with another process: %s", table_id, exc.message)
+            return None, 0
+        except Exception:
+            log.exception("could not take over table %s", table_id)
+            return None, 0
+        if took:
+            log.info("took over table %s", table_id)
+        return self.owner, int(took)  # (no such table: nothing is left to take either)
 
     async def _watch_forever(self) -> None:
         assert self._cluster is not None
@@ -129,6 +169,10 @@ class Loading(OwnerBase):
             if self._loading.get(table_id) is loading and not loading.locked():
                 del self._loading[table_id]
         try:
+            if self._cluster is not None:
+                # What the last owner stored but never published (it died on the
+                # way) is shown to this process's subscribers before anything new.
+                await self._cluster.catch_up(table_id, held.table)
             await self._absent(held)
         finally:
             held.lock.release()

@@ -149,6 +149,7 @@ class Tables(Commands, Loading, Timers, CpuTurns):
         self._cluster = self.hub if isinstance(self.hub, ClusterHub) else None
         self._held: dict[str, Held] = {}
         self._loading: dict[str, asyncio.Lock] = {}
+        self._lost: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._sweeper: asyncio.Task[None] | None = None
         self._watcher: asyncio.Task[None] | None = None
@@ -193,12 +194,12 @@ class Tables(Commands, Loading, Timers, CpuTurns):
         (see :meth:`sweep`); :meth:`close` stops it.  On a hub shared by
         several processes only the tables nobody holds are taken up, this
         process answers the commands other processes send it, and it looks
-        for tables nobody holds every half lease (:meth:`take_over`): the
-        games of a process that died go on here.
+        for the tables of processes that are gone every half lease
+        (:meth:`take_over`): the games of a process that died go on here.
         """
         if self._cluster is not None:
             await self._cluster.serve(self._answer)
-            await self.take_over()
+            await self.take_over(everything=True)
             if self._watcher is None:
                 self._watcher = self._spawn(self._watch_forever())
         else:
@@ -221,6 +222,8 @@ class Tables(Commands, Loading, Timers, CpuTurns):
         if self._held.get(table_id) is held:
             del self._held[table_id]
         self._stop(held)
+        # Taken up again by the watcher if nobody else takes it (see take_over).
+        self._lost.add(table_id)
 
     async def sweep(self) -> int:
         """Forget the tables that nobody here follows and where nothing is to happen.
