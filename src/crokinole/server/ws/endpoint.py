@@ -15,7 +15,6 @@ import contextlib
 import functools
 import logging
 import time
-from collections import Counter
 from typing import Any
 
 import anyio
@@ -24,7 +23,14 @@ from starlette.websockets import WebSocket
 
 from crokinole.server.accounts import Accounts
 from crokinole.server.cluster.hub import HubUnavailableError
-from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
+from crokinole.server.limits import (
+    AddressConnections,
+    RateLimiter,
+    ServerSettings,
+    SharedCounts,
+    Slot,
+    origin_allowed,
+)
 from crokinole.server.owner.tables import Tables
 from crokinole.server.ranked.queue import RankedQueue
 from crokinole.server.ws.session import CLOSE_POLICY, Attendance, Session
@@ -49,11 +55,14 @@ class Connections:
         settings: ServerSettings,
         accounts: Accounts,
         ranked: RankedQueue,
+        *,
+        shared: SharedCounts | None = None,
     ) -> None:
         self.tables, self.settings, self.accounts, self.ranked = tables, settings, accounts, ranked
-        self.limiter = RateLimiter(settings.rooms_per_minute, 60.0)
+        # With ``shared`` (several processes on Redis) both limits hold for the whole site.
+        self.limiter = RateLimiter(settings.rooms_per_minute, 60.0, shared=shared, kind="rooms")
         self.presence = Attendance()
-        self.per_address: Counter[str] = Counter()
+        self.per_address = AddressConnections(settings.connections_per_address, shared)
         #: Addresses refused new websockets until a monotonic time (after a flood).
         self.cooling: dict[str, float] = {}
         #: This process's connections (those a login session ended are closed).
@@ -93,8 +102,9 @@ class Connections:
 
     # ------------------------------------------------------------ admission
 
-    async def admitted(self, websocket: WebSocket) -> str | None:
-        """The client's address if the handshake may go on (else it was refused: HTTP 403)."""
+    async def admitted(self, websocket: WebSocket) -> Slot | None:
+        """The client's counted connection if the handshake may go on (else it was
+        refused: HTTP 403)."""
         origin = websocket.headers.get("origin")
         host = websocket.headers.get("host")
         if not origin_allowed(origin, host, self.settings.allowed_origins):
@@ -102,16 +112,15 @@ class Connections:
             await websocket.close(code=CLOSE_POLICY)  # before accepting: HTTP 403
             return None
         address = websocket.client.host if websocket.client else "?"
-        if self.per_address[address] >= self.settings.connections_per_address:
-            await websocket.close(code=CLOSE_POLICY)
-            return None
         if self.cooling.get(address, 0.0) > time.monotonic():
             # This address flooded a socket a moment ago: each new socket costs
             # the server the parsing of what it sends before it can be closed.
             await websocket.close(code=CLOSE_POLICY)
             return None
-        self.per_address[address] += 1
-        return address
+        slot = await self.per_address.open(address)
+        if slot is None:
+            await websocket.close(code=CLOSE_POLICY)
+        return slot
 
     def cool(self, address: str) -> None:
         """Refuse the address new websockets for a while: one of its sockets flooded."""
@@ -121,18 +130,12 @@ class Connections:
                 del self.cooling[cooled]
         self.cooling[address] = now + self.settings.flood_cooldown
 
-    def gone(self, address: str) -> None:
-        """One socket of ``address`` fewer."""
-        self.per_address[address] -= 1
-        if self.per_address[address] <= 0:
-            del self.per_address[address]
-
     # ------------------------------------------------------------ the endpoint
 
     async def play(self, websocket: WebSocket) -> None:
         """The websocket endpoint: one client speaking protocol version 2."""
-        address = await self.admitted(websocket)
-        if address is None:
+        slot = await self.admitted(websocket)
+        if slot is None:
             return
         session = Session(
             websocket,
@@ -144,7 +147,7 @@ class Connections:
             ranked=self.ranked,
         )
         self.live.add(session)
-        session.on_flood = functools.partial(self.cool, address)
+        session.on_flood = functools.partial(self.cool, slot.address)
         try:
             await websocket.accept()
             async with anyio.create_task_group() as tasks:
@@ -165,4 +168,4 @@ class Connections:
             self.live.discard(session)
             with anyio.CancelScope(shield=True):
                 await session.close()
-            self.gone(address)
+                await self.per_address.close(slot)
