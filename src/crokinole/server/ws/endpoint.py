@@ -14,11 +14,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import re
 import time
 from typing import Any
 
 import anyio
 import anyio.to_thread
+from starlette.datastructures import QueryParams
 from starlette.websockets import WebSocket
 
 from crokinole.server.accounts import Accounts
@@ -33,10 +35,11 @@ from crokinole.server.limits import (
 )
 from crokinole.server.owner.tables import Tables
 from crokinole.server.ranked.queue import RankedQueue
+from crokinole.server.ws.messages import CODE_ALPHABET, CODE_LENGTH, TABLE_PATTERN
 from crokinole.server.ws.session import CLOSE_POLICY, Attendance, Session
 from crokinole.store import StoreUnavailableError
 
-__all__ = ["SESSION_ENDED", "Connections"]
+__all__ = ["SESSION_ENDED", "Connections", "affinity_problem"]
 
 log = logging.getLogger("crokinole.server")
 
@@ -44,6 +47,42 @@ log = logging.getLogger("crokinole.server")
 SESSION_ENDED = "accounts.ended"
 #: Cooling addresses remembered at most (the cooled down are forgotten beyond).
 MAX_COOLING = 10_000
+
+#: What the websocket's address may name for a load balancer to hash on, and its form.
+AFFINITY = {
+    "table": (re.compile(TABLE_PATTERN), "a table's id (32 hex digits)"),
+    "party": (
+        re.compile(f"^[{CODE_ALPHABET}]{{{CODE_LENGTH}}}$"),
+        f"a party code as the server gives it ({CODE_LENGTH} capitals and digits)",
+    ),
+}
+
+
+def affinity_problem(query: QueryParams) -> str | None:
+    """Why the websocket's address names its table or party wrongly, or None if it is fine.
+
+    ``/ws?table=ID`` or ``/ws?party=CODE`` is for a load balancer to send the
+    players of one game to one process (docs/deploy.md); the server reads
+    nothing else there (the ``hello`` says which table), but a malformed one
+    is refused so that a client's mistake shows at once.  Other parameters
+    are ignored.
+
+    >>> affinity_problem(QueryParams("party=ABC234"))
+    >>> affinity_problem(QueryParams(""))
+    >>> affinity_problem(QueryParams("party=abc234"))
+    'party must be a party code as the server gives it (6 capitals and digits)'
+    >>> affinity_problem(QueryParams("table=1&party=ABC234"))
+    'name the table or the party in the address, not both'
+    """
+    named = [name for name in AFFINITY if name in query]
+    if len(named) > 1:
+        return "name the table or the party in the address, not both"
+    for name in named:
+        pattern, form = AFFINITY[name]
+        values = query.getlist(name)
+        if len(values) != 1 or pattern.fullmatch(values[0]) is None:
+            return f"{name} must be {form}"
+    return None
 
 
 class Connections:
@@ -110,6 +149,12 @@ class Connections:
         if not origin_allowed(origin, host, self.settings.allowed_origins):
             log.warning("refused a websocket from origin %r", origin)
             await websocket.close(code=CLOSE_POLICY)  # before accepting: HTTP 403
+            return None
+        problem = affinity_problem(websocket.query_params)
+        if problem is not None:
+            # Accepted to be closed with the reason (a refused handshake has none).
+            await websocket.accept()
+            await websocket.close(code=CLOSE_POLICY, reason=problem)
             return None
         address = websocket.client.host if websocket.client else "?"
         if self.cooling.get(address, 0.0) > time.monotonic():
