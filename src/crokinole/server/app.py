@@ -45,7 +45,7 @@ from crokinole.server.http import (
 from crokinole.server.http.context import HttpContext
 from crokinole.server.http.errors import EXCEPTION_HANDLERS
 from crokinole.server.http.security import SecurityHeaders
-from crokinole.server.limits import ServerSettings
+from crokinole.server.limits import ServerSettings, SharedCounts
 from crokinole.server.owner.cpu import AnalysisPool
 from crokinole.server.owner.tables import Tables
 from crokinole.server.ranked.queue import RankedQueue
@@ -114,7 +114,9 @@ def create_app(
         account_limit=settings.login_limit_account,
     )
     queue = RankedQueue(store, tables, rounds=ranked_rounds)
-    sockets = Connections(tables, settings, logins, queue)
+    # With Redis the limits hold for the whole site, not for each process.
+    shared = None if redis is None else SharedCounts.from_url(redis, redis_prefix)
+    sockets = Connections(tables, settings, logins, queue, shared=shared)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -124,6 +126,7 @@ def create_app(
             background.start_soon(warm_up_and_freeze, tables, settings)
             background.start_soon(purge, store, logins, settings)
             background.start_soon(sockets.sweep_sessions)
+            background.start_soon(sockets.per_address.renew_forever)
             await tables.startup()
             sockets.listen()
             await queue.startup()
@@ -134,6 +137,8 @@ def create_app(
         analysis.close()
         if redis_hub is not None:
             await redis_hub.close()
+        if shared is not None:
+            await shared.close()
         store.close()
 
     routes = [
@@ -162,6 +167,7 @@ def create_app(
         analysis=analysis,
         on_ended=sockets.session_ended,
         redis_hub=redis_hub,
+        shared=shared,
     )
     app.state.tables = tables
     app.state.accounts = logins

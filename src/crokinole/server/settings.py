@@ -238,8 +238,8 @@ class ServerSettings:
     )
     signups_per_hour: int = setting(
         10,
-        "new accounts one address may make in any hour (accounts made, counted in the "
-        "process; a refused sign up does not count)",
+        "new accounts one address may make in any hour (accounts made, counted for the "
+        "whole site with --redis; a refused sign up does not count)",
     )
     session_sweep: float = setting(
         60.0,

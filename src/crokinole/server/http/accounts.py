@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import re
 import secrets
-import time
 from typing import Any
 
 import anyio.to_thread
@@ -136,10 +135,10 @@ async def signup(request: Request) -> Response:
     """``POST /api/account/signup``: a new account, logged in."""
     body = await _body(request, ("username", "password"))
     http, accounts = context(request), _service(request)
-    address, at = client_address(request), time.monotonic()
-    # Accounts made are counted: a refused sign up (a name taken, a short
-    # password) gives its place back.
-    if not http.signups.allow(address, at):
+    # Accounts made are counted (for the whole site with Redis): a refused sign
+    # up (a name taken, a short password) gives its place back.
+    counted = await http.signups.take(client_address(request))
+    if counted is None:
         raise HttpError(
             ErrorCode.TOO_MANY_SIGNUPS, "too many new accounts from this address: try later"
         )
@@ -148,7 +147,7 @@ async def signup(request: Request) -> Response:
             accounts.sign_up, body["username"], body["password"], limiter=http.hashing
         )
     except AccountError:
-        http.signups.refund(address, at)
+        await http.signups.give_back(counted)
         raise
     old = request.cookies.get(COOKIE)
     if old is not None:

@@ -26,7 +26,7 @@ from starlette.routing import BaseRoute
 from crokinole.server.accounts import Accounts
 from crokinole.server.cache import LruCache
 from crokinole.server.http.errors import EXCEPTION_HANDLERS
-from crokinole.server.limits import RateLimiter, ServerSettings
+from crokinole.server.limits import RateLimiter, ServerSettings, SharedCounts
 from crokinole.server.owner.cpu import AnalysisPool
 from crokinole.server.owner.tables import Tables
 from crokinole.store import Store
@@ -79,6 +79,8 @@ class HttpContext:
         on_ended: told of login sessions that ended.
         redis_hub: the hub shared with the other processes (its connection is
             part of the server's health), or None.
+        shared: the limits' counts shared with the other processes (in Redis,
+            which the health check pings through them), or None.
         today: the current UTC date (a clock for tests).
         static: where the pages are.
         seeds: a new practice set's secret seed.
@@ -91,6 +93,7 @@ class HttpContext:
     analysis: AnalysisPool | None = None
     on_ended: Ended | None = None
     redis_hub: RedisHub | None = None
+    shared: SharedCounts | None = None
     today: Callable[[], datetime.date] = utc_today
     static: Path = STATIC_DIR
     seeds: Callable[[], int] = _seed
@@ -112,9 +115,14 @@ class HttpContext:
     analysing: set[str] = field(default_factory=set)
     #: Score sheets are read, changed and written one at a time.
     sheet_writing: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: The health check's checks still under way, by name: a check that has not
+    #: answered is waited for again rather than started once more.
+    health_checks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.signups = RateLimiter(self.settings.signups_per_hour, 3600.0)
+        self.signups = RateLimiter(
+            self.settings.signups_per_hour, 3600.0, shared=self.shared, kind="signups"
+        )
 
     def pool(self) -> AnalysisPool:
         """The analysis pool (one of a thread is made if the app was given none)."""

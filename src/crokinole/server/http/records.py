@@ -4,20 +4,24 @@
 |---|---|---|
 | GET | /api/record | the device's (X-Device-Token) record by opponent, and its open tables |
 | GET | /api/tables/{table}/record.json | the table's game record (R9), as a file |
-| GET | /healthz | 200 ``{"ok": true}``; 503 while the database (or Redis) cannot be reached |
+| GET | /healthz | 200 ``{"ok": true}``; 503 while the database (or Redis) fails or hangs |
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Awaitable, Callable
 
 import anyio.to_thread
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from crokinole.errors import ErrorCode
-from crokinole.server.http.context import context
+from crokinole.server.http.context import HttpContext, context
 from crokinole.server.http.errors import HttpError
 from crokinole.server.http.inputs import the_device
 from crokinole.server.http.replays import table_id
@@ -29,18 +33,67 @@ from crokinole.store import StoreUnavailableError
 __all__ = ["device_record", "health", "routes", "table_record"]
 
 
-async def health(request: Request) -> Response:
-    """``GET /healthz``: what a load balancer asks."""
-    # 503 while this process cannot play games (its database, or on a site of
-    # several processes its Redis, cannot be reached).
-    http = context(request)
-    problems: dict[str, str] = {}
+#: Seconds each check of ``/healthz`` may take: one that has not answered by then
+#: (a database or a Redis that hangs) is a problem, and the answer is 503.
+CHECK_S = 2.0
+
+
+async def _within(http: HttpContext, name: str, check: Callable[[], Awaitable[None]]) -> None:
+    """Run ``check`` for at most :data:`CHECK_S` seconds (TimeoutError after).
+
+    A check that did not answer in time goes on (a thread cannot be stopped)
+    and is waited for again by the next health check instead of being
+    started once more: a load balancer asking every second never piles up
+    threads stuck on a database that hangs.
+    """
+    task = http.health_checks.get(name)
+    if task is None or task.done():
+        task = asyncio.ensure_future(check())
+        task.add_done_callback(_retrieved)
+        http.health_checks[name] = task
+    await asyncio.wait_for(asyncio.shield(task), CHECK_S)
+
+
+def _retrieved(task: asyncio.Task[None]) -> None:
+    # A check's error is read by whoever waits for it; one waited for by no one
+    # (its wait timed out) would otherwise be reported as never retrieved.
+    if not task.cancelled():
+        task.exception()
+
+
+async def _problem(
+    http: HttpContext, name: str, what: str, check: Callable[[], Awaitable[None]]
+) -> str | None:
+    """What is wrong with ``what`` (the check ``name``), or None if it answered in time."""
     try:
-        await anyio.to_thread.run_sync(http.store.ping)
+        await _within(http, name, check)
+    except TimeoutError:
+        return f"{what} did not answer within {CHECK_S:g} s"
     except StoreUnavailableError as exc:
-        problems["database"] = str(exc)
-    if http.redis_hub is not None and not http.redis_hub.listening:
-        problems["redis"] = "the connection to Redis is down; it is being made again"
+        return str(exc)
+    except RedisTimeoutError:
+        return f"{what} did not answer in time"
+    except (RedisError, OSError) as exc:
+        return f"{what} could not be reached: {exc}"
+    return None
+
+
+async def health(request: Request) -> Response:
+    """``GET /healthz``: what a load balancer asks (answered within :data:`CHECK_S` s)."""
+    # 503 while this process cannot play games: its database, or on a site of
+    # several processes its Redis, cannot be reached or does not answer.
+    http = context(request)
+
+    async def database() -> None:
+        await anyio.to_thread.run_sync(http.store.ping)
+
+    checks = [_problem(http, "database", "the database", database)]
+    if http.shared is not None:
+        checks.append(_problem(http, "redis", "Redis", http.shared.ping))
+    found = dict(zip(("database", "redis"), await asyncio.gather(*checks), strict=False))
+    if found.get("redis") is None and http.redis_hub is not None and not http.redis_hub.listening:
+        found["redis"] = "the connection to Redis is down; it is being made again"
+    problems = {name: problem for name, problem in found.items() if problem is not None}
     if problems:
         return JSONResponse({"ok": False, **problems}, status_code=503)
     return JSONResponse({"ok": True})

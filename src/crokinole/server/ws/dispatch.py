@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -229,8 +228,8 @@ class Dispatch:
             self.account = await anyio.to_thread.run_sync(self.accounts.account_for_token, cookie)
         await self.ranked.queue(self, msg.ladder, msg.partner)
 
-    def _check_rate(self, token: str) -> None:
-        if not self.limiter.allow(token, time.monotonic()):
+    async def _check_rate(self, token: str) -> None:
+        if await self.limiter.take(token) is None:
             limit = self.settings.rooms_per_minute
             raise protocol.WireError(
                 ErrorCode.RATE_LIMITED,
@@ -238,7 +237,7 @@ class Dispatch:
             )
 
     async def _create(self, token: str, msg: inbound.Create) -> None:
-        self._check_rate(token)
+        await self._check_rate(token)
         settings = TableSettings.from_dict(
             dict(msg.settings), kind=msg.kind, allow_short_clock=self.settings.short_clocks
         )
@@ -283,7 +282,7 @@ class Dispatch:
         A refused join (unknown code, a full party…) changes nothing: the
         table open here stays open, and the device stays at it.
         """
-        self._check_rate(token)
+        await self._check_rate(token)
         table, _events = await self.tables.join_by_code(
             inbound.normal_code(msg.code),
             device=token,

@@ -14,23 +14,32 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import re
 import time
-from collections import Counter
 from typing import Any
 
 import anyio
 import anyio.to_thread
+from starlette.datastructures import QueryParams
 from starlette.websockets import WebSocket
 
 from crokinole.server.accounts import Accounts
 from crokinole.server.cluster.hub import HubUnavailableError
-from crokinole.server.limits import RateLimiter, ServerSettings, origin_allowed
+from crokinole.server.limits import (
+    AddressConnections,
+    RateLimiter,
+    ServerSettings,
+    SharedCounts,
+    Slot,
+    origin_allowed,
+)
 from crokinole.server.owner.tables import Tables
 from crokinole.server.ranked.queue import RankedQueue
+from crokinole.server.ws.messages import CODE_ALPHABET, CODE_LENGTH, TABLE_PATTERN
 from crokinole.server.ws.session import CLOSE_POLICY, Attendance, Session
 from crokinole.store import StoreUnavailableError
 
-__all__ = ["SESSION_ENDED", "Connections"]
+__all__ = ["SESSION_ENDED", "Connections", "affinity_problem"]
 
 log = logging.getLogger("crokinole.server")
 
@@ -38,6 +47,42 @@ log = logging.getLogger("crokinole.server")
 SESSION_ENDED = "accounts.ended"
 #: Cooling addresses remembered at most (the cooled down are forgotten beyond).
 MAX_COOLING = 10_000
+
+#: What the websocket's address may name for a load balancer to hash on, and its form.
+AFFINITY = {
+    "table": (re.compile(TABLE_PATTERN), "a table's id (32 hex digits)"),
+    "party": (
+        re.compile(f"^[{CODE_ALPHABET}]{{{CODE_LENGTH}}}$"),
+        f"a party code as the server gives it ({CODE_LENGTH} capitals and digits)",
+    ),
+}
+
+
+def affinity_problem(query: QueryParams) -> str | None:
+    """Why the websocket's address names its table or party wrongly, or None if it is fine.
+
+    ``/ws?table=ID`` or ``/ws?party=CODE`` is for a load balancer to send the
+    players of one game to one process (docs/deploy.md); the server reads
+    nothing else there (the ``hello`` says which table), but a malformed one
+    is refused so that a client's mistake shows at once.  Other parameters
+    are ignored.
+
+    >>> affinity_problem(QueryParams("party=ABC234"))
+    >>> affinity_problem(QueryParams(""))
+    >>> affinity_problem(QueryParams("party=abc234"))
+    'party must be a party code as the server gives it (6 capitals and digits)'
+    >>> affinity_problem(QueryParams("table=1&party=ABC234"))
+    'name the table or the party in the address, not both'
+    """
+    named = [name for name in AFFINITY if name in query]
+    if len(named) > 1:
+        return "name the table or the party in the address, not both"
+    for name in named:
+        pattern, form = AFFINITY[name]
+        values = query.getlist(name)
+        if len(values) != 1 or pattern.fullmatch(values[0]) is None:
+            return f"{name} must be {form}"
+    return None
 
 
 class Connections:
@@ -49,11 +94,14 @@ class Connections:
         settings: ServerSettings,
         accounts: Accounts,
         ranked: RankedQueue,
+        *,
+        shared: SharedCounts | None = None,
     ) -> None:
         self.tables, self.settings, self.accounts, self.ranked = tables, settings, accounts, ranked
-        self.limiter = RateLimiter(settings.rooms_per_minute, 60.0)
+        # With ``shared`` (several processes on Redis) both limits hold for the whole site.
+        self.limiter = RateLimiter(settings.rooms_per_minute, 60.0, shared=shared, kind="rooms")
         self.presence = Attendance()
-        self.per_address: Counter[str] = Counter()
+        self.per_address = AddressConnections(settings.connections_per_address, shared)
         #: Addresses refused new websockets until a monotonic time (after a flood).
         self.cooling: dict[str, float] = {}
         #: This process's connections (those a login session ended are closed).
@@ -93,25 +141,31 @@ class Connections:
 
     # ------------------------------------------------------------ admission
 
-    async def admitted(self, websocket: WebSocket) -> str | None:
-        """The client's address if the handshake may go on (else it was refused: HTTP 403)."""
+    async def admitted(self, websocket: WebSocket) -> Slot | None:
+        """The client's counted connection if the handshake may go on (else it was
+        refused: HTTP 403)."""
         origin = websocket.headers.get("origin")
         host = websocket.headers.get("host")
         if not origin_allowed(origin, host, self.settings.allowed_origins):
             log.warning("refused a websocket from origin %r", origin)
             await websocket.close(code=CLOSE_POLICY)  # before accepting: HTTP 403
             return None
-        address = websocket.client.host if websocket.client else "?"
-        if self.per_address[address] >= self.settings.connections_per_address:
-            await websocket.close(code=CLOSE_POLICY)
+        problem = affinity_problem(websocket.query_params)
+        if problem is not None:
+            # Accepted to be closed with the reason (a refused handshake has none).
+            await websocket.accept()
+            await websocket.close(code=CLOSE_POLICY, reason=problem)
             return None
+        address = websocket.client.host if websocket.client else "?"
         if self.cooling.get(address, 0.0) > time.monotonic():
             # This address flooded a socket a moment ago: each new socket costs
             # the server the parsing of what it sends before it can be closed.
             await websocket.close(code=CLOSE_POLICY)
             return None
-        self.per_address[address] += 1
-        return address
+        slot = await self.per_address.open(address)
+        if slot is None:
+            await websocket.close(code=CLOSE_POLICY)
+        return slot
 
     def cool(self, address: str) -> None:
         """Refuse the address new websockets for a while: one of its sockets flooded."""
@@ -121,18 +175,12 @@ class Connections:
                 del self.cooling[cooled]
         self.cooling[address] = now + self.settings.flood_cooldown
 
-    def gone(self, address: str) -> None:
-        """One socket of ``address`` fewer."""
-        self.per_address[address] -= 1
-        if self.per_address[address] <= 0:
-            del self.per_address[address]
-
     # ------------------------------------------------------------ the endpoint
 
     async def play(self, websocket: WebSocket) -> None:
         """The websocket endpoint: one client speaking protocol version 2."""
-        address = await self.admitted(websocket)
-        if address is None:
+        slot = await self.admitted(websocket)
+        if slot is None:
             return
         session = Session(
             websocket,
@@ -144,7 +192,7 @@ class Connections:
             ranked=self.ranked,
         )
         self.live.add(session)
-        session.on_flood = functools.partial(self.cool, address)
+        session.on_flood = functools.partial(self.cool, slot.address)
         try:
             await websocket.accept()
             async with anyio.create_task_group() as tasks:
@@ -165,4 +213,4 @@ class Connections:
             self.live.discard(session)
             with anyio.CancelScope(shield=True):
                 await session.close()
-            self.gone(address)
+                await self.per_address.close(slot)

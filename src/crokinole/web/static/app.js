@@ -86,6 +86,8 @@ const conn = new Connection({
     table: S.table,
     last_event: S.table && Number.isInteger(S.event) ? S.event : null,
   }),
+  // The party (or else the table) in the socket's address, for the load balancer.
+  at: () => ({ party: S.code || (UI.joinLink && UI.joinLink.code), table: S.table }),
   onMessage: receive,
   onStatus: connectionStatus,
 });

@@ -15,16 +15,34 @@ const WATCH_EVERY_MS = 1000;
 /** The websocket of protocol version 2 (docs/protocol.md). */
 export const WS_PATH = "/ws/v2";
 const BACKOFF_MS = [300, 1000, 2000, 4000, 8000, 15000];
+const PARTY_CODE = /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6}$/;
+const TABLE_ID = /^[a-f0-9]{32}$/;
+
+/**
+ * The websocket address's query naming the party (its code) or else the table this page is
+ * at, for a load balancer to send one game's players to one process (docs/deploy.md,
+ * "Affinity"); "" when it is at neither. The server reads nothing there but refuses a
+ * malformed one, so anything else is left out.
+ * @param {{party?: string|null, table?: string|null}} at
+ */
+export function affinityQuery({ party = null, table = null } = {}) {
+  if (typeof party === "string" && PARTY_CODE.test(party)) return `?party=${party}`;
+  if (typeof table === "string" && TABLE_ID.test(table)) return `?table=${table}`;
+  return "";
+}
 
 export class Connection {
   /**
    * @param {object} opts
    * @param {() => object} opts.hello  builds the hello message for each (re)connection
+   * @param {() => {party?: string|null, table?: string|null}} [opts.at]  the party or table
+   *   this page is at when it (re)connects, named in the address (affinityQuery)
    * @param {(msg: object) => void} opts.onMessage
    * @param {(status: "connecting"|"open"|"reconnecting") => void} opts.onStatus
    */
-  constructor({ hello, onMessage, onStatus }) {
+  constructor({ hello, at = () => ({}), onMessage, onStatus }) {
     this.hello = hello;
+    this.at = at;
     this.onMessage = onMessage;
     this.onStatus = onStatus;
     this.ws = null;
@@ -39,7 +57,7 @@ export class Connection {
 
   get url() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    return `${proto}//${location.host}${WS_PATH}`;
+    return `${proto}//${location.host}${WS_PATH}${affinityQuery(this.at())}`;
   }
 
   get open() {
