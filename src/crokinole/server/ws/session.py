@@ -26,7 +26,6 @@ connection's backlog of messages never holds the other connections up.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections import Counter
@@ -233,7 +232,10 @@ class Session(Dispatch):
 
     def send(self, payload: dict[str, Any]) -> None:
         """Queue one message (never waits)."""
-        text = json.dumps(payload)
+        self.send_text(protocol.encode(payload))
+
+    def send_text(self, text: str) -> None:
+        """Queue one message already encoded (never waits)."""
         self._queue(text, len(text))
 
     def send_later(self, make: Callable[[], Awaitable[dict[str, Any]]]) -> None:
@@ -243,7 +245,7 @@ class Session(Dispatch):
         """
 
         async def text() -> str:
-            return json.dumps(await make())
+            return protocol.encode(await make())
 
         self._queue(text, _DEFERRED_BYTES)
 
@@ -372,11 +374,12 @@ class Session(Dispatch):
             return
         self._shown = table
         now = self.tables.now()
+        messages: Sequence[views.Rendered]
         if fresh[0].version != shown.version + 1:
             messages = [views.table_message(table, self._me, now)]
         else:
             try:
-                messages = views.event_messages(shown, table, fresh, self._me, now)
+                messages = views.event_texts(shown, table, fresh, self._me, now)
             except Exception:
                 log.exception("rendering the events of table %s failed; sending it whole", table.id)
                 messages = [views.table_message(table, self._me, now)]
@@ -394,14 +397,16 @@ class Session(Dispatch):
             # loaded again by an owner who cannot know): here after all.
             self._spawn(self._command_quietly(table.id, Connect(now_me.device)))
 
-    def _send_all(self, messages: list[dict[str, Any]], table: Table) -> None:
-        """Queue event messages; a ``finished`` is completed with this device's record
-        (and at a ranked table with the ratings the game changed)."""
-        for payload in messages:
-            if payload["type"] == "finished":
-                self.send_later(self._with_record(payload, table))
+    def _send_all(self, messages: Sequence[views.Rendered], table: Table) -> None:
+        """Queue event messages (texts, or messages to encode); a ``finished`` is completed
+        with this device's record (and at a ranked table with the ratings the game changed)."""
+        for item in messages:
+            if isinstance(item, str):
+                self.send_text(item)
+            elif item["type"] == "finished":
+                self.send_later(self._with_record(item, table))
             else:
-                self.send(payload)
+                self.send(item)
 
     def _with_record(
         self, payload: dict[str, Any], table: Table
@@ -522,7 +527,7 @@ class Session(Dispatch):
         if replayed is not None:
             before, missed, turns = replayed
             try:
-                messages = views.event_messages(before, table, missed, self._me, now, turns=turns)
+                messages = views.event_texts(before, table, missed, self._me, now, turns=turns)
             except Exception:
                 log.exception("rendering the catch-up of table %s failed", table.id)
         if messages is None:
