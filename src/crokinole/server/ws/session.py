@@ -180,6 +180,10 @@ class Session(Dispatch):
         self.on_flood: Callable[[], None] | None = None
         #: The writer found the client gone (its messages are counted, no more handled).
         self._gone = False
+        #: When the send in progress began (loop time; None: none), and the timer that
+        #: watches it for the send timeout (:meth:`_watch_send`).
+        self._sending: float | None = None
+        self._watch: asyncio.TimerHandle | None = None
         self._bucket = TokenBucket(
             settings.messages_per_second, settings.message_burst, time.monotonic()
         )
@@ -278,6 +282,7 @@ class Session(Dispatch):
 
     async def writer(self) -> None:
         """Send the queued messages in order, each within the send timeout."""
+        loop = asyncio.get_running_loop()
         try:
             while True:
                 item = await self._outbox.get()
@@ -287,17 +292,42 @@ class Session(Dispatch):
                 else:
                     self._queued_bytes -= _DEFERRED_BYTES
                     text = await item()
-                with anyio.move_on_after(self.settings.send_timeout) as scope:
-                    await self.websocket.send_text(text)
-                if scope.cancelled_caught:
-                    self.drop(CLOSE_TOO_SLOW, "too slow: reconnect to catch up")
-                    return
+                # A send is watched by the session's one timer, not a timer
+                # of its own: nearly every send is done at once (the socket
+                # buffers it), and a timer per message cost more than the rest
+                # of sending it.
+                self._sending = loop.time()
+                if self._watch is None:
+                    self._watch = loop.call_at(
+                        self._sending + self.settings.send_timeout, self._watch_send
+                    )
+                await self.websocket.send_text(text)
+                self._sending = None
         except WebSocketDisconnect:
             # The client went: the reader counts what it had sent (a flood
             # that hangs up is a flood) and ends the session at its disconnect.
             self._gone = True
         except (OSError, RuntimeError):
             self._end()
+        finally:
+            if self._watch is not None:
+                self._watch.cancel()
+                self._watch = None
+
+    def _watch_send(self) -> None:
+        """The send timer: drop a client whose send in progress took the send timeout; while
+        it has not, watch until it would have (no send in progress: the next one starts it)."""
+        self._watch = None
+        started = self._sending
+        if started is None or self._life.closed:
+            return
+        loop = asyncio.get_running_loop()
+        due = started + self.settings.send_timeout
+        if loop.time() < due:
+            self._watch = loop.call_at(due, self._watch_send)
+        else:
+            # The session ends: the endpoint cancels the send stuck in progress.
+            self.drop(CLOSE_TOO_SLOW, "too slow: reconnect to catch up")
 
     async def reader(self) -> None:
         """Read and handle messages until the client leaves, or sends too many."""
