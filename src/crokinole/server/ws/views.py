@@ -82,6 +82,13 @@ def _layout_seats(table: Table) -> list[tuple[Seat, int]]:
 
 
 def _seats_of_members(table: Table) -> dict[str, list[Seat]]:
+    """Each seated member's seats, in the layout's order (made once per table version: the
+    lobby, the names and each viewer's ``you`` read them)."""
+    found = _SHARED.get_or_make((table.id, table.version, "held"), lambda: _held(table))
+    return found or {}
+
+
+def _held(table: Table) -> dict[str, list[Seat]]:
     held: dict[str, list[Seat]] = {}
     for seat, _side in _layout_seats(table):
         occupant = table.seats.get(seat)
