@@ -7,19 +7,26 @@ data by hand.  The protocol sends these shapes (docs/protocol.md).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from crokinole.board import Board, Zone
 from crokinole.physics import ContactKind, EventKind, ShotResult
-from crokinole.rules import Disc, Game, ShotReport
+from crokinole.rules import Disc, Game, RoundResult, ShotReport
 
 __all__ = ["SIDE_LOOK", "board_payload", "game_payload", "report_payload", "trajectory_payload"]
 
 SIDE_LOOK = (("light", "circle"), ("dark", "triangle"), ("red", "square"), ("blue", "diamond"))
 
 
+@functools.lru_cache(maxsize=8)
 def board_payload(board: Board) -> dict[str, Any]:
-    """What the client needs to draw the board."""
+    """What the client needs to draw the board.
+
+    Made once per board (the pegs' places take trigonometry, and every game
+    snapshot has it): the dict is shared by every snapshot, and nobody
+    changes it.
+    """
     return {
         "surface_radius": board.surface_radius,
         "shooting_line_radius": board.shooting_line_radius,
@@ -55,6 +62,9 @@ def game_payload(game: Game, names: dict[str, str], cpu: dict[str, str]) -> dict
             }
         )
     outcome = game.outcome
+    # Each seat's side and wire name, found once for all the discs.
+    side_of = {s: game.side_of(s) for s in rules.seats}
+    keys = {s: s.key for s in rules.seats}
     return {
         "rules": rules.to_dict(),
         "phase": game.phase.value,
@@ -64,7 +74,7 @@ def game_payload(game: Game, names: dict[str, str], cpu: dict[str, str]) -> dict
         "seats": [
             {
                 "seat": s.key,
-                "side": game.side_of(s),
+                "side": side_of[s],
                 "name": names.get(s.key, s.title),
                 "cpu": cpu.get(s.key),
                 "in_hand": game.in_hand(s),
@@ -73,30 +83,32 @@ def game_payload(game: Game, names: dict[str, str], cpu: dict[str, str]) -> dict
         ],
         "sides": sides,
         "discs": [
-            {
-                "id": d.id,
-                "owner": d.owner.key,
-                "side": game.side_of(d.owner),
-                "x": d.x,
-                "y": d.y,
-            }
+            {"id": d.id, "owner": keys[d.owner], "side": side_of[d.owner], "x": d.x, "y": d.y}
             for d in game.discs
         ],
-        "history": [
-            {
-                "number": r.number,
-                "totals": list(r.totals),
-                "points": list(r.points),
-                "scores_after": list(r.scores_after),
-                "counts": [[c.twenties, c.fifteens, c.tens, c.fives] for c in r.counts],
-            }
-            for r in game.history
-        ],
+        "history": [_round_payload(r) for r in game.history],
         "outcome": None
         if outcome is None
         else {"winner": outcome.winner, "drawn": list(outcome.drawn)},
         "placement_limit": game.board.placement_limit,
         "board": board_payload(game.board),
+    }
+
+
+@functools.lru_cache(maxsize=4096)
+def _round_payload(result: RoundResult) -> dict[str, Any]:
+    """One finished round of the game's ``history``.
+
+    Made once per round result (its totals are counted again at each call
+    of ``totals``, and every snapshot of the rest of the game has it): the
+    dict is shared by those snapshots, and nobody changes it.
+    """
+    return {
+        "number": result.number,
+        "totals": list(result.totals),
+        "points": list(result.points),
+        "scores_after": list(result.scores_after),
+        "counts": [[c.twenties, c.fifteens, c.tens, c.fives] for c in result.counts],
     }
 
 

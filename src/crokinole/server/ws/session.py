@@ -26,7 +26,6 @@ connection's backlog of messages never holds the other connections up.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections import Counter
@@ -181,6 +180,10 @@ class Session(Dispatch):
         self.on_flood: Callable[[], None] | None = None
         #: The writer found the client gone (its messages are counted, no more handled).
         self._gone = False
+        #: When the send in progress began (loop time; None: none), and the timer that
+        #: watches it for the send timeout (:meth:`_watch_send`).
+        self._sending: float | None = None
+        self._watch: asyncio.TimerHandle | None = None
         self._bucket = TokenBucket(
             settings.messages_per_second, settings.message_burst, time.monotonic()
         )
@@ -233,7 +236,10 @@ class Session(Dispatch):
 
     def send(self, payload: dict[str, Any]) -> None:
         """Queue one message (never waits)."""
-        text = json.dumps(payload)
+        self.send_text(protocol.encode(payload))
+
+    def send_text(self, text: str) -> None:
+        """Queue one message already encoded (never waits)."""
         self._queue(text, len(text))
 
     def send_later(self, make: Callable[[], Awaitable[dict[str, Any]]]) -> None:
@@ -243,7 +249,7 @@ class Session(Dispatch):
         """
 
         async def text() -> str:
-            return json.dumps(await make())
+            return protocol.encode(await make())
 
         self._queue(text, _DEFERRED_BYTES)
 
@@ -276,6 +282,7 @@ class Session(Dispatch):
 
     async def writer(self) -> None:
         """Send the queued messages in order, each within the send timeout."""
+        loop = asyncio.get_running_loop()
         try:
             while True:
                 item = await self._outbox.get()
@@ -285,17 +292,42 @@ class Session(Dispatch):
                 else:
                     self._queued_bytes -= _DEFERRED_BYTES
                     text = await item()
-                with anyio.move_on_after(self.settings.send_timeout) as scope:
-                    await self.websocket.send_text(text)
-                if scope.cancelled_caught:
-                    self.drop(CLOSE_TOO_SLOW, "too slow: reconnect to catch up")
-                    return
+                # A send is watched by the session's one timer, not a timer
+                # of its own: nearly every send is done at once (the socket
+                # buffers it), and a timer per message cost more than the rest
+                # of sending it.
+                self._sending = loop.time()
+                if self._watch is None:
+                    self._watch = loop.call_at(
+                        self._sending + self.settings.send_timeout, self._watch_send
+                    )
+                await self.websocket.send_text(text)
+                self._sending = None
         except WebSocketDisconnect:
             # The client went: the reader counts what it had sent (a flood
             # that hangs up is a flood) and ends the session at its disconnect.
             self._gone = True
         except (OSError, RuntimeError):
             self._end()
+        finally:
+            if self._watch is not None:
+                self._watch.cancel()
+                self._watch = None
+
+    def _watch_send(self) -> None:
+        """The send timer: drop a client whose send in progress took the send timeout; while
+        it has not, watch until it would have (no send in progress: the next one starts it)."""
+        self._watch = None
+        started = self._sending
+        if started is None or self._life.closed:
+            return
+        loop = asyncio.get_running_loop()
+        due = started + self.settings.send_timeout
+        if loop.time() < due:
+            self._watch = loop.call_at(due, self._watch_send)
+        else:
+            # The session ends: the endpoint cancels the send stuck in progress.
+            self.drop(CLOSE_TOO_SLOW, "too slow: reconnect to catch up")
 
     async def reader(self) -> None:
         """Read and handle messages until the client leaves, or sends too many."""
@@ -372,11 +404,12 @@ class Session(Dispatch):
             return
         self._shown = table
         now = self.tables.now()
+        messages: Sequence[views.Rendered]
         if fresh[0].version != shown.version + 1:
             messages = [views.table_message(table, self._me, now)]
         else:
             try:
-                messages = views.event_messages(shown, table, fresh, self._me, now)
+                messages = views.event_texts(shown, table, fresh, self._me, now)
             except Exception:
                 log.exception("rendering the events of table %s failed; sending it whole", table.id)
                 messages = [views.table_message(table, self._me, now)]
@@ -394,14 +427,16 @@ class Session(Dispatch):
             # loaded again by an owner who cannot know): here after all.
             self._spawn(self._command_quietly(table.id, Connect(now_me.device)))
 
-    def _send_all(self, messages: list[dict[str, Any]], table: Table) -> None:
-        """Queue event messages; a ``finished`` is completed with this device's record
-        (and at a ranked table with the ratings the game changed)."""
-        for payload in messages:
-            if payload["type"] == "finished":
-                self.send_later(self._with_record(payload, table))
+    def _send_all(self, messages: Sequence[views.Rendered], table: Table) -> None:
+        """Queue event messages (texts, or messages to encode); a ``finished`` is completed
+        with this device's record (and at a ranked table with the ratings the game changed)."""
+        for item in messages:
+            if isinstance(item, str):
+                self.send_text(item)
+            elif item["type"] == "finished":
+                self.send_later(self._with_record(item, table))
             else:
-                self.send(payload)
+                self.send(item)
 
     def _with_record(
         self, payload: dict[str, Any], table: Table
@@ -522,7 +557,7 @@ class Session(Dispatch):
         if replayed is not None:
             before, missed, turns = replayed
             try:
-                messages = views.event_messages(before, table, missed, self._me, now, turns=turns)
+                messages = views.event_texts(before, table, missed, self._me, now, turns=turns)
             except Exception:
                 log.exception("rendering the catch-up of table %s failed", table.id)
         if messages is None:

@@ -13,6 +13,7 @@ The game's data shapes (snapshot, report, trajectory) are
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -20,7 +21,7 @@ from crokinole.ai import Level
 from crokinole.board import Seat, Shot
 from crokinole.rules import Game
 from crokinole.server.cache import LruCache
-from crokinole.server.protocol import message
+from crokinole.server.protocol import encode, message
 from crokinole.server.ws.payloads import game_payload, report_payload, trajectory_payload
 from crokinole.table import (
     REACTIONS,
@@ -81,6 +82,13 @@ def _layout_seats(table: Table) -> list[tuple[Seat, int]]:
 
 
 def _seats_of_members(table: Table) -> dict[str, list[Seat]]:
+    """Each seated member's seats, in the layout's order (made once per table version: the
+    lobby, the names and each viewer's ``you`` read them)."""
+    found = _SHARED.get_or_make((table.id, table.version, "held"), lambda: _held(table))
+    return found or {}
+
+
+def _held(table: Table) -> dict[str, list[Seat]]:
     held: dict[str, list[Seat]] = {}
     for seat, _side in _layout_seats(table):
         occupant = table.seats.get(seat)
@@ -300,8 +308,13 @@ def lobby_parts(table: Table, device: str | None) -> dict[str, Any]:
     message whatever it missed in between.  All but ``you`` is made once
     per table version for all its viewers.
     """
+    return {**_lobby_shared(table), "you": you_payload(table, device)}
+
+
+def _lobby_shared(table: Table) -> dict[str, Any]:
+    """:func:`_lobby_common`, made once per table version for all its viewers."""
     common = _SHARED.get_or_make((table.id, table.version, "lobby"), lambda: _lobby_common(table))
-    return {**(common or {}), "you": you_payload(table, device)}
+    return common or {}
 
 
 # ----------------------------------------------------------------- events
@@ -400,30 +413,132 @@ def event_messages(
     lobby, deadline and placement of ``after`` (:func:`lobby_parts`) and the
     server time.  A ``finished`` message's ``record`` is left for the
     caller to fill in (it is the viewer's, read from the store).
+    :func:`event_texts` sends the same messages, encoded.
     """
     if turns is None:
         turns = _turns(before, after, events)
     parts = lobby_parts(after, device)
     out: list[dict[str, Any]] = []
     for index, event in enumerate(events):
-        fields = _event_fields(after, event, turns.get(index), device, now)
-        if fields is None:
-            continue
-        kind = fields.pop("type")
-        out.append(message(kind, after.id, event.version, **fields, lobby=parts, server_time=now))
+        found = _message_of(after, event, turns.get(index), device, now, parts=parts)
+        if found is not None:
+            out.append(found)
     return out
 
 
-def _event_fields(
-    table: Table, event: Event, turn: Played | None, device: str | None, now: float
+#: A message as :func:`event_texts` gives it: its text, or (a ``finished``, which
+#: the caller completes with the viewer's record) the message itself.
+Rendered = str | dict[str, Any]
+
+#: The text every viewer is sent alike of each event's message, by table, table
+#: version and event: all of it up to the viewer's ``you`` (None: an event sent to nobody).
+_HEADS: LruCache[tuple[str, int, int], str | None] = LruCache(512)
+#: The encoded lobby every viewer is sent alike (:func:`_lobby_common`), by table and version.
+_LOBBIES: LruCache[tuple[str, int], str] = LruCache(512)
+
+
+def event_texts(
+    before: Table,
+    after: Table,
+    events: Sequence[Event],
+    device: str | None,
+    now: float,
+    *,
+    turns: dict[int, Played] | None = None,
+) -> list[Rendered]:
+    """The messages of :func:`event_messages` (same arguments), as the texts sent.
+
+    Each text is what :func:`~crokinole.server.protocol.encode` makes of
+    the message, but made of parts: a message is the same for every viewer
+    of the table but for the end of its ``lobby`` (the viewer's ``you``) and
+    its ``server_time``, the last two of its fields.  So all of it up to
+    ``you`` is encoded once per event and table version, by the first
+    viewer sent it, and each viewer's text is that with their ``you`` and
+    the server time put after it.  A ``game_started``, whose whole view has
+    the viewer's ``you`` inside it, is encoded for each viewer; a
+    ``finished`` stays the message, for the caller to complete with the
+    viewer's record.  The shots are replayed (``turns``) only if a message
+    is not encoded yet.
+
+    >>> import json
+    >>> from crokinole.table import Shoot, TableSettings, Timings
+    >>> from crokinole.board import Shot
+    >>> solo, _ = Table.create(
+    ...     id="f" * 32, kind="solo", code=None, host_device="dev", host_name="Ann",
+    ...     settings=TableSettings.from_dict({"layout": "singles", "hand": "steady"}),
+    ...     timings=Timings(), seed=7, now=5.0, seats={Seat.SOUTH: "me", Seat.NORTH: "hard"})
+    >>> after, events = solo.apply(Shoot("dev", Seat.SOUTH, Shot(0.0, 0.0, 30.0)), 6.0)
+    >>> texts = event_texts(solo, after, events, "dev", 6.5)
+    >>> [json.loads(t) for t in texts] == event_messages(solo, after, events, "dev", 6.5)
+    True
+    """
+    found = turns
+
+    def turn(index: int) -> Played | None:
+        nonlocal found
+        if found is None:
+            found = _turns(before, after, events)
+        return found.get(index)
+
+    end = f'{encode(you_payload(after, device))}}},"server_time":{encode(now)}}}'
+    out: list[Rendered] = []
+    for index, event in enumerate(events):
+        if isinstance(event, GameStarted | GameFinished):
+            parts = lobby_parts(after, device)
+            plain = _message_of(after, event, turn(index), device, now, parts=parts)
+            if plain is not None:
+                out.append(plain if isinstance(event, GameFinished) else encode(plain))
+            continue
+        key = (after.id, after.version, event.version)
+        head = _HEADS.get_or_make(key, functools.partial(_head, after, event, turn, index))
+        if head is not None:
+            out.append(head + end)
+    return out
+
+
+def _head(
+    table: Table, event: Event, turn: Callable[[int], Played | None], index: int
+) -> str | None:
+    """The text of ``event``'s message up to the viewer's ``you`` (:func:`event_texts`)."""
+    fields = _event_fields(table, event, turn(index))
+    if fields is None:
+        return None
+    kind = fields.pop("type")
+    lobby = _LOBBIES.get_or_make((table.id, table.version), lambda: encode(_lobby_shared(table)))
+    base = encode(message(kind, table.id, event.version, **fields))
+    # Both are objects with fields: each loses its closing brace, for the
+    # viewer's ``you`` to end the lobby and the server time the message.
+    return f'{base[:-1]},"lobby":{lobby[:-1]},"you":'
+
+
+def _message_of(
+    table: Table,
+    event: Event,
+    turn: Played | None,
+    device: str | None,
+    now: float,
+    *,
+    parts: dict[str, Any],
 ) -> dict[str, Any] | None:
-    """The message fields of one event (``type`` included), or None for an event sent to nobody."""
+    """The message of one event for the viewer with ``device`` (None for an event sent to
+    nobody), with ``parts`` (:func:`lobby_parts`) as its ``lobby``."""
+    if isinstance(event, GameStarted):
+        fields: dict[str, Any] | None = {"type": "game_started", "view": view(table, device, now)}
+    else:
+        fields = _event_fields(table, event, turn)
+    if fields is None:
+        return None
+    kind = fields.pop("type")
+    return message(kind, table.id, event.version, **fields, lobby=parts, server_time=now)
+
+
+def _event_fields(table: Table, event: Event, turn: Played | None) -> dict[str, Any] | None:
+    """The message fields of one event (``type`` included) but a ``game_started``'s, alike for
+    every viewer; None for an event sent to nobody."""
     if isinstance(event, ShotPlayed):
         return _shot_fields(table, event, turn)
     if isinstance(event, TurnTimedOut):
         return _timeout_fields(table, event, turn)
-    if isinstance(event, GameStarted):
-        return {"type": "game_started", "view": view(table, device, now)}
     fields = _FIELDS.get(type(event))
     # None for TableCreated: its creator is sent the whole table.
     return None if fields is None else fields(table, event)
