@@ -238,6 +238,7 @@ def test_another_partys_shots_get_through_while_one_client_floods(server: str) -
     ann.act("start")
     bob.until("game_started")
     floods = [Burst(server) for _ in range(4)]
+    began = time.monotonic()
     for flood in floods:
         flood.send_all(
             [{"type": "hello", "token": os.urandom(12).hex()}] + [{"type": "ping"}] * 5000
@@ -251,8 +252,11 @@ def test_another_partys_shots_get_through_while_one_client_floods(server: str) -
         turn = shot["game"]["current_seat"]
     for flood in floods:
         messages, _ = flood.read_all()
-        # Each flood was answered up to its limit only, and closed.
-        assert len(messages) == BURST + 1 and messages[-1]["code"] == "too_many_messages"
+        # Each flood was answered up to its limit only (the burst, plus what the
+        # bucket refilled at 5 a second while the flood was read), and closed.
+        refilled = int(5.0 * (time.monotonic() - began)) + 1
+        assert BURST + 1 <= len(messages) <= BURST + 1 + refilled, len(messages)
+        assert messages[-1]["code"] == "too_many_messages"
         flood.close()
 
 
