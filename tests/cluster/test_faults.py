@@ -44,6 +44,7 @@ from tests.support.cluster import (
     check_shown_everything,
     cluster,
     freshest,
+    owned_party,
     play,
     quick_party,
     require_services,
@@ -307,10 +308,7 @@ def test_postgresql_out_of_reach_for_a_while_unavailable_then_the_game_goes_on(
 
 def test_a_paused_owner_that_comes_back_cannot_fork_the_game(servers: Cluster) -> None:
     a, b = servers.start(2)
-    ann, bob = quick_party(a.url, b.url)
-    table = ann.table
-    assert table is not None
-    assert servers.owner(table) is a
+    ann, bob, table = owned_party(servers, a, b)
     by_seat = {"south": ann, "north": bob}
     play(by_seat, shots=4, timeout=30)
     # The owner stops (a long pause: swapping, a stopped VM) with Ann's socket
@@ -455,10 +453,7 @@ def test_the_owner_dies_while_postgresql_is_out_of_reach(tmp_path: Path) -> None
 
 def test_commands_raced_through_three_processes_while_the_owner_dies(servers: Cluster) -> None:
     a, b, c = servers.start(3)
-    ann, bob = quick_party(a.url, b.url)
-    table = ann.table
-    assert table is not None
-    assert servers.owner(table) is a
+    ann, bob, table = owned_party(servers, a, b)
     tabs = {
         "south": [ann, Client(b.url, ann.token, table), Client(c.url, ann.token, table)],
         "north": [bob, Client(a.url, bob.token, table), Client(c.url, bob.token, table)],
@@ -542,10 +537,7 @@ def test_a_command_refused_as_busy_is_not_applied_later(servers: Cluster) -> Non
     # an owner that is stuck (paused) is answered busy after the forward's
     # timeout; when the owner wakes up later it must not apply it anyway.
     a, b = servers.start(2)
-    ann, bob = quick_party(a.url, b.url)
-    table = ann.table
-    assert table is not None
-    assert servers.owner(table) is a
+    ann, bob, table = owned_party(servers, a, b)
     by_seat = {"south": ann, "north": bob}
     play(by_seat, shots=1, timeout=30)  # Bob's turn
     stored = servers.stored_version(table)
@@ -674,10 +666,7 @@ def test_the_owner_cut_off_from_redis_gives_the_game_up_and_nothing_forks(
     with cluster(tmp_path, redis_proxy=True) as servers:
         a, b = servers.start(2)
         assert a.redis_cable is not None
-        ann, bob = quick_party(a.url, b.url)
-        table = ann.table
-        assert table is not None
-        assert servers.owner(table) is a
+        ann, bob, table = owned_party(servers, a, b)
         by_seat = {"south": ann, "north": bob}
         play(by_seat, shots=3, timeout=30)  # Bob's turn next
         acked_before = {**ann.acked, **bob.acked}.keys()

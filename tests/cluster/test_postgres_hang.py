@@ -28,8 +28,8 @@ from tests.support.cluster import (
     check_shown_everything,
     cluster,
     freshest,
+    owned_party,
     play,
-    quick_party,
     require_services,
     wait_for,
 )
@@ -65,10 +65,7 @@ def test_a_hung_postgresql_refuses_moves_releases_the_leases_then_the_game_goes_
     with cluster(tmp_path, proxy=True) as servers:
         assert servers.proxy is not None
         a, b = servers.start(2)
-        ann, bob = quick_party(a.url, b.url)
-        table = ann.table
-        assert table is not None
-        assert servers.owner(table) is a
+        ann, bob, table = owned_party(servers, a, b)
         by_seat = {"south": ann, "north": bob}
         play(by_seat, shots=4, timeout=30)  # Ann's turn (south) next, on the owner
         stored = servers.stored_version(table)
@@ -106,10 +103,7 @@ def test_only_the_owners_postgresql_hangs_the_other_process_takes_the_game_over(
     with cluster(tmp_path, db_proxy=True) as servers:
         a, b = servers.start(2)
         assert a.db_cable is not None
-        ann, bob = quick_party(a.url, b.url)
-        table = ann.table
-        assert table is not None
-        assert servers.owner(table) is a
+        ann, bob, table = owned_party(servers, a, b)
         by_seat = {"south": ann, "north": bob}
         play(by_seat, shots=4, timeout=30)  # Ann's turn (south) next, on the owner
         acked_before = {**ann.acked, **bob.acked}.keys()

@@ -17,8 +17,8 @@ from tests.support.cluster import (
     check_shown_everything,
     cluster,
     freshest,
+    owned_party,
     play,
-    quick_party,
     require_services,
     wait_for,
 )
@@ -31,10 +31,7 @@ def test_a_shot_stored_but_never_published_by_the_dying_owner_is_shown_after_the
     with cluster(tmp_path, redis_proxy=True) as servers:
         a, b = servers.start(2)
         assert a.redis_cable is not None
-        ann, bob = quick_party(a.url, b.url)
-        table = ann.table
-        assert table is not None
-        assert servers.owner(table) is a
+        ann, bob, table = owned_party(servers, a, b)
         by_seat = {"south": ann, "north": bob}
         play(by_seat, shots=2, timeout=30)  # Ann's turn again
         for client in (ann, bob):

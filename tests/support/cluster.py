@@ -668,6 +668,15 @@ def quick_party(url_a: str, url_b: str, **settings: Any) -> tuple[Client, Client
     return ann, bob
 
 
+def owned_party(cluster: Cluster, a: Node, b: Node) -> tuple[Client, Client, str]:
+    """:func:`quick_party` with Ann on ``a`` and Bob on ``b``; its table, checked to be ``a``'s."""
+    ann, bob = quick_party(a.url, b.url)
+    table = ann.table
+    assert table is not None
+    assert cluster.owner(table) is a
+    return ann, bob, table
+
+
 @dataclass
 class Play:
     """What :func:`play` did: commands sent, and errors by code."""

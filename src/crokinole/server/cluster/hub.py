@@ -100,8 +100,9 @@ class Hub(Protocol):
         """Make ``owner`` the table's owner; False if another owner holds it."""
         ...
 
-    async def release(self, table_id: str, owner: str) -> None:
-        """Give the table up, if ``owner`` holds it."""
+    async def release(self, table_id: str, owner: str, *, hand_over: bool = False) -> None:
+        """Give the table up, if ``owner`` holds it; ``hand_over``: for another
+        process to take up (one that cannot write it gives it away)."""
         ...
 
     async def broadcast(self, topic: str, payload: dict[str, Any]) -> None:
@@ -240,8 +241,8 @@ class MemoryHub:
         holder = self._owners.setdefault(table_id, owner)
         return holder == owner
 
-    async def release(self, table_id: str, owner: str) -> None:
-        """Give the table up, if ``owner`` holds it."""
+    async def release(self, table_id: str, owner: str, *, hand_over: bool = False) -> None:
+        """Give the table up, if ``owner`` holds it (one process: nobody to hand over to)."""
         if self._owners.get(table_id) == owner:
             del self._owners[table_id]
 

@@ -12,7 +12,10 @@ lost); a lease found gone or someone else's (or that could not reach Redis
 for a whole lease) is dropped and reported to ``on_lost(table)``: the owner
 must give the table up, since another process may take it over.
 ``release`` deletes the lease only if it is still the owner's
-(compare-and-delete in one script) and unregisters the table.
+(compare-and-delete in one script) and unregisters the table; with
+``hand_over`` it registers the table instead to :data:`HANDED_OVER`, a
+process that is never alive, so that the other processes' watchers take it
+up (a live owner that cannot write a table gives it to them this way).
 
 :meth:`Leases.orphans` is what the takeover watcher looks at: the tables
 registered to processes whose heartbeat is gone (died, or cut off from
@@ -118,11 +121,16 @@ return 0
 """
 
 # Delete a lease only if it is still the owner's: 1 if deleted, 0 if not.  With a
-# second key (the process's held set) the table ARGV[2] is unregistered too.
-# KEYS: lease[, held set]; ARGV: owner[, table].
+# second key (the process's held set) the table ARGV[2] is unregistered too; with
+# a third and fourth (the handed-over set, the holders) it is registered there.
+# KEYS: lease[, held set[, handed-over set, holders]]; ARGV: owner[, table[, its origin]].
 _RELEASE = """
 if KEYS[2] then
     redis.call('SREM', KEYS[2], ARGV[2])
+end
+if KEYS[3] then
+    redis.call('SADD', KEYS[3], ARGV[2])
+    redis.call('SADD', KEYS[4], ARGV[3])
 end
 if redis.call('GET', KEYS[1]) == ARGV[1] then
     return redis.call('DEL', KEYS[1])
@@ -131,6 +139,10 @@ return 0
 """
 
 OnLost = Callable[[str], Awaitable[None] | None]
+
+#: The origin that tables handed over by a live owner are registered to: it has
+#: no heartbeat, so :meth:`Leases.orphans` lists them to every other process.
+HANDED_OVER = "handed-over"
 
 
 @dataclass
@@ -267,8 +279,11 @@ class Leases(RedisBase):
         self._start_renewer()
         return True
 
-    async def release(self, table_id: str, owner: str) -> None:
+    async def release(self, table_id: str, owner: str, *, hand_over: bool = False) -> None:
         """Give the table up, if ``owner`` holds it (another's lease is left alone).
+
+        ``hand_over``: the other processes' watchers take the table up (it is
+        registered to :data:`HANDED_OVER`), as they would a dead process's.
 
         Raises:
             HubUnavailableError: Redis could not be reached (the lease then expires).
@@ -277,8 +292,12 @@ class Leases(RedisBase):
         if lease is not None and lease.owner == owner:
             del self._leases[table_id]
         keys = [self.lease_key(table_id), self._held_key(self.origin)]
+        args = [owner, table_id]
+        if hand_over:
+            keys += [self._held_key(HANDED_OVER), self._holders_key]
+            args.append(HANDED_OVER)
         try:
-            await self._release(keys=keys, args=[owner, table_id])
+            await self._release(keys=keys, args=args)
         except RedisError as exc:
             raise unreachable(exc) from exc
 

@@ -208,7 +208,7 @@ class Commands(OwnerBase):
                     # This one takes it up again once the database answers, if
                     # it still has a deadline or followers here (take_over).
                     log.warning("table %s given up: it cannot be written: %s", before.id, exc)
-                    await self._give_up(held)
+                    await self._give_up(held, hand_over=True)
                 raise  # the player is told "unavailable"
             if not events:
                 return []

@@ -92,6 +92,10 @@ class Loading(OwnerBase):
         except TableError as exc:
             log.info("table %s stays with another process: %s", table_id, exc.message)
             return None, 0
+        except StoreUnavailableError as exc:
+            # An outage, not a bug: the next pass tries again.
+            log.warning("could not take over table %s yet: %s", table_id, exc)
+            return None, 0
         except Exception:
             log.exception("could not take over table %s", table_id)
             return None, 0

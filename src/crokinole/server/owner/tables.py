@@ -437,18 +437,21 @@ class Tables(Commands, Loading, Timers, CpuTurns):
         held = self._held.get(table_id)
         return held.table if held is not None else None
 
-    async def _give_up(self, held: Held) -> None:
-        """Forget the table (the store keeps it): its timer and CPU stop."""
+    async def _give_up(self, held: Held, *, hand_over: bool = False) -> None:
+        """Forget the table (the store keeps it): its timer and CPU stop.
+
+        ``hand_over``: another process is to take it up (this one cannot write it).
+        """
         table_id = held.table.id
         if self._held.get(table_id) is held:
             del self._held[table_id]
         self._stop(held)
-        await self._release(table_id)
+        await self._release(table_id, hand_over=hand_over)
 
-    async def _release(self, table_id: str) -> None:
+    async def _release(self, table_id: str, *, hand_over: bool = False) -> None:
         """Release the claim on the table (if the hub cannot be reached, it expires)."""
         try:
-            await self.hub.release(table_id, self.owner)
+            await self.hub.release(table_id, self.owner, hand_over=hand_over)
         except HubUnavailableError as exc:
             log.warning("could not release table %s (its claim expires): %s", table_id, exc)
 
