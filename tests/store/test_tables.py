@@ -9,6 +9,7 @@ restart; finished games counted in the device's record.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -605,8 +606,21 @@ def test_a_dropped_database_connection_is_replaced(postgres_database: str) -> No
             ),
             {"schema": schema},
         ).scalar()
+    # pg_terminate_backend only signals the backend; wait until it has gone
+    # (its goodbye is on the socket), as after a restart.  A call in the
+    # moment between gets StoreUnavailableError and the next one works.
+    for _ in range(100):
+        with admin.connect() as connection:  # a new snapshot of the statistics each time
+            left = connection.execute(
+                sa.text("SELECT count(*) FROM pg_stat_activity WHERE application_name = :schema"),
+                {"schema": schema},
+            ).scalar()
+        if left == 0:
+            break
+        time.sleep(0.05)
     admin.dispose()
     assert cut == 1  # the store's idle pooled connection
+    assert left == 0
     assert store.table_events("t1", after=1) == [_event(2, "joined")]
     store.append_table_events("t1", 2, [_event(3)], {}, deadline=None, status="playing")
     store.close()

@@ -7,6 +7,7 @@ except in CI (``CI`` set), where they must run and fail instead.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -35,6 +36,9 @@ STATIC = REPO / "src" / "crokinole" / "web" / "static"
 
 # Contract 4's policy, written out here so that the browser tests add it to the pages
 # themselves rather than trust the server's headers.
+#: The game's websocket, with or without the ``?party=``/``?table=`` a reconnection adds
+#: for the load balancer's affinity (a glob ``**/ws/v2`` misses those).
+GAME_SOCKET = re.compile(r"/ws/v2(\?[^/]*)?$")
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
     "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "

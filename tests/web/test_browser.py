@@ -18,7 +18,7 @@ import pytest
 
 from crokinole import TOURNAMENT_BOARD, DiscStatus, Seat, Shot, simulate_shot
 from crokinole.server.ws.views import levels_payload
-from tests.web.conftest import ARTIFACTS, inline_for_csp, with_csp
+from tests.web.conftest import ARTIFACTS, GAME_SOCKET, inline_for_csp, with_csp
 
 pytestmark = pytest.mark.browser
 
@@ -403,7 +403,7 @@ def test_a_reconnect_keeps_the_start_form_as_the_player_left_it(
 
         server.on_message(from_server)
 
-    page.route_web_socket("**/ws/v2", route)
+    page.route_web_socket(GAME_SOCKET, route)
     open_client(page, server_url)
     page.get_by_test_id("opponent-select").select_option("hard")
     page.get_by_test_id("name-input").fill("Ada")
@@ -428,7 +428,7 @@ def test_reconnects_after_the_connection_drops(server_url: str, new_page: Any) -
         else:
             ws.close()
 
-    page.route_web_socket("**/ws/v2", route)
+    page.route_web_socket(GAME_SOCKET, route)
     start_game(page, server_url, "easy")
     wait_my_turn(page)
     before = state(page)
@@ -1067,7 +1067,7 @@ def test_a_slow_answer_shows_the_server_is_working(server_url: str, new_page: An
 
         server.on_message(from_server)
 
-    page.route_web_socket("**/ws/v2", route)
+    page.route_web_socket(GAME_SOCKET, route)
     open_client(page, server_url)
     busy = page.get_by_test_id("busy")
     sync_api.expect(busy).to_be_hidden()

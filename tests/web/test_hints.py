@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import ARTIFACTS, REPO, inline_for_csp, with_csp
+from tests.web.conftest import ARTIFACTS, GAME_SOCKET, REPO, inline_for_csp, with_csp
 from tests.web.test_party import create_party, join_by_code, sit
 from tests.web.test_ranked import open_start, sign_up
 
@@ -60,7 +60,7 @@ def device(browser: Any) -> Iterator[Any]:
         ctx.set_default_timeout(30_000)
         ctx.route("**/*", with_csp)
         if ws is not None:
-            ctx.route_web_socket(re.compile(r"/ws/v2$"), ws)
+            ctx.route_web_socket(GAME_SOCKET, ws)
         contexts.append(ctx)
         return watched(ctx.new_page())
 

@@ -37,7 +37,7 @@ import pytest
 from crokinole.server.limits import ServerSettings
 from tests.support.server import serving
 from tests.support.server_process import running_server
-from tests.web.conftest import ARTIFACTS, REPO, inline_for_csp, with_csp
+from tests.web.conftest import ARTIFACTS, GAME_SOCKET, REPO, inline_for_csp, with_csp
 from tests.web.test_party import GAME_OVER as GAME_OVER_JS
 from tests.web.test_party import play_to_the_end
 
@@ -287,7 +287,7 @@ def test_the_queue_counts_the_wait_by_the_servers_clock(
         ws.on_message(from_page)
 
     ctx = device(viewport)
-    ctx.route_web_socket(re.compile(r"/ws/v2$"), websocket)
+    ctx.route_web_socket(GAME_SOCKET, websocket)
     page = device.new_page(ctx)
     open_start(page, server)
     ranked = page.get_by_test_id("ranked")
@@ -357,7 +357,7 @@ def test_doubles_with_a_named_partner(server: str, device: Any, viewport: dict[s
         ws.on_message(from_page)
 
     ctx = device(viewport)
-    ctx.route_web_socket(re.compile(r"/ws/v2$"), websocket)
+    ctx.route_web_socket(GAME_SOCKET, websocket)
     page = device.new_page(ctx)
     open_start(page, server)
     sign_up(page, server, me)
