@@ -70,10 +70,12 @@ PING_TIMEOUT_S = 2.0
 KEEPALIVE = (5, 2, 3)
 
 #: Connections a pool keeps: the worker threads that call the store (anyio's
-#: default thread limiter, which ``anyio.to_thread`` and Starlette share, has 40),
-#: plus the event loop's own thread.  A fixed size (no overflow): connections
-#: are opened once and kept, never opened and closed under load.
-POOL_SIZE = 41
+#: default thread limiter, which ``anyio.to_thread`` and Starlette share, has 40;
+#: the server's owner applies commands on 8 threads of its own,
+#: ``crokinole.server.owner.commands.COMMAND_THREADS``), plus the event loop's
+#: own thread.  A fixed size (no overflow): connections are opened once and
+#: kept, never opened and closed under load.
+POOL_SIZE = 49
 
 #: The PostgreSQL drivers on libpq, which take its connection settings.
 LIBPQ_DRIVERS = ("psycopg", "psycopg2")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -82,6 +83,8 @@ class OwnerBase:
     _loading: dict[str, asyncio.Lock]
     _tasks: set[asyncio.Task[None]]
     _closed: bool
+    #: The threads that apply commands (see ``commands.COMMAND_THREADS``).
+    _workers: ThreadPoolExecutor
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coroutine)

@@ -23,6 +23,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import anyio
@@ -40,7 +41,7 @@ from crokinole.server.cluster.hub import (
 )
 from crokinole.server.limits import ServerSettings
 from crokinole.server.owner.base import UNAVAILABLE, ElsewhereError, Held, unavailable
-from crokinole.server.owner.commands import SNAPSHOT_EVERY, Commands
+from crokinole.server.owner.commands import COMMAND_THREADS, SNAPSHOT_EVERY, Commands
 from crokinole.server.owner.cpu import CpuPool
 from crokinole.server.owner.cpu_turns import CpuTurns
 from crokinole.server.owner.loading import Loading
@@ -151,6 +152,9 @@ class Tables(Commands, Loading, Timers, CpuTurns):
         self._loading: dict[str, asyncio.Lock] = {}
         self._lost: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._workers = ThreadPoolExecutor(
+            max_workers=COMMAND_THREADS, thread_name_prefix="crokinole-commands"
+        )
         self._sweeper: asyncio.Task[None] | None = None
         self._watcher: asyncio.Task[None] | None = None
         self._closed = False
@@ -266,6 +270,7 @@ class Tables(Commands, Loading, Timers, CpuTurns):
             del self._held[table_id]
             with contextlib.suppress(Exception):
                 await self._release(table_id)
+        self._workers.shutdown(wait=False)
         if self._own_cpu:
             self.cpu.close()
 
