@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from crokinole.board import Board, Seat, Shot
 from crokinole.errors import InvalidRecordError
-from crokinole.rules import Game, Rules, replay
+from crokinole.rules import Game, Rules, SavedGame, replay, write_record
+from crokinole.rules.referee import Disc
 from tests.support.rules_positions import north_shot
 
 
@@ -125,3 +127,21 @@ def test_an_illegal_recorded_action_does_not_replay() -> None:
 
     with pytest.raises(InvalidRecordError, match=r"actions\[1\] cannot be replayed: it is North"):
         replay(_mutate(_played().to_json(), swap))
+
+
+def test_the_text_reads_back_as_the_standard_library_writes_it() -> None:
+    game = _played()
+    text = game.to_json()
+    assert json.loads(text) == json.loads(
+        json.dumps(game.to_record(), separators=(",", ":"), allow_nan=False)
+    )
+    assert text.startswith('{"format":"crokinole-record","version":1,"rules":{')
+
+
+def test_a_record_with_a_number_json_does_not_allow_is_refused() -> None:
+    game = _played()
+    for bad in (float("nan"), float("inf")):
+        state = replace(game.state, discs=(Disc(0, Seat.SOUTH, bad, 0.0),))
+        saved = SavedGame(game.rules, game.board, game.first_seat, game.actions, state)
+        with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
+            write_record(saved)

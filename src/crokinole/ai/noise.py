@@ -39,15 +39,31 @@ class Noise:
     power: float = 0.0
 
     def perturb(self, board: Board, shot: Shot, rng: np.random.Generator) -> Shot:
-        """The shot actually played when ``shot`` is meant (kept within R3's limits)."""
-        pos, dirs, pows = self.perturb_many(
-            board,
-            np.array([shot.position]),
-            np.array([shot.direction]),
-            np.array([shot.power]),
-            rng,
+        """The shot actually played when ``shot`` is meant (kept within R3's limits).
+
+        The same shot as :meth:`perturb_many` of the one shot plays from the
+        same ``rng``: its three draws of one error each are the three values
+        of one draw of three, and a shot of plain floats (or small ints) is
+        worked out with Python's floats, which are numpy's float64.
+        """
+        meant = (shot.position, shot.direction, shot.power)
+        if not all(_plain(v) for v in meant):
+            pos, dirs, pows = self.perturb_many(
+                board,
+                np.array([shot.position]),
+                np.array([shot.direction]),
+                np.array([shot.power]),
+                rng,
+            )
+            return Shot(float(pos[0]), float(dirs[0]), float(pows[0]))
+        position, direction, power = (float(v) for v in meant)
+        z_pos, z_dir, z_pow = rng.normal(0.0, 1.0, 3).tolist()
+        limit = board.placement_limit
+        return Shot(
+            _clip(position + z_pos * self.position, -limit, limit),
+            _clip(direction + z_dir * self.direction, -180.0, 180.0),
+            _clip(power * (1.0 + z_pow * self.power), 0.0, 100.0),
         )
-        return Shot(float(pos[0]), float(dirs[0]), float(pows[0]))
 
     def perturb_many(
         self,
@@ -86,3 +102,14 @@ class Noise:
         dirs = np.clip(directions + z_dir * self.direction, -180.0, 180.0)
         pows = np.clip(powers * (1.0 + z_pow * self.power), 0.0, 100.0)
         return pos, dirs, pows
+
+
+def _plain(value: object) -> bool:
+    """A float, or an int that a float holds exactly: numpy takes either as a float64."""
+    kind = type(value)
+    return kind is float or (kind is int and -(2**53) <= value <= 2**53)  # type: ignore[operator]
+
+
+def _clip(value: float, low: float, high: float) -> float:
+    """``np.clip`` of one float (NaN stays NaN)."""
+    return min(max(value, low), high)

@@ -22,7 +22,13 @@ from typing import Any, ClassVar
 from crokinole.board import Seat, Shot
 from crokinole.rules.referee import Disc, Foul, Removal, ShotReport
 
-__all__ = ["Action", "NextRound", "ShotAction", "TimeoutAction", "TurnResult"]
+__all__ = ["SEAT_KEYS", "Action", "NextRound", "ShotAction", "TimeoutAction", "TurnResult"]
+
+#: Each seat's :attr:`~crokinole.board.Seat.key`, looked up (a record writes hundreds).
+SEAT_KEYS: dict[Seat, str] = {seat: seat.key for seat in Seat}
+#: The names a record gives fouls and removals (the member's name in lower case).
+_FOUL_NAMES: dict[Foul, str] = {foul: foul.name.lower() for foul in Foul}
+_REMOVAL_NAMES: dict[Removal, str] = {removal: removal.name.lower() for removal in Removal}
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,11 +63,11 @@ class TurnResult:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (``docs/record-format.md``)."""
         return {
-            "foul": None if self.foul is None else self.foul.name.lower(),
+            "foul": None if self.foul is None else _FOUL_NAMES[self.foul],
             "twenties": list(self.twenties),
             "cancelled": list(self.cancelled),
-            "removed": [[id_, reason.name.lower()] for id_, reason in self.removed],
-            "board": [[d.id, d.owner.key, d.x, d.y] for d in self.board],
+            "removed": [[id_, _REMOVAL_NAMES[reason]] for id_, reason in self.removed],
+            "board": [[d.id, SEAT_KEYS[d.owner], d.x, d.y] for d in self.board],
         }
 
 
@@ -78,7 +84,7 @@ class ShotAction:
         """The JSON form (``docs/record-format.md``)."""
         return {
             "type": self.kind,
-            "seat": self.seat.key,
+            "seat": SEAT_KEYS[self.seat],
             "position": float(self.shot.position),
             "direction": float(self.shot.direction),
             "power": float(self.shot.power),
@@ -96,7 +102,7 @@ class TimeoutAction:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (``docs/record-format.md``)."""
-        return {"type": self.kind, "seat": self.seat.key, "result": self.result.to_dict()}
+        return {"type": self.kind, "seat": SEAT_KEYS[self.seat], "result": self.result.to_dict()}
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeVar
 
+import orjson
+
 from crokinole.board import TOURNAMENT_BOARD, Board, Seat, Shot
 from crokinole.errors import CrokinoleError, InvalidRecordError
 from crokinole.rules.actions import Action, NextRound, ShotAction, TimeoutAction, TurnResult
@@ -59,8 +61,23 @@ class SavedGame:
 
 
 def write_record(saved: SavedGame) -> str:
-    """The record as compact JSON text."""
-    return json.dumps(record_dict(saved), separators=(",", ":"), allow_nan=False)
+    """The record as compact JSON text.
+
+    orjson writes it (a long record several times faster than the standard
+    library) when its text reads back equal to the record's data; anything
+    else (NaN or an infinity, which orjson would write null) is the standard
+    library's text or its refusal (``ValueError``).  Either text parses to
+    the same values: orjson writes each float in its own shortest form.
+    """
+    data = record_dict(saved)
+    try:
+        text = orjson.dumps(data)
+    except TypeError:  # orjson.JSONEncodeError: what the standard library may yet write
+        pass
+    else:
+        if orjson.loads(text) == data:
+            return text.decode()
+    return json.dumps(data, separators=(",", ":"), allow_nan=False)
 
 
 def record_dict(saved: SavedGame) -> dict[str, Any]:

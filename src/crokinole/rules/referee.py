@@ -186,14 +186,15 @@ def judge_shot(
     owners = [d.owner for d in before] + [seat]
     ids = [d.id for d in before] + [shot_id]
     shooter = side_of[seat]
-    own = np.array([side_of[o] == shooter for o in owners], dtype=np.bool_)
-    status = result.status_array
-    final = result.final_array
-    start = result.start_array
+    own = [side_of[o] == shooter for o in owners]
+    # Python lists, not numpy scalars, in the loops below (a shot has at most a few dozen discs).
+    status = result.status_array.tolist()
+    final = result.final_array.tolist()
+    start = result.start_array.tolist()
     flags = result.flag_array
-    moved = flags[:, 0].copy()
+    moved = flags[:, 0].tolist()
     moved[n] = True  # the shot disc was played even at zero power
-    touched_beyond = flags[:, 2]
+    touched_beyond = flags[:, 2].tolist()
     foul = _foul(board, result, own, moved) if required_contact else None
 
     twenties: list[Disc] = []
@@ -201,18 +202,18 @@ def judge_shot(
     removed: list[Removed] = []
     after: list[Disc] = []
     for i in range(n + 1):
-        disc = Disc(ids[i], owners[i], float(final[i, 0]), float(final[i, 1]))
+        disc = Disc(ids[i], owners[i], final[i][0], final[i][1])
         if foul is not None and own[i] and moved[i]:
             removed.append(Removed(disc, Removal.FOUL))
-            if status[i] == DiscStatus.IN_HOLE:
+            if status[i] == _IN_HOLE:
                 cancelled.append(disc)
-        elif status[i] == DiscStatus.IN_DITCH:
+        elif status[i] == _IN_DITCH:
             removed.append(Removed(disc, Removal.OFF_BOARD))
         elif touched_beyond[i]:
             # R5: it came back after touching something beyond the line: out,
             # even if it then dropped into the hole.
             removed.append(Removed(disc, Removal.TOUCHED_BEYOND_LINE))
-        elif status[i] == DiscStatus.IN_HOLE:
+        elif status[i] == _IN_HOLE:
             twenties.append(disc)
         elif board.is_out(disc.centre):
             removed.append(Removed(disc, Removal.ON_LINE))
@@ -228,36 +229,33 @@ def judge_shot(
         moved=tuple(ids[i] for i in range(n + 1) if moved[i]),
         board_after=tuple(after),
         physics=result,
-        simulated=tuple(
-            Disc(ids[i], owners[i], float(start[i, 0]), float(start[i, 1])) for i in range(n + 1)
-        ),
+        simulated=tuple(Disc(ids[i], owners[i], start[i][0], start[i][1]) for i in range(n + 1)),
     )
 
 
-def _foul(
-    board: Board,
-    result: ShotResult,
-    own: npt.NDArray[np.bool_],
-    moved: npt.NDArray[np.bool_],
-) -> Foul | None:
+#: The statuses :func:`judge_shot` and :func:`_foul` compare with, as plain ints.
+_IN_HOLE = int(DiscStatus.IN_HOLE)
+_IN_DITCH = int(DiscStatus.IN_DITCH)
+
+
+def _foul(board: Board, result: ShotResult, own: list[bool], moved: list[bool]) -> Foul | None:
     """R4 on a simulated shot: the foul it makes, or None (``own``: the shooter's side's discs)."""
     n = len(own) - 1
-    if not own[:n].all():
+    if not all(own[:n]):
         # R4: a shooter's disc touched an opposing disc (directly or through
         # a chain of own discs: any such touch implies the chain).
         for c in result.contacts:
             if c.kind.value == "disc" and own[c.disc] != own[c.other]:
                 return None
         return Foul.NO_CONTACT
-    status = result.status_array
-    final = result.final_array
-    touched_beyond = result.flag_array[:, 2]
+    status = result.status_array.tolist()
+    final = result.final_array.tolist()
+    touched_beyond = result.flag_array[:, 2].tolist()
     for i in range(n + 1):
         if not (own[i] and moved[i]) or touched_beyond[i]:
             continue
-        if status[i] == DiscStatus.IN_HOLE or (
-            status[i] != DiscStatus.IN_DITCH
-            and board.touches_fifteen_circle(Point(float(final[i, 0]), float(final[i, 1])))
+        if status[i] == _IN_HOLE or (
+            status[i] != _IN_DITCH and board.touches_fifteen_circle(Point(final[i][0], final[i][1]))
         ):
             return None
     return Foul.NOT_IN_FIFTEEN

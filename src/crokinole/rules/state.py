@@ -28,6 +28,7 @@ import numpy as np
 from crokinole.board import TOURNAMENT_BOARD, Board, Seat, Zone
 from crokinole.errors import CrokinoleError, InvalidRecordError
 from crokinole.physics import check_position
+from crokinole.rules.actions import SEAT_KEYS
 from crokinole.rules.options import Rules
 from crokinole.rules.referee import Disc
 from crokinole.rules.scoring import (
@@ -208,7 +209,7 @@ class GameState:
             "turn": self.turn,
             "phase": self.phase.value,
             "in_hand": {s.key: n for s, n in zip(rules.seats, self.in_hand, strict=True)},
-            "discs": [[d.id, d.owner.key, d.x, d.y] for d in self.discs],
+            "discs": [[d.id, SEAT_KEYS[d.owner], d.x, d.y] for d in self.discs],
             "twenties": list(self.twenties),
             "ditch": list(self.ditch),
             "next_id": self.next_id,

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self, cast
 
+import orjson
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
@@ -410,7 +411,34 @@ def _unbounded(connection: Any) -> Iterator[None]:
 
 
 def to_json(value: Any, what: str) -> str:
-    """``value`` as compact JSON, or :class:`StoreDataError` saying that ``what`` is not JSON."""
+    """``value`` as compact JSON, or :class:`StoreDataError` saying that ``what`` is not JSON.
+
+    orjson writes it (an event or a snapshot several times faster than the
+    standard library) when its text reads back equal to ``value``; anything
+    else is the standard library's, text or refusal, as it always was: NaN
+    or an infinity (orjson writes null, the standard library refuses it), a
+    type orjson writes and the standard library does not (an enum that is
+    neither a str nor an int, a UUID, a dataclass, a date: refused), a
+    tuple, a key that is not a string, an int past 64 bits, a lone
+    surrogate.  Either text parses to the same value (orjson writes floats
+    in its own shortest form and leaves UTF-8 unescaped).
+
+    >>> to_json({"at": 1.5, "name": "Zoë", "aimed": None}, "event 1")
+    '{"at":1.5,"name":"Zoë","aimed":null}'
+    >>> to_json({"seats": ("north",), 1: 2}, "event 1")
+    '{"seats":["north"],"1":2}'
+    >>> to_json({"x": float("nan")}, "the snapshot")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    crokinole.store.database.StoreDataError: the snapshot is not JSON: Out of range float values ...
+    """
+    try:
+        text = orjson.dumps(value)
+    except TypeError:  # orjson.JSONEncodeError: what the standard library may yet write
+        pass
+    else:
+        if orjson.loads(text) == value:
+            return text.decode()
     try:
         return json.dumps(value, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as error:

@@ -112,9 +112,21 @@ class Event:
     def to_dict(self) -> dict[str, Any]:
         """``{"type", "version", "at", ...fields}``, JSON-safe."""
         out: dict[str, Any] = {"type": self.TYPE}
-        for f in fields(self):
-            out[f.name] = _encode(f.name, getattr(self, f.name))
+        for name in _field_names(type(self)):
+            out[name] = _encode(name, getattr(self, name))
         return out
+
+
+#: Each event class's field names, in order, as :func:`_field_names` found them.
+_FIELD_NAMES: dict[type[Event], tuple[str, ...]] = {}
+
+
+def _field_names(cls: type[Event]) -> tuple[str, ...]:
+    """The names of an event class's fields, in order (looked up once a class)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
 
 
 @_event("table_created")
