@@ -343,13 +343,15 @@ class CounterSample:
 
     ``pg_commits`` and ``pg_sessions`` are ``pg_stat_database``'s
     ``xact_commit`` and ``sessions`` of the run's database (None without
-    PostgreSQL); ``redis_commands`` is Redis's ``total_commands_processed``
-    (None without Redis).
+    PostgreSQL); ``pg_wal_bytes`` is ``pg_stat_wal``'s ``wal_bytes`` (the
+    whole server's write-ahead log, every database's); ``redis_commands`` is
+    Redis's ``total_commands_processed`` (None without Redis).
     """
 
     servers: tuple[dict[str, float], ...]
     pg_commits: int | None = None
     pg_sessions: int | None = None
+    pg_wal_bytes: int | None = None
     redis_commands: int | None = None
 
 
@@ -417,20 +419,20 @@ class CounterReader:
     def _read_backends(self, servers: tuple[dict[str, float], ...]) -> CounterSample:
         import sqlalchemy as sa  # noqa: PLC0415
 
-        commits = sessions = commands = None
+        commits = sessions = wal = commands = None
         if self._pg is not None:
             # A transaction of its own per read: the statistics' snapshot is fresh.
             with self._pg.connect() as connection:
                 row = connection.execute(
                     sa.text(
-                        "SELECT xact_commit, sessions FROM pg_stat_database "
-                        "WHERE datname = current_database()"
+                        "SELECT xact_commit, sessions, (SELECT wal_bytes FROM pg_stat_wal) "
+                        "FROM pg_stat_database WHERE datname = current_database()"
                     )
                 ).one()
-                commits, sessions = int(row[0]), int(row[1])
+                commits, sessions, wal = int(row[0]), int(row[1]), int(row[2])
         if self._redis is not None:
             commands = int(self._redis.info("stats")["total_commands_processed"])
-        return CounterSample(servers, commits, sessions, commands)
+        return CounterSample(servers, commits, sessions, wal, commands)
 
     def close(self) -> None:
         """Close the connections to PostgreSQL and Redis."""

@@ -408,6 +408,8 @@ def fixed_table(result: FixedFigures, standins: str) -> Table:
         ),
         "connections",
     )
+    if counts.pg_wal_bytes is not None:
+        row("PostgreSQL WAL, KiB per shot", _ratio(counts.wal_kib))
     if counts.redis_commands is not None:
         row("Redis commands per shot", _ratio(counts.redis_per_shot))
     if result.cluster:

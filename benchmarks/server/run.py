@@ -367,6 +367,7 @@ def window_counts(
         backends_cpu=_difference(cpu_before.backends, cpu_after.backends),
         pg_commits=_difference(before.pg_commits, after.pg_commits),
         pg_sessions=_difference(before.pg_sessions, after.pg_sessions),
+        pg_wal_bytes=_difference(before.pg_wal_bytes, after.pg_wal_bytes),
         redis_commands=_difference(
             before.redis_commands, after.redis_commands, CounterReader.REDIS_OWN_COMMANDS
         ),

@@ -323,6 +323,8 @@ class WindowCounts:
         pg_commits: ``xact_commit`` of ``pg_stat_database`` for the run's
             database (every client's, this run's or not), None without PostgreSQL.
         pg_sessions: the same of ``sessions``: new connections to it.
+        pg_wal_bytes: bytes of write-ahead log PostgreSQL wrote (the whole
+            server's, ``pg_stat_wal``), None without PostgreSQL.
         redis_commands: ``total_commands_processed`` of Redis (every client's),
             without the benchmark's own reads, None without Redis.
         parties: the parties playing in the window.
@@ -340,6 +342,7 @@ class WindowCounts:
     backends_cpu: float | None = None
     pg_commits: int | None = None
     pg_sessions: int | None = None
+    pg_wal_bytes: int | None = None
     redis_commands: int | None = None
     parties: int = 0
 
@@ -384,6 +387,11 @@ class WindowCounts:
         """New database connections per shot: PostgreSQL's count if any, else the servers'."""
         counted = self.server_connections if self.pg_sessions is None else self.pg_sessions
         return per_shot(counted, self.shots)
+
+    @property
+    def wal_kib(self) -> float | None:
+        """KiB of PostgreSQL's write-ahead log per shot (None without PostgreSQL)."""
+        return per_shot(self.pg_wal_bytes, self.shots, 1 / 1024)
 
     @property
     def redis_per_shot(self) -> float | None:
