@@ -101,6 +101,11 @@ def run_serve(args: argparse.Namespace) -> int:
         host=process.host,
         port=process.port,
         log_level=process.log_level,
+        # uvicorn's own choice when websockets is installed, named so that it
+        # stays: the cheapest of its implementations per message, 21 µs of
+        # server CPU for a read and a send against 32 µs for "websockets", its
+        # deprecated one (benchmarks/ws_send.py).
+        ws="websockets-sansio",
         ws_max_size=65536,
         # A game's messages are a few KB each, seconds apart; compressing them
         # cost a crowded server half its event loop (crokinole bench server).

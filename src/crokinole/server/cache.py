@@ -11,6 +11,8 @@ lock, since the HTTP routes fill it from worker threads.
 >>> cache.put("b", 2); cache.put("c", 3)
 >>> cache.get("a") is None, cache.get("c")
 (True, 3)
+>>> cache.clear(); len(cache)
+0
 """
 
 from __future__ import annotations
@@ -59,6 +61,11 @@ class LruCache(Generic[K, V]):
         with self._lock:
             self._items[key] = value
         return value
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        with self._lock:
+            self._items.clear()
 
     def __len__(self) -> int:
         with self._lock:

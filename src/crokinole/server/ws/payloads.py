@@ -46,6 +46,7 @@ def game_payload(game: Game, names: dict[str, str], cpu: dict[str, str]) -> dict
     rules = game.rules
     counts = game.round_counts()
     current = game.current_seat
+    twenties, ditch, scores = game.twenties, game.ditch, game.scores
     sides = []
     for index, seats in enumerate(rules.sides):
         colour, mark = SIDE_LOOK[index]
@@ -55,16 +56,18 @@ def game_payload(game: Game, names: dict[str, str], cpu: dict[str, str]) -> dict
                 "seats": [s.key for s in seats],
                 "colour": colour,
                 "mark": mark,
-                "twenties": game.twenties[index],
-                "ditch": game.ditch[index],
+                "twenties": twenties[index],
+                "ditch": ditch[index],
                 "round_total": counts[index].total,
-                "score": game.scores[index],
+                "score": scores[index],
             }
         )
     outcome = game.outcome
-    # Each seat's side and wire name, found once for all the discs.
-    side_of = {s: game.side_of(s) for s in rules.seats}
-    keys = {s: s.key for s in rules.seats}
+    # The seats in use (the rules work them out at each asking), and each one's
+    # side and wire name, found once for the seats and all the discs.
+    in_use = rules.seats
+    side_of = {s: game.side_of(s) for s in in_use}
+    keys = {s: s.key for s in in_use}
     return {
         "rules": rules.to_dict(),
         "phase": game.phase.value,
@@ -73,13 +76,13 @@ def game_payload(game: Game, names: dict[str, str], cpu: dict[str, str]) -> dict
         "current_seat": None if current is None else current.key,
         "seats": [
             {
-                "seat": s.key,
+                "seat": keys[s],
                 "side": side_of[s],
-                "name": names.get(s.key, s.title),
-                "cpu": cpu.get(s.key),
+                "name": names.get(keys[s], s.title),
+                "cpu": cpu.get(keys[s]),
                 "in_hand": game.in_hand(s),
             }
-            for s in rules.seats
+            for s in in_use
         ],
         "sides": sides,
         "discs": [
