@@ -16,7 +16,6 @@ silent database server becomes :class:`StoreUnavailableError`
 from __future__ import annotations
 
 import contextlib
-import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -24,7 +23,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self, cast
 
-import orjson
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
@@ -39,6 +37,7 @@ from sqlalchemy.pool import QueuePool
 
 from crokinole import metrics
 from crokinole.errors import CrokinoleError
+from crokinole.rules.record_format import compact_json
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
@@ -413,34 +412,18 @@ def _unbounded(connection: Any) -> Iterator[None]:
 def to_json(value: Any, what: str) -> str:
     """``value`` as compact JSON, or :class:`StoreDataError` saying that ``what`` is not JSON.
 
-    orjson writes it (an event or a snapshot several times faster than the
-    standard library) when its text reads back equal to ``value``; anything
-    else is the standard library's, text or refusal, as it always was: NaN
-    or an infinity (orjson writes null, the standard library refuses it), a
-    type orjson writes and the standard library does not (an enum that is
-    neither a str nor an int, a UUID, a dataclass, a date: refused), a
-    tuple, a key that is not a string, an int past 64 bits, a lone
-    surrogate.  Either text parses to the same value (orjson writes floats
-    in its own shortest form and leaves UTF-8 unescaped).
+    Written by :func:`~crokinole.rules.record_format.compact_json` (orjson
+    where its text reads back equal, else the standard library's).
 
-    >>> to_json({"at": 1.5, "name": "Zoë", "aimed": None}, "event 1")
-    '{"at":1.5,"name":"Zoë","aimed":null}'
-    >>> to_json({"seats": ("north",), 1: 2}, "event 1")
-    '{"seats":["north"],"1":2}'
+    >>> to_json({"at": 1.5, "aimed": None}, "event 1")
+    '{"at":1.5,"aimed":null}'
     >>> to_json({"x": float("nan")}, "the snapshot")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     crokinole.store.database.StoreDataError: the snapshot is not JSON: Out of range float values ...
     """
     try:
-        text = orjson.dumps(value)
-    except TypeError:  # orjson.JSONEncodeError: what the standard library may yet write
-        pass
-    else:
-        if orjson.loads(text) == value:
-            return text.decode()
-    try:
-        return json.dumps(value, separators=(",", ":"), allow_nan=False)
+        return compact_json(value)
     except (TypeError, ValueError) as error:
         raise StoreDataError(f"{what} is not JSON: {error}") from None
 
