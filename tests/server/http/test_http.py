@@ -104,7 +104,7 @@ CSP = (
 
 @pytest.mark.parametrize(
     "path",
-    ["/", "/join/ABC234", "/keep-score", "/healthz", "/static/app.js", "/static/missing.js",
+    ["/", "/join/ABC234", "/keep-score", "/healthz", "/static/pages/game/app.js", "/static/missing.js",
      "/api/record", "/api/tables/" + "0" * 32 + "/record.json", "/nowhere"],
 )  # fmt: skip
 def test_every_http_response_carries_the_security_headers(server: str, path: str) -> None:

@@ -3,8 +3,8 @@
 // optional: nothing else on the page waits for them. The session lives in an HttpOnly cookie
 // the page never sees; what the server answers is shown as it comes.
 
-import { $, closeDialog, openDialog } from "./dom.js";
-import { deviceToken } from "./store.js";
+import { $, closeDialog, openDialog } from "../../lib/dom.js";
+import { deviceToken } from "../../lib/store.js";
 
 const UNREACHABLE = "The server cannot be reached: try again in a moment.";
 

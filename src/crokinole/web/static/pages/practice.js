@@ -4,13 +4,13 @@
 // for the Expert's hints or an aim heat map (POST /api/analysis/hints, /api/analysis/heatmap),
 // and share the position as a link (/practice?p=CODE, the code made here as the server makes it).
 
-import { markSvg } from "./board.js";
-import { $, escapeHtml } from "./dom.js";
+import { markSvg } from "../views/board.js";
+import { $, escapeHtml } from "../lib/dom.js";
 import {
   MINE, MOST_ON_BOARD, THEIRS, countOf, fetchJson, percent, positionCode, positionFromCode, positionFromJson, positionJson, signed,
   snapshotOf, southView,
-} from "./position.js";
-import * as B from "./practiceboard.js";
+} from "../lib/position.js";
+import * as B from "../views/practiceboard.js";
 
 const params = new URLSearchParams(location.search);
 const UNDO_LIMIT = 200;

@@ -3,14 +3,14 @@
 // record with what a live message carries (report, trajectory, game snapshot), so the board is
 // drawn and animated by board.js and anim.js and the shots worded by words.js as in live play.
 
-import { ShotAnimation } from "./anim.js";
-import { BoardView, markSvg, setScheme } from "./board.js";
-import { resultTable } from "./dialogs.js";
-import { $, escapeHtml } from "./dom.js";
-import { play as playSound, setSoundEnabled } from "./sound.js";
-import { sideName } from "./state.js";
-import { loadPrefs } from "./store.js";
-import { describeShot, viewerOf, whose } from "./words.js";
+import { ShotAnimation } from "../views/anim.js";
+import { BoardView, markSvg, setScheme } from "../views/board.js";
+import { resultTable } from "../views/dialogs.js";
+import { $, escapeHtml } from "../lib/dom.js";
+import { play as playSound, setSoundEnabled } from "../lib/sound.js";
+import { sideName } from "../lib/state.js";
+import { loadPrefs } from "../lib/store.js";
+import { describeShot, viewerOf, whose } from "../lib/words.js";
 
 const params = new URLSearchParams(location.search);
 const SPEED = Math.min(20, Math.max(0.1, Number.parseFloat(params.get("speed") || "1") || 1));

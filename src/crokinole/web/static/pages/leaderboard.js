@@ -2,8 +2,8 @@
 // GET /api/leaderboard?ladder=…&min_games=… (docs/protocol.md#ranked-play). The choices live in the address
 // (?ladder=doubles&min_games=0), so a link shows the same board.
 
-import { $, escapeHtml } from "./dom.js";
-import { LADDERS, LADDER_NAME, profileLink, provisionalMark } from "./ranked.js";
+import { $, escapeHtml } from "../lib/dom.js";
+import { LADDERS, LADDER_NAME, profileLink, provisionalMark } from "../views/ranked.js";
 
 const MIN_GAMES = [0, 1, 5, 10, 20, 50, 100];
 const P = { me: null, seq: 0 };

@@ -6,32 +6,32 @@
 // controls.js + input.js (aiming), hints.js (hints and the heat map, where the table allows
 // them), dialogs.js (results), settings.js. No build step.
 
-import { ShotAnimation } from "./anim.js";
-import { BoardView, setScheme } from "./board.js";
-import { DEFAULT_POWER, renderControls, wireControls } from "./controls.js";
+import { ShotAnimation } from "../../views/anim.js";
+import { BoardView, setScheme } from "../../views/board.js";
+import { renderControls, wireControls } from "../../views/controls.js";
 import {
   openGameDialog, openRoundDialog, renderGameButtons, renderGameRecord, renderNext, setPeek,
-} from "./dialogs.js";
-import { $, anyModalOpen, closeDialog, escapeHtml, openDialog } from "./dom.js";
+} from "../../views/dialogs.js";
+import { $, anyModalOpen, closeDialog, escapeHtml, openDialog } from "../../lib/dom.js";
 import {
   SEAT_ANGLE, aimVector, clamp, compass, placement, round, zoneOf,
-} from "./geometry.js";
-import { clearHints, hintAnswer, hintModel, hintRefused, hintScene, renderHints, wireHints } from "./hints.js";
-import { cancelDrag, currentDrag, placementFeedback, wireInput } from "./input.js";
-import { fillRules, fillRulesDiscs, readRules, renderLobby, wireHintsSwitch } from "./lobby.js";
-import { Connection } from "./net.js";
-import { rankedConnected, rankedMessage, wireRanked } from "./ranked.js";
-import { renderClock, renderReactions, renderScoreboard } from "./scoreboard.js";
-import { play, setSoundEnabled } from "./sound.js";
-import { wireSettings } from "./settings.js";
+} from "../../lib/geometry.js";
+import { clearHints, hintAnswer, hintModel, hintRefused, hintScene, renderHints, wireHints } from "../../views/hints.js";
+import { DEFAULT_POWER, cancelDrag, currentDrag, placementFeedback, wireInput } from "../../lib/input.js";
+import { fillRules, fillRulesDiscs, readRules, renderLobby, wireHintsSwitch } from "../../views/lobby.js";
+import { Connection } from "../../lib/net.js";
+import { rankedConnected, rankedMessage, wireRanked } from "../../views/ranked.js";
+import { renderClock, renderReactions, renderScoreboard } from "../../views/scoreboard.js";
+import { play, setSoundEnabled } from "../../lib/sound.js";
+import { wireSettings } from "../../views/settings.js";
 import { createFrom, fillStart, readStart, renderRecord, updateStartForm } from "./start.js";
 import {
   bottomSeat, clock, codeFromPath, eventGap, gameEnded, initialState, isHotSeat, isSpectator, leaveTable, levelName, memberOf,
   nearestFree, normalizeCode, placementProblem, reactionLine, reduce, seatOf, shooter, standInText,
   turnText, withConnection,
-} from "./state.js";
-import { deviceToken, loadGame, loadPrefs, saveGame, savePrefs } from "./store.js";
-import { cap, describeShot, viewerOf, whose } from "./words.js";
+} from "../../lib/state.js";
+import { deviceToken, loadGame, loadPrefs, saveGame, savePrefs } from "../../lib/store.js";
+import { cap, describeShot, viewerOf, whose } from "../../lib/words.js";
 
 const params = new URLSearchParams(location.search);
 const TEST_ROUNDS = Number.parseInt(params.get("rounds") || "", 10);

@@ -3,10 +3,10 @@
 // then the player's ranked games, each with its rating change and a link to its replay.
 // From GET /api/players/{username} (docs/protocol.md#ranked-play).
 
-import { $, escapeHtml } from "./dom.js";
+import { $, escapeHtml } from "../lib/dom.js";
 import {
   LADDERS, LADDER_NAME, dayText, deltaText, outcomeKey, outcomeWord, profileLink, provisionalMark, ratingChart,
-} from "./ranked.js";
+} from "../views/ranked.js";
 
 const PATH_RE = /^\/players\/([^/]+)\/?$/;
 const CHARTS = {}; // ladder -> {points, title}: drawn at the width of their box (text stays readable)

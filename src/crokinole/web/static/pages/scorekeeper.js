@@ -4,7 +4,7 @@
 // winner with the rules engine; this page only shows them and collects entries.
 // Players are spoken of by name; seats only decide the order of play.
 
-import { deviceToken } from "./store.js";
+import { deviceToken } from "../lib/store.js";
 
 // Per layout: the sides, each a list of seats (R2), the disc counts R2 allows,
 // and how the name boxes are labelled.

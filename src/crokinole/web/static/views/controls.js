@@ -1,9 +1,7 @@
 // The aim controls: position, direction and power as sliders with number boxes, and Shoot.
 
-import { $ } from "./dom.js";
-import { round } from "./geometry.js";
-
-export const DEFAULT_POWER = 20;
+import { $ } from "../lib/dom.js";
+import { round } from "../lib/geometry.js";
 
 function fmt(v, digits = 1) {
   return round(v, digits).toFixed(digits);

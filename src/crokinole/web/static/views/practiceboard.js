@@ -8,16 +8,16 @@
 
 import { ShotAnimation } from "./anim.js";
 import * as boardjs from "./board.js";
-import { DEFAULT_POWER, renderControls, wireControls } from "./controls.js";
-import { $ } from "./dom.js";
-import { SEAT_ANGLE, aimVector, clamp, compass, placement, round, zoneOf } from "./geometry.js";
-import { cancelDrag, currentDrag, placementFeedback, wireInput } from "./input.js";
+import { renderControls, wireControls } from "./controls.js";
+import { $ } from "../lib/dom.js";
+import { SEAT_ANGLE, aimVector, clamp, compass, placement, round, zoneOf } from "../lib/geometry.js";
+import { DEFAULT_POWER, cancelDrag, currentDrag, placementFeedback, wireInput } from "../lib/input.js";
 import {
   BOARD, DISCS_PER_SIDE, MINE, MOST_ON_BOARD, THEIRS, countOf, placementLimit, signed, snapshotOf, spotProblem,
-} from "./position.js";
-import { play as playSound, setSoundEnabled } from "./sound.js";
-import { loadPrefs } from "./store.js";
-import { describeShot, viewerOf } from "./words.js";
+} from "../lib/position.js";
+import { play as playSound, setSoundEnabled } from "../lib/sound.js";
+import { loadPrefs } from "../lib/store.js";
+import { describeShot, viewerOf } from "../lib/words.js";
 
 const SEAT = "south";
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");

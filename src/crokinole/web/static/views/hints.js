@@ -8,9 +8,9 @@
 // Tables allow hints by their settings (view.settings.hints): ranked tables never do.
 
 import { HINT_COLOURS, heatFan, heatScale } from "./board.js";
-import { $, anyModalOpen, el } from "./dom.js";
-import { aimVector, placement, round } from "./geometry.js";
-import { isSpectator } from "./state.js";
+import { $, anyModalOpen, el } from "../lib/dom.js";
+import { aimVector, placement, round } from "../lib/geometry.js";
+import { isSpectator } from "../lib/state.js";
 
 /** What a heat map can show, as the player reads it (HeatMap's Metric). */
 export const METRICS = { points: "Expected points", twenty: "Chance of a 20", valid: "Valid shot" };
