@@ -8,9 +8,10 @@
 // was aimed and what was played). At the end POST /api/drills/{id}/results (or POST
 // /api/daily) names the set: the server scores the shots it kept, never a count made here.
 
+import { fetchJson } from "../lib/api.js";
 import { drawCharts, lineChart } from "../views/charts.js";
 import { $, escapeHtml } from "../lib/dom.js";
-import { fetchJson, positionFromJson, signed } from "../lib/position.js";
+import { positionFromJson, signed } from "../lib/position.js";
 import * as B from "../views/practiceboard.js";
 import { loadPrefs, savePrefs } from "../lib/store.js";
 

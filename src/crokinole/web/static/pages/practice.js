@@ -5,9 +5,10 @@
 // and share the position as a link (/practice?p=CODE, the code made here as the server makes it).
 
 import { markSvg } from "../views/board.js";
+import { fetchJson } from "../lib/api.js";
 import { $, escapeHtml } from "../lib/dom.js";
 import {
-  MINE, MOST_ON_BOARD, THEIRS, countOf, fetchJson, percent, positionCode, positionFromCode, positionFromJson, positionJson, signed,
+  MINE, MOST_ON_BOARD, THEIRS, countOf, percent, positionCode, positionFromCode, positionFromJson, positionJson, signed,
   snapshotOf, southView,
 } from "../lib/position.js";
 import * as B from "../views/practiceboard.js";

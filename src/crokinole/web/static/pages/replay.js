@@ -3,6 +3,7 @@
 // record with what a live message carries (report, trajectory, game snapshot), so the board is
 // drawn and animated by board.js and anim.js and the shots worded by words.js as in live play.
 
+import { fetchJson } from "../lib/api.js";
 import { ShotAnimation } from "../views/anim.js";
 import { BoardView, markSvg, setScheme } from "../views/board.js";
 import { resultTable } from "../views/dialogs.js";
@@ -292,24 +293,16 @@ async function load() {
   }
   const game = params.get("game");
   const url = `/api/tables/${m[1]}/replay.json${game ? `?game=${encodeURIComponent(game)}` : ""}`;
-  let answer;
-  try {
-    answer = await fetch(url, { headers: { Accept: "application/json" } });
-  } catch {
-    failed("The server cannot be reached: try again in a moment.");
+  const r = await fetchJson(url);
+  if (r.status === 0) {
+    failed(r.error);
     return;
   }
-  let body = null;
-  try {
-    body = await answer.json();
-  } catch {
-    /* not JSON: said below */
-  }
-  if (!answer.ok || !body || !Array.isArray(body.steps)) {
-    failed(body && body.message ? `No replay: ${body.message}.` : `No replay: the server answered ${answer.status}.`);
+  if (!r.ok || !Array.isArray(r.body.steps)) {
+    failed(`No replay: ${r.ok ? `the server answered ${r.status}.` : r.reason}`);
     return;
   }
-  show(body);
+  show(r.body);
 }
 
 const prefs = loadPrefs();

@@ -5,9 +5,10 @@
 // with "Retry from here": the position before it in the practice room.
 
 import { markSvg, setScheme } from "../views/board.js";
+import { fetchJson } from "../lib/api.js";
 import { drawCharts, lineChart } from "../views/charts.js";
 import { $, escapeHtml } from "../lib/dom.js";
-import { fetchJson, percent, signed } from "../lib/position.js";
+import { percent, signed } from "../lib/position.js";
 import { loadPrefs } from "../lib/store.js";
 
 const TABLE_RE = /^\/review\/([a-f0-9]{32})\/?$/;

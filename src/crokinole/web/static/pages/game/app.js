@@ -6,6 +6,7 @@
 // controls.js + input.js (aiming), hints.js (hints and the heat map, where the table allows
 // them), dialogs.js (results), settings.js. No build step.
 
+import { fetchJson, fetchText } from "../../lib/api.js";
 import { ShotAnimation } from "../../views/anim.js";
 import { BoardView, setScheme } from "../../views/board.js";
 import { renderControls, wireControls } from "../../views/controls.js";
@@ -863,14 +864,11 @@ function showStart() {
   layout();
   refresh();
   // The device token goes in a header, never in the address (it would land in access logs).
-  fetch("/api/record", { headers: { "X-Device-Token": UI.token } })
-    .then((r) => (r.ok ? r.json() : null))
-    .then((data) => {
-      if (!data) return;
-      if (data.record) S = { ...S, record: data.record };
-      renderRecord(S);
-    })
-    .catch(() => {});
+  fetchJson("/api/record", { token: true }).then((r) => {
+    if (!r.ok) return;
+    if (r.body.record) S = { ...S, record: r.body.record };
+    renderRecord(S);
+  });
 }
 
 function showLobby() {
@@ -1227,9 +1225,9 @@ function applyScheme() {
 let helpLoaded = false;
 async function loadHelp() {
   if (helpLoaded) return;
-  try {
-    const res = await fetch("/static/how-to-play.html");
-    const doc = new DOMParser().parseFromString(await res.text(), "text/html");
+  const r = await fetchText("/static/how-to-play.html");
+  if (r.ok) {
+    const doc = new DOMParser().parseFromString(r.text, "text/html");
     const main = doc.querySelector("main");
     if (main) {
       // The page's headings, one level down under the dialog's (its h1 is the dialog's h2).
@@ -1242,7 +1240,7 @@ async function loadHelp() {
       $("help-body").innerHTML = main.innerHTML;
       helpLoaded = true;
     }
-  } catch {
+  } else {
     $("help-body").innerHTML = '<h2 id="help-title">How to play</h2><p>The rules could not be loaded; try again when connected.</p>';
   }
 }
