@@ -444,8 +444,8 @@ def test_hints_and_the_heat_map(new_page: Any, server_url: str) -> None:
     # The three aim lines are on the board, numbered, each from its hint's placement.
     drawn = page.evaluate("() => window.crokinolePractice.overlay().hints")
     assert [h["rank"] for h in drawn] == [1, 2, 3]
-    # "Use" aims as the hint says.
-    page.get_by_test_id("use-hint-1").click()
+    # "Aim like this" aims as the hint says.
+    page.get_by_test_id("hint-use-1").click()
     best = hints[0]["shot"]
     assert aim(page) == Shot(best["position"], best["direction"], best["power"])
 

@@ -6,6 +6,7 @@
 import { fetchJson } from "../lib/api.js";
 import { ShotAnimation } from "../views/anim.js";
 import { BoardView, markSvg, setScheme } from "../views/board.js";
+import { fitBoard } from "../views/fit.js";
 import { resultTable } from "../views/dialogs.js";
 import { $, escapeHtml } from "../lib/dom.js";
 import { play as playSound, setSoundEnabled } from "../lib/sound.js";
@@ -150,28 +151,11 @@ function draw() {
   view.draw(scene);
 }
 
-/** Landscape screens put the board beside the rest (replay.css, min-aspect-ratio 5/4). */
+/** The board in the visible area (views/fit.js); on phones the replay's controls stay in view under it. */
 function layout() {
   if (!R.data) return;
-  const wrap = $("replay-board-wrap");
-  const main = $("replay");
-  const cs = getComputedStyle(main);
-  const padX = Number.parseFloat(cs.paddingLeft) + Number.parseFloat(cs.paddingRight);
-  const vw = document.documentElement.clientWidth;
-  const vh = window.innerHeight;
-  const top = wrap.getBoundingClientRect().top + window.scrollY;
-  let size;
-  if (window.matchMedia("(min-aspect-ratio: 5/4)").matches) {
-    const side = $("replay-side").getBoundingClientRect().width;
-    const gap = Number.parseFloat(cs.columnGap) || 0;
-    size = Math.min(vw - padX - side - gap, vh - top - Number.parseFloat(cs.paddingBottom) - 2);
-  } else {
-    // The controls stay on screen under the board.
-    const controls = document.querySelector(".replay-controls").getBoundingClientRect().height;
-    size = Math.min(vw - padX, vh - top - controls - 16);
-  }
-  size = Math.max(160, Math.min(size, 1100));
-  if (view.resize(size)) draw();
+  const below = document.querySelector(".replay-controls").getBoundingClientRect().height + 16;
+  if (fitBoard(view, { main: $("replay"), wrap: $("replay-board-wrap"), side: $("replay-side"), below })) draw();
 }
 
 // ------------------------------------------------------------------ moving through the game

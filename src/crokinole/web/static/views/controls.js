@@ -1,7 +1,56 @@
 // The aim controls: position, direction and power as sliders with number boxes, and Shoot.
+// One component for every page with a board to shoot on (the game, practice, drills): the
+// page holds an empty <fieldset class="controls" id="controls"> (or one with its own extras,
+// kept between the sliders and Shoot; an extra marked data-below-hint goes under the hint)
+// and wireControls() fills it in once.
 
 import { $ } from "../lib/dom.js";
 import { round } from "../lib/geometry.js";
+
+/** The three aim controls: id, label, unit (shown and spoken), range and the value they start at. */
+export const AIM_CONTROLS = [
+  { id: "position", label: "Position", unit: "°", spoken: "degrees", min: -41.8, max: 41.8, step: 0.1, value: 0 },
+  { id: "direction", label: "Direction", unit: "°", spoken: "degrees", min: -90, max: 90, step: 0.1, value: 0 },
+  { id: "power", label: "Power", unit: "%", spoken: "percent", min: 0, max: 100, step: 0.5, value: 20 },
+];
+
+const HINT = "Position 0° is the middle of your quarter; direction 0° points at the centre, positive to your right.";
+
+function node(tag, attrs = {}, text = "") {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  if (text) e.textContent = text;
+  return e;
+}
+
+function controlRow(c) {
+  const row = node("div", { class: "control" });
+  const range = node("input", { type: "range", id: c.id, "data-testid": `${c.id}-input`, min: c.min, max: c.max, step: c.step, value: c.value });
+  const readout = node("span", { class: "readout" });
+  readout.append(
+    node("input", { type: "number", id: `${c.id}-num`, "aria-label": `${c.label} in ${c.spoken}`, min: c.min, max: c.max, step: c.step, value: c.value }),
+    node("span", { class: "unit", "aria-hidden": "true" }, c.unit),
+  );
+  row.append(node("label", { for: c.id }, c.label), range, readout);
+  return row;
+}
+
+/**
+ * Fill the page's controls fieldset (`fs`, #controls by default) with the legend, the three
+ * sliders with their number boxes, the hint and Shoot; the page's own children stay, between
+ * the sliders and Shoot. Filled once: a second call changes nothing.
+ */
+export function mountControls(fs = $("controls")) {
+  if (fs.querySelector("#shoot-button")) return fs;
+  const extras = Array.from(fs.children);
+  const hint = node("p", { class: "hint", id: "controls-hint" }, HINT);
+  const below = extras.find((e) => e.hasAttribute("data-below-hint"));
+  fs.prepend(node("legend", { id: "controls-legend" }, "Your shot"), ...AIM_CONTROLS.map(controlRow));
+  if (below) below.before(hint);
+  else fs.append(hint);
+  fs.append(node("button", { type: "button", id: "shoot-button", "data-testid": "shoot-button", class: "primary shoot" }, "Shoot"));
+  return fs;
+}
 
 function fmt(v, digits = 1) {
   return round(v, digits).toFixed(digits);
@@ -44,8 +93,9 @@ export function renderControls(o) {
   $("controls-hint").textContent = o.hint;
 }
 
-/** Wire the sliders and number boxes: `apply(name, value)` sets the aim, `shoot()` shoots. */
+/** Fill in the controls, then wire the sliders and number boxes: `apply(name, value)` sets the aim, `shoot()` shoots. */
 export function wireControls(apply, shoot) {
+  mountControls();
   for (const name of ["position", "direction", "power"]) {
     const range = $(name);
     const num = $(`${name}-num`);

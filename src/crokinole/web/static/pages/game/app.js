@@ -9,6 +9,7 @@
 import { fetchJson, fetchText } from "../../lib/api.js";
 import { ShotAnimation } from "../../views/anim.js";
 import { BoardView, setScheme } from "../../views/board.js";
+import { fitBoard, wideScreen } from "../../views/fit.js";
 import { renderControls, wireControls } from "../../views/controls.js";
 import {
   openGameDialog, openRoundDialog, renderGameButtons, renderGameRecord, renderNext, setPeek,
@@ -687,11 +688,6 @@ function draw() {
   view.canvas.dataset.heatCells = String(view.overlay.heat ? view.overlay.heat.cells : 0);
 }
 
-/** Landscape screens put the board beside the rest (style.css, min-aspect-ratio 5/4). */
-function wideLayout() {
-  return window.matchMedia("(min-aspect-ratio: 5/4)").matches;
-}
-
 /**
  * Size the board so that all of it is in the visible area, never under the controls:
  * on wide screens the full height beside the side column; otherwise the full width, and no
@@ -700,29 +696,13 @@ function wideLayout() {
 function layout() {
   document.body.classList.toggle("in-game", UI.screen === "game");
   if (UI.screen !== "game") return;
-  const game = $("game-screen");
-  const wrap = $("board-wrap");
-  const cs = getComputedStyle(game);
-  const padX = Number.parseFloat(cs.paddingLeft) + Number.parseFloat(cs.paddingRight);
-  const vw = document.documentElement.clientWidth;
-  const vh = window.innerHeight;
-  const top = wrap.getBoundingClientRect().top + window.scrollY;
-  let size;
-  if (wideLayout()) {
-    const side = $("side").getBoundingClientRect().width;
-    const gap = Number.parseFloat(cs.columnGap) || 0;
-    size = Math.min(vw - padX - side - gap, vh - top - Number.parseFloat(cs.paddingBottom) - 2);
-  } else {
-    size = Math.min(vw - padX, vh - top - 6);
-  }
-  size = Math.max(160, Math.min(size, 1100));
-  if (view.resize(size)) draw();
+  if (fitBoard(view, { main: $("game-screen"), wrap: $("board-wrap"), side: $("side") })) draw();
   placeResultDialogs();
 }
 
 /** On wide screens the result dialogs sit over the side column, beside the board. */
 function placeResultDialogs() {
-  const beside = UI.screen === "game" && wideLayout();
+  const beside = UI.screen === "game" && wideScreen();
   const side = $("side").getBoundingClientRect();
   const score = document.querySelector(".scoreboard").getBoundingClientRect();
   for (const d of [$("round-dialog"), $("game-dialog")]) {
