@@ -561,3 +561,6 @@ export function hintModel() {
     pending: H.pending ? H.pending.kind : null, status: H.status,
   }));
 }
+
+// The view convention (static/README.md): wire(hooks) once, render(state) on each change.
+export { renderHints as render, wireHints as wire };
