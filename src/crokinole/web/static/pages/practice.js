@@ -114,7 +114,7 @@ function clearAnalysis() {
   B.setHeatMap(null);
   P.heatOn = false;
   $("hint-list").hidden = true;
-  $("hint-list").innerHTML = "";
+  renderHintList($("hint-list"), [], { onUse: () => {} });
   $("heat-legend").hidden = true;
   $("heat-legend").innerHTML = "";
   $("heatmap-button").setAttribute("aria-pressed", "false");
