@@ -784,7 +784,7 @@ def test_round_result_beside_the_board_on_a_desktop(server_url: str, new_page: A
 def words(page: Any, report: dict[str, Any], game: dict[str, Any], you: list[str]) -> str:
     text: str = page.evaluate(
         """async ([report, game, you]) => {
-          const m = await import('/static/words.js');
+          const m = await import('/static/lib/words.js');
           return m.describeShot(report, m.viewerOf(game, you, false), report.seat);
         }""",
         [report, game, you],
@@ -998,7 +998,7 @@ def test_discs_contrast_with_the_maple_board(server_url: str, new_page: Any) -> 
     open_client(page, server_url)
     colours = page.evaluate(
         """async () => {
-          const m = await import('/static/board.js');
+          const m = await import('/static/views/board.js');
           return {style: m.SIDE_STYLE, maple: m.MAPLE, tints: m.ZONE_TINTS, schemes: m.SCHEMES,
                   edge: m.EDGE_MIN_PX};
         }"""

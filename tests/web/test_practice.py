@@ -7,7 +7,7 @@ controls and the position after each is the rules engine's own
 shot" restores the position and the exact placement, aim and power of the
 last shot; hints and the heat map come from /api/analysis/*; "Share" gives
 a /practice?p=CODE link whose code is the server's ``position_code``.
-The codes the browser makes (static/position.js) are checked against the
+The codes the browser makes (static/lib/position.js) are checked against the
 server's in node. Each page is checked at a phone, a tall phone and a
 desktop size: nothing overflows or overlaps. Pictures go to the artifacts;
 with CROKINOLE_DOCS_IMAGES=1 also docs/images/practice.png.
@@ -215,7 +215,7 @@ def test_the_page_has_nothing_the_policy_refuses() -> None:
 def test_the_browser_makes_and_reads_the_servers_position_codes() -> None:
     node = shutil.which("node")
     if node is None:
-        pytest.skip("node is not installed: the code check runs static/position.js in node")
+        pytest.skip("node is not installed: the code check runs static/lib/position.js in node")
     positions = [
         PracticePosition(),
         START,
@@ -226,7 +226,7 @@ def test_the_browser_makes_and_reads_the_servers_position_codes() -> None:
         PracticePosition((("n", 1.0, 2.5), ("s", -3.25, -7.0)), seat="north"),
     ]
     data = [position_data(p) for p in positions]
-    module = json.dumps((STATIC / "position.js").as_uri())
+    module = json.dumps((STATIC / "lib" / "position.js").as_uri())
     script = (
         f"import {{ positionCode, positionFromCode, southView }} from {module};\n"
         "const data = JSON.parse(process.argv[1]);\n"
@@ -444,8 +444,8 @@ def test_hints_and_the_heat_map(new_page: Any, server_url: str) -> None:
     # The three aim lines are on the board, numbered, each from its hint's placement.
     drawn = page.evaluate("() => window.crokinolePractice.overlay().hints")
     assert [h["rank"] for h in drawn] == [1, 2, 3]
-    # "Use" aims as the hint says.
-    page.get_by_test_id("use-hint-1").click()
+    # "Aim like this" aims as the hint says.
+    page.get_by_test_id("hint-use-1").click()
     best = hints[0]["shot"]
     assert aim(page) == Shot(best["position"], best["direction"], best["power"])
 

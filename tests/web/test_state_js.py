@@ -1,4 +1,4 @@
-"""The browser client's pure state module (``static/state.js``), tested in node.
+"""The browser client's pure state module (``static/lib/state.js``), tested in node.
 
 The JavaScript tests live in ``tests/web/js/*.test.mjs`` and run with ``node --test``
 (node 20 or newer); without node they are skipped with the reason.
@@ -24,7 +24,7 @@ JS_TESTS = Path(__file__).parent / "js"
 def test_state_module_in_node() -> None:
     node = shutil.which("node")
     if node is None:
-        pytest.skip("node is not installed: the tests of static/state.js need node 20 or newer")
+        pytest.skip("node is not installed: the tests of static/lib/state.js need node 20 or newer")
     files = sorted(str(p) for p in JS_TESTS.glob("*.test.mjs"))
     assert files, f"no JavaScript tests in {JS_TESTS}"
     done = subprocess.run(
@@ -53,7 +53,7 @@ def test_the_state_follows_the_servers_messages_to_the_same_view(tmp_path: Path)
     end, reduced by state.js for one viewer, give that viewer's view of the final table."""
     node = shutil.which("node")
     if node is None:
-        pytest.skip("node is not installed: the tests of static/state.js need node 20 or newer")
+        pytest.skip("node is not installed: the tests of static/lib/state.js need node 20 or newer")
     ann, bob = "a" * 32, "b" * 32
     settings = TableSettings.from_dict({"layout": "singles", "rounds": 1, "turn_time": 30})
     now = 1000.0

@@ -104,8 +104,8 @@ CSP = (
 
 @pytest.mark.parametrize(
     "path",
-    ["/", "/join/ABC234", "/keep-score", "/healthz", "/static/app.js", "/static/missing.js",
-     "/api/record", "/api/tables/" + "0" * 32 + "/record.json", "/nowhere"],
+    ["/", "/join/ABC234", "/keep-score", "/healthz", "/static/pages/game/app.js",
+     "/static/missing.js", "/api/record", "/api/tables/" + "0" * 32 + "/record.json", "/nowhere"],
 )  # fmt: skip
 def test_every_http_response_carries_the_security_headers(server: str, path: str) -> None:
     # Contract 4, on answers of every kind: pages, files, API, errors.

@@ -287,4 +287,4 @@ def test_the_viewer_page_is_served_at_the_replay_link(games: Games) -> None:
         assert answer.status == 200
         page = answer.read().decode()
         assert answer.headers["Content-Security-Policy"].startswith("default-src 'self'")
-    assert '<script type="module" src="/static/replay.js">' in page
+    assert '<script type="module" src="/static/pages/replay.js">' in page

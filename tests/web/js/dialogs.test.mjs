@@ -1,12 +1,12 @@
-// Tests of the end-of-game result's pure parts (src/crokinole/web/static/dialogs.js): the replay
+// Tests of the end-of-game result's pure parts (src/crokinole/web/static/views/dialogs.js): the replay
 // link names the table's game, so after a rematch it still shows the game that ended. Run by
 // `node --test` from tests/web/test_state_js.py; the messages are written from docs/protocol.md.
 
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { gameBody, gameTitle, ratingsBlock, replayLink } from "../../../src/crokinole/web/static/dialogs.js";
-import { gameEnded, initialState, reduce } from "../../../src/crokinole/web/static/state.js";
+import { gameBody, gameTitle, ratingsBlock, replayLink } from "../../../src/crokinole/web/static/views/dialogs.js";
+import { gameEnded, initialState, reduce } from "../../../src/crokinole/web/static/lib/state.js";
 
 const T = "d".repeat(32);
 

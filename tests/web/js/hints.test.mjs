@@ -1,17 +1,17 @@
-// Tests of the hints' pure parts (src/crokinole/web/static/hints.js, board.js's heat scale and
+// Tests of the hints' pure parts (src/crokinole/web/static/views/hints.js, board.js's heat scale and
 // fan, state.js's hints_used, dialogs.js's summary line; issue 13). Run by `node --test` from
 // tests/web/test_state_js.py; the messages are written from docs/protocol.md and the contract.
 
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { HINT_COLOURS, heatFan, heatScale } from "../../../src/crokinole/web/static/board.js";
-import { hintsUsedLine } from "../../../src/crokinole/web/static/dialogs.js";
-import { aimVector, placement } from "../../../src/crokinole/web/static/geometry.js";
+import { HINT_COLOURS, heatFan, heatScale } from "../../../src/crokinole/web/static/views/board.js";
+import { hintsUsedLine } from "../../../src/crokinole/web/static/views/dialogs.js";
+import { aimVector, placement } from "../../../src/crokinole/web/static/lib/geometry.js";
 import {
   hintLabel, hintLines, hintsAllowed, legendTicks, refusalWords, signedPoints, turnKey,
-} from "../../../src/crokinole/web/static/hints.js";
-import { initialState, reduce } from "../../../src/crokinole/web/static/state.js";
+} from "../../../src/crokinole/web/static/views/hints.js";
+import { initialState, reduce } from "../../../src/crokinole/web/static/lib/state.js";
 
 const T = "f".repeat(32);
 const BOARD = { shooting_line_radius: 12, surface_radius: 13, ditch_width: 1.5, disc_radius: 0.625 };

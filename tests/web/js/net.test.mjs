@@ -1,11 +1,11 @@
-// Tests of the websocket's address (src/crokinole/web/static/net.js), run by `node --test`
+// Tests of the websocket's address (src/crokinole/web/static/lib/net.js), run by `node --test`
 // from tests/web/test_state_js.py: it names the party, else the table, for a load balancer
 // to hash on (docs/deploy.md, "Affinity"), and nothing the server would refuse.
 
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { affinityQuery } from "../../../src/crokinole/web/static/net.js";
+import { affinityQuery } from "../../../src/crokinole/web/static/lib/net.js";
 
 const T = "0123456789abcdef".repeat(2);
 

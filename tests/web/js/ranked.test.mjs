@@ -8,8 +8,8 @@ import test from "node:test";
 import {
   dateOf, deltaText, outcomeKey, outcomeWord, partnerName, partnerProblem, partnerText, queueMessage,
   RANKED_ERRORS, ratingChart, waitText, waited, windowText,
-} from "../../../src/crokinole/web/static/ranked.js";
-import { initialState, leaveTable, reduce, seatRating } from "../../../src/crokinole/web/static/state.js";
+} from "../../../src/crokinole/web/static/views/ranked.js";
+import { initialState, leaveTable, reduce, seatRating } from "../../../src/crokinole/web/static/lib/state.js";
 
 const T = "c".repeat(32);
 

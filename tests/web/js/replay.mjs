@@ -3,7 +3,7 @@
 
 import { readFileSync } from "node:fs";
 
-import { clock, initialState, reduce, shooter } from "../../../src/crokinole/web/static/state.js";
+import { clock, initialState, reduce, shooter } from "../../../src/crokinole/web/static/lib/state.js";
 
 const messages = JSON.parse(readFileSync(process.argv[2], "utf8"));
 let s = initialState();

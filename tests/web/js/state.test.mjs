@@ -1,4 +1,4 @@
-// Tests of the pure client state (src/crokinole/web/static/state.js), run by `node --test`
+// Tests of the pure client state (src/crokinole/web/static/lib/state.js), run by `node --test`
 // from tests/web/test_state_js.py. The messages are written from docs/protocol.md (v2),
 // independently of the server's code.
 
@@ -9,7 +9,7 @@ import {
   LAYOUTS, allSeatsFilled, bottomSeat, canStart, clock, codeFromPath, eventGap, initialState, isHotSeat, leaveTable,
   nearestFree, normalizeCode, occupantName, placementFree, placementProblem, reactionLine, reduce, shooter,
   soloSeats, standInText, tableSettings, turnText, withDistinctNames,
-} from "../../../src/crokinole/web/static/state.js";
+} from "../../../src/crokinole/web/static/lib/state.js";
 
 const T = "a".repeat(32);
 

@@ -1,11 +1,9 @@
 // Practice positions in the browser: the links' codes, where a disc may lie, the game snapshot
-// board.js draws, and the small JSON helper of the practice, drills and review pages.
+// board.js draws, and the numbers' words of the practice, drills and review pages.
 //
 // A position is singles: south shoots; "mine" are south's discs ("s"), "theirs" north's ("n").
 // Its code (docs: practice.position_code) is base64url without padding of the compact JSON
 // {"v":1,"seat":"south","discs":[["s",x,y],["n",x,y]]}, x and y in inches rounded to 2 places.
-
-import { deviceToken } from "./store.js";
 
 /** The tournament board (BOARD.md), as the server's board payload; a server's answer replaces it. */
 export const BOARD = {
@@ -166,45 +164,6 @@ export function snapshotOf(pos, board = BOARD, names = { south: "You", north: "T
 /** A position from a snapshot's discs (south's are mine). */
 export function positionOfDiscs(discs, seat = "south") {
   return { seat, discs: discs.map((d) => [d.owner === "south" ? MINE : THEIRS, d.x, d.y]) };
-}
-
-/**
- * Fetch JSON. Resolves to {ok, status, body, error, reason}; never throws. `error` is a sentence
- * on its own (the server's plain words, the message of its {"code", "message"}, or ours when the server cannot be
- * reached), `reason` the same words to follow a colon ("No review: table … has no game.").
- */
-export async function fetchJson(url, { method = "GET", body = undefined, token = false } = {}) {
-  const headers = { Accept: "application/json" };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (token) headers["X-Device-Token"] = deviceToken();
-  let answer;
-  try {
-    answer = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "same-origin" });
-  } catch {
-    return { ok: false, status: 0, body: null, error: "The server cannot be reached: try again in a moment.", reason: "the server cannot be reached: try again in a moment." };
-  }
-  let data = null;
-  try {
-    data = await answer.json();
-  } catch {
-    /* not JSON: said below */
-  }
-  if (answer.ok && data) return { ok: true, status: answer.status, body: data, error: "", reason: "" };
-  const said = data && typeof data.message === "string" ? data.message : "";
-  const words = said ? sentence(said) : `The server answered ${answer.status}.`;
-  return { ok: false, status: answer.status, body: data, error: words, reason: said ? sentence(said, false) : `the server answered ${answer.status}.` };
-}
-
-/** Words as a sentence: a full stop at the end, and a capital first letter unless `cap` is false. */
-export function sentence(text, cap = true) {
-  const t = String(text).trim();
-  const ended = /[.!?]$/.test(t) ? t : `${t}.`;
-  return cap ? capital(ended) : ended;
-}
-
-export function capital(text) {
-  const t = String(text);
-  return t ? t[0].toUpperCase() + t.slice(1) : t;
 }
 
 /** "+3.5" / "−2.0" / "0.0": a signed number with a real minus sign. */

@@ -1,9 +1,9 @@
 // The start screen: how to play (against the CPU, on this device, a party), the format and
 // R2's house rules, and the `create` message they make (docs/protocol.md).
 
-import { $, escapeHtml } from "./dom.js";
-import { clamp } from "./geometry.js";
-import { LAYOUTS, levelName, soloSeats, tableSettings } from "./state.js";
+import { $, escapeHtml } from "../../lib/dom.js";
+import { clamp } from "../../lib/geometry.js";
+import { LAYOUTS, levelName, soloSeats, tableSettings } from "../../lib/state.js";
 
 export function readStart() {
   const f = $("start-form").elements;

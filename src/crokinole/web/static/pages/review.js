@@ -4,11 +4,12 @@
 // blunder; per round a swing chart (the lead after each shot) and a table of the shots, each
 // with "Retry from here": the position before it in the practice room.
 
-import { markSvg, setScheme } from "./board.js";
-import { drawCharts, lineChart } from "./charts.js";
-import { $, escapeHtml } from "./dom.js";
-import { fetchJson, percent, signed } from "./position.js";
-import { loadPrefs } from "./store.js";
+import { markSvg, setScheme } from "../views/board.js";
+import { fetchJson } from "../lib/api.js";
+import { drawCharts, lineChart } from "../views/charts.js";
+import { $, escapeHtml } from "../lib/dom.js";
+import { percent, signed } from "../lib/position.js";
+import { loadPrefs } from "../lib/store.js";
 
 const TABLE_RE = /^\/review\/([a-f0-9]{32})\/?$/;
 const params = new URLSearchParams(location.search);

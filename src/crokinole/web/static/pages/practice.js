@@ -4,13 +4,15 @@
 // for the Expert's hints or an aim heat map (POST /api/analysis/hints, /api/analysis/heatmap),
 // and share the position as a link (/practice?p=CODE, the code made here as the server makes it).
 
-import { markSvg } from "./board.js";
-import { $, escapeHtml } from "./dom.js";
+import { markSvg } from "../views/board.js";
+import { fetchJson } from "../lib/api.js";
+import { $, escapeHtml } from "../lib/dom.js";
+import { renderHintList } from "../views/hints.js";
 import {
-  MINE, MOST_ON_BOARD, THEIRS, countOf, fetchJson, percent, positionCode, positionFromCode, positionFromJson, positionJson, signed,
+  MINE, MOST_ON_BOARD, THEIRS, countOf, percent, positionCode, positionFromCode, positionFromJson, positionJson, signed,
   snapshotOf, southView,
-} from "./position.js";
-import * as B from "./practiceboard.js";
+} from "../lib/position.js";
+import * as B from "../views/practiceboard.js";
 
 const params = new URLSearchParams(location.search);
 const UNDO_LIMIT = 200;
@@ -112,7 +114,7 @@ function clearAnalysis() {
   B.setHeatMap(null);
   P.heatOn = false;
   $("hint-list").hidden = true;
-  $("hint-list").innerHTML = "";
+  renderHintList($("hint-list"), [], { onUse: () => {} });
   $("heat-legend").hidden = true;
   $("heat-legend").innerHTML = "";
   $("heatmap-button").setAttribute("aria-pressed", "false");
@@ -139,7 +141,7 @@ async function askHints() {
   const hints = Array.isArray(r.body.hints) ? r.body.hints : [];
   B.setHints(hints);
   showHintList(hints);
-  B.setMessage(hints.length ? `The Expert's ${hints.length === 1 ? "best shot" : `best ${hints.length} shots`} here, under the ${handName(accuracy())}. Press "Use" to aim one.` : "The Expert found no shot here.");
+  B.setMessage(hints.length ? `The Expert's ${hints.length === 1 ? "best shot" : `best ${hints.length} shots`} here, under the ${handName(accuracy())}. Press "Aim like this" to aim one.` : "The Expert found no shot here.");
   render();
 }
 
@@ -156,39 +158,13 @@ function handName(id) {
 
 function showHintList(hints) {
   const list = $("hint-list");
-  list.innerHTML = "";
-  hints.forEach((h, n) => {
-    const li = document.createElement("li");
-    li.className = "hint-item";
-    li.dataset.testid = `hint-${n + 1}`;
-    li.setAttribute("data-testid", `hint-${n + 1}`);
-    const sw = document.createElementNS("http://www.w3.org/2000/svg", "svg");
-    sw.setAttribute("viewBox", "0 0 20 20");
-    sw.setAttribute("width", "20");
-    sw.setAttribute("height", "20");
-    sw.setAttribute("aria-hidden", "true");
-    sw.innerHTML = `<circle cx="10" cy="10" r="9" fill="${B.hintColour(n)}"/><text x="10" y="14" text-anchor="middle" font-size="11" font-weight="800" fill="#fff">${h.rank ?? n + 1}</text>`;
-    const text = document.createElement("span");
-    text.className = "hint-text";
-    const s = h.shot;
-    const extra = [];
-    if (Number(h.twenty) >= 0.005) extra.push(`${percent(h.twenty)} a 20`);
-    if (Number(h.valid) < 0.995) extra.push(`${percent(h.valid)} valid`);
-    const how = `Place at ${deg(s.position)}, aim ${deg(s.direction)}, power ${Math.round(s.power)}%${extra.length ? ` · ${extra.join(" · ")}` : ""}`;
-    text.innerHTML = `<b>${escapeHtml(B.hintLabel(h, n))}</b><span class="note">${escapeHtml(how)}</span>`;
-    const use = document.createElement("button");
-    use.type = "button";
-    use.textContent = "Use";
-    use.setAttribute("aria-label", `Aim hint ${h.rank ?? n + 1}`);
-    use.setAttribute("data-testid", `use-hint-${n + 1}`);
-    use.addEventListener("click", () => {
+  renderHintList(list, hints, {
+    onUse: (h) => {
       B.setMode("shoot");
-      B.setAim(s);
-      B.setMessage(`Aimed as hint ${h.rank ?? n + 1}: shoot, or change it first.`);
+      B.setAim(h.shot);
+      B.setMessage(`Aimed like hint ${h.rank}: press Shoot to play it.`);
       render();
-    });
-    li.append(sw, text, use);
-    list.append(li);
+    },
   });
   list.hidden = hints.length === 0;
 }

@@ -1,9 +1,9 @@
 // The round result and the end of the game, written from the state (no sending here).
 
 import { markSvg } from "./board.js";
-import { $, closeDialog, escapeHtml, openDialog } from "./dom.js";
+import { $, closeDialog, escapeHtml, openDialog } from "../lib/dom.js";
 import { LADDER_NAME, deltaText, profileLink, provisionalMark } from "./ranked.js";
-import { clock, isHotSeat, isSpectator, mySide, sideName } from "./state.js";
+import { clock, isHotSeat, isSpectator, mySide, sideName } from "../lib/state.js";
 
 const FORMAT_NAME = { four_rounds: "four rounds", to_100: "to 100" };
 

@@ -3,8 +3,8 @@
 // new lobby, which is drawn again from the state.
 
 import { markSvg } from "./board.js";
-import { $, button, el } from "./dom.js";
-import { LAYOUTS, SEATS, allSeatsFilled, canStart, levelName, memberOf, occupantName, tableSettings } from "./state.js";
+import { $, button, el } from "../lib/dom.js";
+import { LAYOUTS, SEATS, allSeatsFilled, canStart, levelName, memberOf, occupantName, tableSettings } from "../lib/state.js";
 
 const SEAT_WORD = { south: "South", west: "West", north: "North", east: "East" };
 

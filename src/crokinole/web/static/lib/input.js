@@ -2,9 +2,11 @@
 // and pull back to aim and shoot; keys move, turn and power the aim (the board's help text).
 // The app hands in what it knows (`h`: the game, the seat to shoot, the aim, …).
 
-import { DEFAULT_POWER } from "./controls.js";
 import { $, anyModalOpen } from "./dom.js";
 import { clamp, directionOf, placement, positionOf, round } from "./geometry.js";
+
+/** The power (percent) a new aim starts with. */
+export const DEFAULT_POWER = 20;
 
 let view = null;
 let h = null;

@@ -3,14 +3,16 @@
 // record with what a live message carries (report, trajectory, game snapshot), so the board is
 // drawn and animated by board.js and anim.js and the shots worded by words.js as in live play.
 
-import { ShotAnimation } from "./anim.js";
-import { BoardView, markSvg, setScheme } from "./board.js";
-import { resultTable } from "./dialogs.js";
-import { $, escapeHtml } from "./dom.js";
-import { play as playSound, setSoundEnabled } from "./sound.js";
-import { sideName } from "./state.js";
-import { loadPrefs } from "./store.js";
-import { describeShot, viewerOf, whose } from "./words.js";
+import { fetchJson } from "../lib/api.js";
+import { ShotAnimation } from "../views/anim.js";
+import { BoardView, markSvg, setScheme } from "../views/board.js";
+import { fitBoard } from "../views/fit.js";
+import { resultTable } from "../views/dialogs.js";
+import { $, escapeHtml } from "../lib/dom.js";
+import { play as playSound, setSoundEnabled } from "../lib/sound.js";
+import { sideName } from "../lib/state.js";
+import { loadPrefs } from "../lib/store.js";
+import { describeShot, viewerOf, whose } from "../lib/words.js";
 
 const params = new URLSearchParams(location.search);
 const SPEED = Math.min(20, Math.max(0.1, Number.parseFloat(params.get("speed") || "1") || 1));
@@ -149,28 +151,11 @@ function draw() {
   view.draw(scene);
 }
 
-/** Landscape screens put the board beside the rest (replay.css, min-aspect-ratio 5/4). */
+/** The board in the visible area (views/fit.js); on phones the replay's controls stay in view under it. */
 function layout() {
   if (!R.data) return;
-  const wrap = $("replay-board-wrap");
-  const main = $("replay");
-  const cs = getComputedStyle(main);
-  const padX = Number.parseFloat(cs.paddingLeft) + Number.parseFloat(cs.paddingRight);
-  const vw = document.documentElement.clientWidth;
-  const vh = window.innerHeight;
-  const top = wrap.getBoundingClientRect().top + window.scrollY;
-  let size;
-  if (window.matchMedia("(min-aspect-ratio: 5/4)").matches) {
-    const side = $("replay-side").getBoundingClientRect().width;
-    const gap = Number.parseFloat(cs.columnGap) || 0;
-    size = Math.min(vw - padX - side - gap, vh - top - Number.parseFloat(cs.paddingBottom) - 2);
-  } else {
-    // The controls stay on screen under the board.
-    const controls = document.querySelector(".replay-controls").getBoundingClientRect().height;
-    size = Math.min(vw - padX, vh - top - controls - 16);
-  }
-  size = Math.max(160, Math.min(size, 1100));
-  if (view.resize(size)) draw();
+  const below = document.querySelector(".replay-controls").getBoundingClientRect().height + 16;
+  if (fitBoard(view, { main: $("replay"), wrap: $("replay-board-wrap"), side: $("replay-side"), below })) draw();
 }
 
 // ------------------------------------------------------------------ moving through the game
@@ -292,24 +277,16 @@ async function load() {
   }
   const game = params.get("game");
   const url = `/api/tables/${m[1]}/replay.json${game ? `?game=${encodeURIComponent(game)}` : ""}`;
-  let answer;
-  try {
-    answer = await fetch(url, { headers: { Accept: "application/json" } });
-  } catch {
-    failed("The server cannot be reached: try again in a moment.");
+  const r = await fetchJson(url);
+  if (r.status === 0) {
+    failed(r.error);
     return;
   }
-  let body = null;
-  try {
-    body = await answer.json();
-  } catch {
-    /* not JSON: said below */
-  }
-  if (!answer.ok || !body || !Array.isArray(body.steps)) {
-    failed(body && body.message ? `No replay: ${body.message}.` : `No replay: the server answered ${answer.status}.`);
+  if (!r.ok || !Array.isArray(r.body.steps)) {
+    failed(`No replay: ${r.ok ? `the server answered ${r.status}.` : r.reason}`);
     return;
   }
-  show(body);
+  show(r.body);
 }
 
 const prefs = loadPrefs();

@@ -8,16 +8,18 @@
 
 import { ShotAnimation } from "./anim.js";
 import * as boardjs from "./board.js";
-import { DEFAULT_POWER, renderControls, wireControls } from "./controls.js";
-import { $ } from "./dom.js";
-import { SEAT_ANGLE, aimVector, clamp, compass, placement, round, zoneOf } from "./geometry.js";
-import { cancelDrag, currentDrag, placementFeedback, wireInput } from "./input.js";
+import { renderControls, wireControls } from "./controls.js";
+import { fitBoard } from "./fit.js";
+import { hintLabel } from "./hints.js";
+import { $ } from "../lib/dom.js";
+import { SEAT_ANGLE, aimVector, clamp, compass, placement, round, zoneOf } from "../lib/geometry.js";
+import { DEFAULT_POWER, cancelDrag, currentDrag, placementFeedback, wireInput } from "../lib/input.js";
 import {
-  BOARD, DISCS_PER_SIDE, MINE, MOST_ON_BOARD, THEIRS, countOf, placementLimit, signed, snapshotOf, spotProblem,
-} from "./position.js";
-import { play as playSound, setSoundEnabled } from "./sound.js";
-import { loadPrefs } from "./store.js";
-import { describeShot, viewerOf } from "./words.js";
+  BOARD, DISCS_PER_SIDE, MINE, MOST_ON_BOARD, THEIRS, countOf, placementLimit, snapshotOf, spotProblem,
+} from "../lib/position.js";
+import { play as playSound, setSoundEnabled } from "../lib/sound.js";
+import { loadPrefs } from "../lib/store.js";
+import { describeShot, viewerOf } from "../lib/words.js";
 
 const SEAT = "south";
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
@@ -379,7 +381,7 @@ function hintLines(list) {
   return list.map((h, n) => {
     const c = placement(T.board, SEAT, h.shot.position);
     const u = aimVector(T.board, SEAT, h.shot.position, h.shot.direction);
-    return { rank: h.rank ?? n + 1, x: c.x, y: c.y, ux: u.x, uy: u.y, label: hintLabel(h, n), colour: hintColour(n) };
+    return { rank: h.rank ?? n + 1, x: c.x, y: c.y, ux: u.x, uy: u.y, label: hintLabel({ ...h, rank: h.rank ?? n + 1 }), colour: hintColour(n) };
   });
 }
 
@@ -401,10 +403,6 @@ export function overlay() {
 }
 
 
-/** "1 · +12.0 pts · 64% round": a hint's words, as its line's label. */
-export function hintLabel(h, n) {
-  return `${h.rank ?? n + 1} · ${signed(h.margin, 0)} pts · ${Math.round(Number(h.round_win) * 100)}% round`;
-}
 
 // ------------------------------------------------------------------ layout and controls
 
@@ -443,23 +441,8 @@ function boardLabel() {
  * wide screens, the full width on phones, never taller than what is left under its top.
  */
 export function layout() {
-  const main = $("board-wrap").parentElement;
   const wrap = $("board-wrap");
-  const cs = getComputedStyle(main);
-  const padX = Number.parseFloat(cs.paddingLeft) + Number.parseFloat(cs.paddingRight);
-  const vw = document.documentElement.clientWidth;
-  const vh = window.innerHeight;
-  const top = wrap.getBoundingClientRect().top + window.scrollY;
-  let size;
-  if (window.matchMedia("(min-aspect-ratio: 5/4)").matches) {
-    const side = $("side").getBoundingClientRect().width;
-    const gap = Number.parseFloat(cs.columnGap) || 0;
-    size = Math.min(vw - padX - side - gap, vh - top - Number.parseFloat(cs.paddingBottom) - 2);
-  } else {
-    size = Math.min(vw - padX, vh - top - 6);
-  }
-  size = Math.max(160, Math.min(size, 1100));
-  if (view.resize(size)) draw();
+  if (fitBoard(view, { main: wrap.parentElement, wrap, side: $("side") })) draw();
 }
 
 /** The CSS pixel position in the page of board point (x, y) (for tests and tools). */

@@ -3,9 +3,9 @@
 // party), confirmed.
 
 import { cpuOpponent } from "./dialogs.js";
-import { $, closeDialog, openDialog } from "./dom.js";
-import { isHotSeat, isSpectator, memberOf } from "./state.js";
-import { savePrefs } from "./store.js";
+import { $, closeDialog, openDialog } from "../lib/dom.js";
+import { isHotSeat, isSpectator, memberOf } from "../lib/state.js";
+import { savePrefs } from "../lib/store.js";
 
 let h = null;
 let confirming = null; // "new" | "resign" while the dialog asks to confirm

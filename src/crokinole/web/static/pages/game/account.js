@@ -3,32 +3,14 @@
 // optional: nothing else on the page waits for them. The session lives in an HttpOnly cookie
 // the page never sees; what the server answers is shown as it comes.
 
-import { $, closeDialog, openDialog } from "./dom.js";
-import { deviceToken } from "./store.js";
+import { fetchJson, said } from "../../lib/api.js";
+import { $, closeDialog, openDialog } from "../../lib/dom.js";
+import { deviceToken } from "../../lib/store.js";
 
-const UNREACHABLE = "The server cannot be reached: try again in a moment.";
-
-/** A request to the accounts' API: {ok, status, data} (data.message holds the server's words). */
+/** A request to the accounts' API: {ok, status, data}, data.message the server's words as it wrote them. */
 async function call(path, body, headers = {}) {
-  const init = { credentials: "same-origin", headers: { ...headers } };
-  if (body !== undefined) {
-    init.method = "POST";
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  let response;
-  try {
-    response = await fetch(path, init);
-  } catch {
-    return { ok: false, status: 0, data: { message: UNREACHABLE } };
-  }
-  let data = {};
-  try {
-    data = await response.json();
-  } catch {
-    data = { message: `The server answered ${response.status}.` };
-  }
-  return { ok: response.ok, status: response.status, data };
+  const r = await fetchJson(path, { method: body === undefined ? "GET" : "POST", body, headers });
+  return { ok: r.ok, status: r.status, data: r.ok ? r.body : { ...r.body, message: said(r) } };
 }
 
 const A = { username: null, mode: "login" };
@@ -77,7 +59,7 @@ async function submitAccount(event) {
   const answer = await call(`/api/account/${A.mode}`, body);
   button.disabled = false;
   if (!answer.ok) {
-    $("account-error").textContent = answer.data.message || `The server answered ${answer.status}.`;
+    $("account-error").textContent = answer.data.message;
     return;
   }
   const signup = A.mode === "signup";
@@ -120,7 +102,7 @@ async function submitPassword(event) {
   $("password-error").textContent = "";
   const answer = await call("/api/account/password", body);
   if (!answer.ok) {
-    $("password-error").textContent = answer.data.message || `The server answered ${answer.status}.`;
+    $("password-error").textContent = answer.data.message;
     if (answer.status === 401) {
       A.username = null;
       render();

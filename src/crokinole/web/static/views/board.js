@@ -2,7 +2,7 @@
 // request, the Expert's hint lines and an aim heat map (issue 13: drawing only, the server
 // works them out). `view.overlay` says what the last frame drew of those, for tests.
 
-import { aimVector, placement, zoneOf } from "./geometry.js";
+import { aimVector, placement, zoneOf } from "../lib/geometry.js";
 
 const TAU = Math.PI * 2;
 const BOTTOM_ANGLE = { south: 270, west: 180, north: 90, east: 0 };

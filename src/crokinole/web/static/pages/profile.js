@@ -3,10 +3,11 @@
 // then the player's ranked games, each with its rating change and a link to its replay.
 // From GET /api/players/{username} (docs/protocol.md#ranked-play).
 
-import { $, escapeHtml } from "./dom.js";
+import { fetchJson, said } from "../lib/api.js";
+import { $, escapeHtml } from "../lib/dom.js";
 import {
   LADDERS, LADDER_NAME, dayText, deltaText, outcomeKey, outcomeWord, profileLink, provisionalMark, ratingChart,
-} from "./ranked.js";
+} from "../views/ranked.js";
 
 const PATH_RE = /^\/players\/([^/]+)\/?$/;
 const CHARTS = {}; // ladder -> {points, title}: drawn at the width of their box (text stays readable)
@@ -101,26 +102,11 @@ async function start() {
     return;
   }
   $("player-name").textContent = username;
-  try {
-    const res = await fetch(`/api/players/${encodeURIComponent(username)}`);
-    const data = await res.json().catch(() => ({ message: `The server answered ${res.status}.` }));
-    if (!res.ok) {
-      status(res.status === 404 ? `${cap(data.message || `no player is called ${username}`)}.` : data.message || `The server answered ${res.status}.`, true);
-      return;
-    }
-    render(data);
-  } catch {
-    status("The server cannot be reached: try again in a moment.", true);
-    return;
-  } finally {
-    $("main").setAttribute("aria-busy", "false");
-    document.body.dataset.loaded = "true";
-  }
-}
-
-function cap(s) {
-  const t = String(s).replace(/\.$/, "");
-  return t.charAt(0).toUpperCase() + t.slice(1);
+  const r = await fetchJson(`/api/players/${encodeURIComponent(username)}`);
+  if (r.ok) render(r.body);
+  else status(r.status === 404 ? r.error : said(r), true); // a missing player in a sentence, else the words as said
+  $("main").setAttribute("aria-busy", "false");
+  document.body.dataset.loaded = "true";
 }
 
 window.addEventListener("resize", drawCharts);

@@ -4,7 +4,7 @@
 // winner with the rules engine; this page only shows them and collects entries.
 // Players are spoken of by name; seats only decide the order of play.
 
-import { deviceToken } from "./store.js";
+import { fetchJson } from "../lib/api.js";
 
 // Per layout: the sides, each a list of seats (R2), the disc counts R2 allows,
 // and how the name boxes are labelled.
@@ -43,7 +43,6 @@ const MAX_GAMES = 9;
 const KEY = "crokinole.sheet";
 
 const $ = (id) => document.getElementById(id);
-const token = deviceToken();
 const params = new URLSearchParams(location.search);
 const shareId = params.get("share");
 let sheet = null; // the server's view of the open sheet
@@ -70,30 +69,12 @@ function button(text, label, onClick) {
   return b;
 }
 
+/** A request to the sheets' API: the answer's body, or an Error with the words to show. */
 async function api(method, path, body) {
-  const init = { method, headers: { "X-Device-Token": token } };
-  if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  let answer;
-  try {
-    answer = await fetch(path, init);
-  } catch {
-    throw new Error("The server cannot be reached; nothing was saved. Try again.");
-  }
-  if (answer.status === 204) return null;
-  const data = await answer.json().catch(() => ({}));
-  if (!answer.ok) throw new Error(sentence(data.message || `The server answered ${answer.status}.`));
-  return data;
-}
-
-/** The server's plain reasons as a sentence: capital first, full stop last. */
-function sentence(text) {
-  const s = String(text).trim();
-  if (!s) return s;
-  const first = s.charAt(0).toUpperCase() + s.slice(1);
-  return /[.!?]$/.test(first) ? first : `${first}.`;
+  const r = await fetchJson(path, { method, body, token: true });
+  if (r.status === 0) throw new Error("The server cannot be reached; nothing was saved. Try again.");
+  if (!r.ok) throw new Error(r.error);
+  return r.body;
 }
 
 // ------------------------------------------------------------------ setup
@@ -705,10 +686,9 @@ async function start() {
 
   if (shareId) {
     try {
-      const response = await fetch(`/api/shared/${encodeURIComponent(shareId)}`);
-      const data = await response.json();
-      if (!response.ok) throw new Error(sentence(data.message || "That link does not lead to a sheet."));
-      show(data);
+      const r = await fetchJson(`/api/shared/${encodeURIComponent(shareId)}`);
+      if (!r.ok) throw new Error(r.status && !(r.body && r.body.message) ? "That link does not lead to a sheet." : r.error);
+      show(r.body);
       say("A shared score sheet (read only).");
     } catch (err) {
       say(err.message);

@@ -6,32 +6,34 @@
 // controls.js + input.js (aiming), hints.js (hints and the heat map, where the table allows
 // them), dialogs.js (results), settings.js. No build step.
 
-import { ShotAnimation } from "./anim.js";
-import { BoardView, setScheme } from "./board.js";
-import { DEFAULT_POWER, renderControls, wireControls } from "./controls.js";
+import { fetchJson, fetchText } from "../../lib/api.js";
+import { ShotAnimation } from "../../views/anim.js";
+import { BoardView, setScheme } from "../../views/board.js";
+import { fitBoard, wideScreen } from "../../views/fit.js";
+import { renderControls, wireControls } from "../../views/controls.js";
 import {
   openGameDialog, openRoundDialog, renderGameButtons, renderGameRecord, renderNext, setPeek,
-} from "./dialogs.js";
-import { $, anyModalOpen, closeDialog, escapeHtml, openDialog } from "./dom.js";
+} from "../../views/dialogs.js";
+import { $, anyModalOpen, closeDialog, escapeHtml, openDialog } from "../../lib/dom.js";
 import {
   SEAT_ANGLE, aimVector, clamp, compass, placement, round, zoneOf,
-} from "./geometry.js";
-import { clearHints, hintAnswer, hintModel, hintRefused, hintScene, renderHints, wireHints } from "./hints.js";
-import { cancelDrag, currentDrag, placementFeedback, wireInput } from "./input.js";
-import { fillRules, fillRulesDiscs, readRules, renderLobby, wireHintsSwitch } from "./lobby.js";
-import { Connection } from "./net.js";
-import { rankedConnected, rankedMessage, wireRanked } from "./ranked.js";
-import { renderClock, renderReactions, renderScoreboard } from "./scoreboard.js";
-import { play, setSoundEnabled } from "./sound.js";
-import { wireSettings } from "./settings.js";
+} from "../../lib/geometry.js";
+import { clearHints, hintAnswer, hintModel, hintRefused, hintScene, renderHints, wireHints } from "../../views/hints.js";
+import { DEFAULT_POWER, cancelDrag, currentDrag, placementFeedback, wireInput } from "../../lib/input.js";
+import { fillRules, fillRulesDiscs, readRules, renderLobby, wireHintsSwitch } from "../../views/lobby.js";
+import { Connection } from "../../lib/net.js";
+import { rankedConnected, rankedMessage, wireRanked } from "../../views/ranked.js";
+import { renderClock, renderReactions, renderScoreboard } from "../../views/scoreboard.js";
+import { play, setSoundEnabled } from "../../lib/sound.js";
+import { wireSettings } from "../../views/settings.js";
 import { createFrom, fillStart, readStart, renderRecord, updateStartForm } from "./start.js";
 import {
   bottomSeat, clock, codeFromPath, eventGap, gameEnded, initialState, isHotSeat, isSpectator, leaveTable, levelName, memberOf,
   nearestFree, normalizeCode, placementProblem, reactionLine, reduce, seatOf, shooter, standInText,
   turnText, withConnection,
-} from "./state.js";
-import { deviceToken, loadGame, loadPrefs, saveGame, savePrefs } from "./store.js";
-import { cap, describeShot, viewerOf, whose } from "./words.js";
+} from "../../lib/state.js";
+import { deviceToken, loadGame, loadPrefs, saveGame, savePrefs } from "../../lib/store.js";
+import { cap, describeShot, viewerOf, whose } from "../../lib/words.js";
 
 const params = new URLSearchParams(location.search);
 const TEST_ROUNDS = Number.parseInt(params.get("rounds") || "", 10);
@@ -686,11 +688,6 @@ function draw() {
   view.canvas.dataset.heatCells = String(view.overlay.heat ? view.overlay.heat.cells : 0);
 }
 
-/** Landscape screens put the board beside the rest (style.css, min-aspect-ratio 5/4). */
-function wideLayout() {
-  return window.matchMedia("(min-aspect-ratio: 5/4)").matches;
-}
-
 /**
  * Size the board so that all of it is in the visible area, never under the controls:
  * on wide screens the full height beside the side column; otherwise the full width, and no
@@ -699,29 +696,13 @@ function wideLayout() {
 function layout() {
   document.body.classList.toggle("in-game", UI.screen === "game");
   if (UI.screen !== "game") return;
-  const game = $("game-screen");
-  const wrap = $("board-wrap");
-  const cs = getComputedStyle(game);
-  const padX = Number.parseFloat(cs.paddingLeft) + Number.parseFloat(cs.paddingRight);
-  const vw = document.documentElement.clientWidth;
-  const vh = window.innerHeight;
-  const top = wrap.getBoundingClientRect().top + window.scrollY;
-  let size;
-  if (wideLayout()) {
-    const side = $("side").getBoundingClientRect().width;
-    const gap = Number.parseFloat(cs.columnGap) || 0;
-    size = Math.min(vw - padX - side - gap, vh - top - Number.parseFloat(cs.paddingBottom) - 2);
-  } else {
-    size = Math.min(vw - padX, vh - top - 6);
-  }
-  size = Math.max(160, Math.min(size, 1100));
-  if (view.resize(size)) draw();
+  if (fitBoard(view, { main: $("game-screen"), wrap: $("board-wrap"), side: $("side") })) draw();
   placeResultDialogs();
 }
 
 /** On wide screens the result dialogs sit over the side column, beside the board. */
 function placeResultDialogs() {
-  const beside = UI.screen === "game" && wideLayout();
+  const beside = UI.screen === "game" && wideScreen();
   const side = $("side").getBoundingClientRect();
   const score = document.querySelector(".scoreboard").getBoundingClientRect();
   for (const d of [$("round-dialog"), $("game-dialog")]) {
@@ -863,14 +844,11 @@ function showStart() {
   layout();
   refresh();
   // The device token goes in a header, never in the address (it would land in access logs).
-  fetch("/api/record", { headers: { "X-Device-Token": UI.token } })
-    .then((r) => (r.ok ? r.json() : null))
-    .then((data) => {
-      if (!data) return;
-      if (data.record) S = { ...S, record: data.record };
-      renderRecord(S);
-    })
-    .catch(() => {});
+  fetchJson("/api/record", { token: true }).then((r) => {
+    if (!r.ok) return;
+    if (r.body.record) S = { ...S, record: r.body.record };
+    renderRecord(S);
+  });
 }
 
 function showLobby() {
@@ -1227,9 +1205,9 @@ function applyScheme() {
 let helpLoaded = false;
 async function loadHelp() {
   if (helpLoaded) return;
-  try {
-    const res = await fetch("/static/how-to-play.html");
-    const doc = new DOMParser().parseFromString(await res.text(), "text/html");
+  const r = await fetchText("/static/how-to-play.html");
+  if (r.ok) {
+    const doc = new DOMParser().parseFromString(r.text, "text/html");
     const main = doc.querySelector("main");
     if (main) {
       // The page's headings, one level down under the dialog's (its h1 is the dialog's h2).
@@ -1242,7 +1220,7 @@ async function loadHelp() {
       $("help-body").innerHTML = main.innerHTML;
       helpLoaded = true;
     }
-  } catch {
+  } else {
     $("help-body").innerHTML = '<h2 id="help-title">How to play</h2><p>The rules could not be loaded; try again when connected.</p>';
   }
 }

@@ -2,8 +2,9 @@
 // GET /api/leaderboard?ladder=…&min_games=… (docs/protocol.md#ranked-play). The choices live in the address
 // (?ladder=doubles&min_games=0), so a link shows the same board.
 
-import { $, escapeHtml } from "./dom.js";
-import { LADDERS, LADDER_NAME, profileLink, provisionalMark } from "./ranked.js";
+import { fetchJson, said } from "../lib/api.js";
+import { $, escapeHtml } from "../lib/dom.js";
+import { LADDERS, LADDER_NAME, profileLink, provisionalMark } from "../views/ranked.js";
 
 const MIN_GAMES = [0, 1, 5, 10, 20, 50, 100];
 const P = { me: null, seq: 0 };
@@ -63,31 +64,21 @@ async function load() {
   history.replaceState(null, "", `/leaderboard?${q}`);
   document.title = `Crokinole leaderboard: ${LADDER_NAME[ladder]}`;
   status("Loading the leaderboard…");
-  let data;
-  try {
-    const res = await fetch(`/api/leaderboard?${q}`);
-    data = await res.json().catch(() => ({ message: `The server answered ${res.status}.` }));
-    if (!res.ok) throw new Error(data.message || `The server answered ${res.status}.`);
-  } catch (e) {
-    if (seq !== P.seq) return;
-    status(e instanceof TypeError ? "The server cannot be reached: try again in a moment." : e.message, true);
+  const r = await fetchJson(`/api/leaderboard?${q}`);
+  if (seq !== P.seq) return; // a newer choice was made meanwhile
+  if (!r.ok) {
+    status(said(r), true);
     $("board-table").replaceChildren();
     return;
   }
-  if (seq !== P.seq) return; // a newer choice was made meanwhile
-  render(data);
+  render(r.body);
   $("main").setAttribute("aria-busy", "false");
   document.body.dataset.loaded = "true";
 }
 
 async function whoAmI() {
-  try {
-    const res = await fetch("/api/account", { credentials: "same-origin" });
-    const data = res.ok ? await res.json() : null;
-    P.me = data && data.username ? data.username : null;
-  } catch {
-    P.me = null;
-  }
+  const r = await fetchJson("/api/account");
+  P.me = r.ok && r.body.username ? r.body.username : null;
   if (P.me) {
     $("my-profile-link").href = `/players/${encodeURIComponent(P.me)}`;
     $("my-profile-link").hidden = false;

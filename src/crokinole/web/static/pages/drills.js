@@ -8,11 +8,12 @@
 // was aimed and what was played). At the end POST /api/drills/{id}/results (or POST
 // /api/daily) names the set: the server scores the shots it kept, never a count made here.
 
-import { drawCharts, lineChart } from "./charts.js";
-import { $, escapeHtml } from "./dom.js";
-import { fetchJson, positionFromJson, signed } from "./position.js";
-import * as B from "./practiceboard.js";
-import { loadPrefs, savePrefs } from "./store.js";
+import { fetchJson } from "../lib/api.js";
+import { drawCharts, lineChart } from "../views/charts.js";
+import { $, escapeHtml } from "../lib/dom.js";
+import { positionFromJson, signed } from "../lib/position.js";
+import * as B from "../views/practiceboard.js";
+import { loadPrefs, savePrefs } from "../lib/store.js";
 
 /** Seconds the result of an attempt stays on the board before the setup is laid out again. */
 const SHOW_RESULT_MS = 1100;

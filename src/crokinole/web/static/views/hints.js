@@ -8,9 +8,9 @@
 // Tables allow hints by their settings (view.settings.hints): ranked tables never do.
 
 import { HINT_COLOURS, heatFan, heatScale } from "./board.js";
-import { $, anyModalOpen, el } from "./dom.js";
-import { aimVector, placement, round } from "./geometry.js";
-import { isSpectator } from "./state.js";
+import { $, anyModalOpen, el } from "../lib/dom.js";
+import { aimVector, placement, round } from "../lib/geometry.js";
+import { isSpectator } from "../lib/state.js";
 
 /** What a heat map can show, as the player reads it (HeatMap's Metric). */
 export const METRICS = { points: "Expected points", twenty: "Chance of a 20", valid: "Valid shot" };
@@ -55,7 +55,8 @@ export function hintWords(h) {
   const deg = (v) => `${round(Number(v) || 0, 1).toFixed(1).replace("-", "\u2212")}°`;
   return `Place at ${deg(s.position)}, aim ${deg(s.direction)}, power ${round(Number(s.power) || 0, 0)}%: `
     + `${signedPoints(h.margin)} points expected, ${percent(h.round_win)} chance to win the round`
-    + `${Number.isFinite(h.twenty) && h.twenty >= 0.005 ? `, ${percent(h.twenty)} a 20` : ""}.`;
+    + `${Number.isFinite(h.twenty) && h.twenty >= 0.005 ? `, ${percent(h.twenty)} a 20` : ""}`
+    + `${Number.isFinite(h.valid) && h.valid < 0.995 ? `, ${percent(h.valid)} valid` : ""}.`;
 }
 
 /** The hand an answer was worked out with, in words ("the human hand"). */
@@ -383,28 +384,41 @@ export function renderHints(s) {
   line.classList.toggle("status-bad", H.bad && Boolean(H.status));
 }
 
+/**
+ * The hint list, one view for the game and the practice room: in `box` (a .hint-list holding
+ * a .hint-list-title and an <ol class="hint-items">), the title (none when empty) and one item
+ * per hint: its numbered chip in its line's colour, its label, its words and "Aim like this",
+ * which calls `onUse(hint)` (each hint with its rank).
+ */
+export function renderHintList(box, hints, { title = "", onUse }) {
+  const head = box.querySelector(".hint-list-title");
+  head.textContent = title;
+  head.hidden = !title;
+  const items = hints.map((h, i) => {
+    const x = { ...h, rank: h.rank ?? i + 1 };
+    const li = el("li", `hint-item hint-${i + 1}`);
+    li.dataset.testid = "hint-item";
+    const chip = el("span", "hint-chip", String(x.rank));
+    chip.setAttribute("aria-hidden", "true");
+    const text = el("span", "hint-text");
+    text.append(el("b", "", hintLabel(x)), el("span", "hint-words", hintWords(x)));
+    const use = el("button", "hint-use", "Aim like this");
+    use.type = "button";
+    use.setAttribute("aria-label", `Aim like hint ${x.rank}`);
+    use.dataset.testid = `hint-use-${i + 1}`;
+    use.addEventListener("click", () => onUse(x));
+    li.append(chip, text, use);
+    return li;
+  });
+  box.querySelector(".hint-items").replaceChildren(...items);
+}
+
 let listKey = "";
 function renderList(hints) {
   const key = JSON.stringify(hints);
   if (key === listKey) return;
   listKey = key;
-  $("hint-list-title").textContent = `The Expert's best shots for ${accuracyWords(hints.accuracy)}:`;
-  const items = hints.list.map((x, i) => {
-    const li = el("li", `hint-item hint-${i + 1}`);
-    li.dataset.testid = "hint-item";
-    const chip = el("span", "hint-chip", String(x.rank ?? i + 1));
-    chip.setAttribute("aria-hidden", "true");
-    const text = el("span", "hint-text");
-    text.append(el("b", "", hintLabel({ ...x, rank: x.rank ?? i + 1 })), el("span", "hint-words", hintWords(x)));
-    const use = el("button", "hint-use", "Aim like this");
-    use.type = "button";
-    use.setAttribute("aria-label", `Aim like hint ${x.rank ?? i + 1}`);
-    use.dataset.testid = `hint-use-${i + 1}`;
-    use.addEventListener("click", () => useHint(x));
-    li.append(chip, text, use);
-    return li;
-  });
-  $("hint-items").replaceChildren(...items);
+  renderHintList($("hint-list"), hints.list, { title: `The Expert's best shots for ${accuracyWords(hints.accuracy)}:`, onUse: useHint });
 }
 
 function useHint(x) {
@@ -547,3 +561,6 @@ export function hintModel() {
     pending: H.pending ? H.pending.kind : null, status: H.status,
   }));
 }
+
+// The view convention (static/README.md): wire(hooks) once, render(state) on each change.
+export { renderHints as render, wireHints as wire };

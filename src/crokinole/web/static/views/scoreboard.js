@@ -2,9 +2,9 @@
 // with their presence, the round, whose turn it is and the turn clock.
 
 import { markSvg } from "./board.js";
-import { $, escapeHtml } from "./dom.js";
+import { $, escapeHtml } from "../lib/dom.js";
 import { provisionalMark } from "./ranked.js";
-import { clock, isSpectator, reactionLine, reactionText, seatOf, seatRating, sideName, standInText } from "./state.js";
+import { clock, isSpectator, reactionLine, reactionText, seatOf, seatRating, sideName, standInText } from "../lib/state.js";
 
 const MAX_SIDES = 3;
 
