@@ -441,7 +441,11 @@ def test_hints_and_the_heat_map(new_page: Any, server_url: str) -> None:
     hints = answer["hints"]
     assert len(hints) == 3
     assert items.count() == 3
-    # The three aim lines are on the board, numbered, each from its hint's placement.
+    # The three aim lines are on the board, numbered, each from its hint's placement
+    # (drawn at the next animation frame, which a busy machine may hold a while).
+    page.wait_for_function(
+        "() => (window.crokinolePractice.overlay().hints || []).length > 0", timeout=30_000
+    )
     drawn = page.evaluate("() => window.crokinolePractice.overlay().hints")
     assert [h["rank"] for h in drawn] == [1, 2, 3]
     # "Aim like this" aims as the hint says.
