@@ -48,6 +48,7 @@ from .site import (
     shoot,
     start_cpu_game,
     wait_quiet_turn,
+    wait_until_idle,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,6 +115,9 @@ def play(options: argparse.Namespace, console: Console) -> tuple[list[ShotFrames
                 cdp.send("Emulation.setCPUThrottlingRate", {"rate": options.cpu_slowdown})
             start_cpu_game(page, base, options.level, "?cpu_pause=0")
             wait_quiet_turn(page)
+            # A fresh server compiles its CPU players' kernels first: not a game's work.
+            if not wait_until_idle([base.pid]):
+                console.print("[yellow]warning: the server was still busy when the game began")
             page.evaluate("() => { window.__pagesFrames.recording = true; }")
             progress.advance(task)
             for n in range(1, options.shots + 1):

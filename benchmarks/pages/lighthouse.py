@@ -62,6 +62,7 @@ from .site import (
     shoot,
     start_cpu_game,
     wait_quiet_turn,
+    wait_until_idle,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -216,11 +217,19 @@ def measure(options: argparse.Namespace, console: Console) -> list[PageFigures]:
     )
     with (
         serve("--test-ranked-rounds", "1") as base,
-        chromium() as port,
+        chromium() as browser,
         sync_playwright() as pw,
         Progress(*columns, console=console, transient=True) as progress,
     ):
         task = progress.add_task("starting", total=steps)
+        port = browser.port
+        busy: list[str] = []
+
+        def quiet(what: str) -> None:
+            """Let the server and the browser finish what they were doing before measuring."""
+            progress.update(task, description=f"waiting for a quiet machine ({what})")
+            if not wait_until_idle([base.pid, browser.pid]):
+                busy.append(what)
 
         def step(what: str, work: Callable[[], Any]) -> Any:
             progress.update(task, description=what)
@@ -240,6 +249,7 @@ def measure(options: argparse.Namespace, console: Console) -> list[PageFigures]:
             for n in range(1, options.runs + 1):
                 stem = name if options.runs == 1 else f"{name}.run-{n}"
                 what = f"Lighthouse: {name}" + (f" (run {n})" if options.runs > 1 else "")
+                quiet(what)
                 report = step(
                     what, partial(run_lighthouse, options.lighthouse, url, port, out / stem)
                 )
@@ -247,6 +257,8 @@ def measure(options: argparse.Namespace, console: Console) -> list[PageFigures]:
             rows[name] = median_run(runs)
             if name == "game" and not game_resumes(pw, port, base):
                 console.print("[yellow]warning: the game in progress did not reopen afterwards")
+    if busy:
+        console.print(f"[yellow]warning: the machine was still busy before {', '.join(busy)}")
     return [rows[p] for p in pages]
 
 

@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -35,7 +35,9 @@ from urllib.parse import urljoin
 
 __all__ = [
     "CHROMIUM",
+    "Chromium",
     "Finished",
+    "Server",
     "SetupError",
     "chromium",
     "how_to_play_url",
@@ -44,6 +46,7 @@ __all__ = [
     "shoot",
     "start_cpu_game",
     "wait_quiet_turn",
+    "wait_until_idle",
 ]
 
 #: Debian's Chromium, unless $CHROME_PATH names another (Lighthouse reads the same variable).
@@ -67,6 +70,8 @@ CHROMIUM_FLAGS = (
     "--disable-backgrounding-occluded-windows",
     "--disable-renderer-backgrounding",
 )
+#: The share of one core under which the server and the browser count as idle.
+IDLE_SHARE = 0.1
 #: The ranked players' password (the server's minimum is 8 characters).
 PASSWORD = "pages-benchmark"
 #: Seconds the server or the browser may take to start, and a step of the setup to finish.
@@ -88,8 +93,14 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class Server(str):
+    """The URL of a running server (a ``str``), with its process id."""
+
+    pid: int
+
+
 @contextlib.contextmanager
-def serve(*options: str) -> Iterator[str]:
+def serve(*options: str) -> Iterator[Server]:
     """Run ``crokinole serve`` on a free loopback port with a new SQLite file; yield its URL.
 
     The file is in a temporary folder, removed afterwards; ``options`` are more
@@ -97,7 +108,7 @@ def serve(*options: str) -> Iterator[str]:
     like are left out: this server is one process with its data of its own.
     """
     port = free_port()
-    url = f"http://127.0.0.1:{port}"
+    url = Server(f"http://127.0.0.1:{port}")
     env = {k: v for k, v in os.environ.items() if not k.startswith("CROKINOLE_")}
     with tempfile.TemporaryDirectory(prefix="crokinole-pages-") as folder:
         command = [
@@ -115,6 +126,7 @@ def serve(*options: str) -> Iterator[str]:
         ]
         log = (Path(folder) / "server.log").open("w+", encoding="utf-8")
         proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+        url.pid = proc.pid
         try:
             _wait_healthy(url, proc, log)
             yield url
@@ -157,9 +169,17 @@ def need_chromium() -> None:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Chromium:
+    """A running Chromium: its DevTools port and its (main) process id."""
+
+    port: int
+    pid: int
+
+
 @contextlib.contextmanager
-def chromium() -> Iterator[int]:
-    """Run a headless Chromium with a new profile; yield its DevTools port.
+def chromium() -> Iterator[Chromium]:
+    """Run a headless Chromium with a new profile; yield its DevTools port and process.
 
     The port is the one Chromium chose itself (``--remote-debugging-port=0``),
     read from the profile's ``DevToolsActivePort`` file: no race for a port.
@@ -184,11 +204,51 @@ def chromium() -> Iterator[int]:
                 if time.monotonic() > deadline:
                     raise SetupError(f"{CHROMIUM} opened no DevTools port in {START_TIMEOUT:g} s")
                 time.sleep(0.1)
-            yield int(active.read_text().split()[0])
+            yield Chromium(port=int(active.read_text().split()[0]), pid=proc.pid)
         finally:
             _stop(proc)
             if proc.stderr is not None:
                 proc.stderr.close()
+
+
+def _cpu_ticks(pids: Sequence[int]) -> int:
+    """The CPU time (clock ticks) used so far by ``pids`` and every process under them (Linux)."""
+    stats = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                text = (entry / "stat").read_text()
+            except OSError:
+                continue  # gone meanwhile
+            fields = text[text.rindex(")") + 2 :].split()
+            stats[int(entry.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
+    wanted, total = set(pids), 0
+    for _ in range(8):  # a few generations: Chromium's zygote and its renderers
+        wanted |= {pid for pid, (parent, _) in stats.items() if parent in wanted}
+    for pid in wanted:
+        total += stats.get(pid, (0, 0))[1]
+    return total
+
+
+def wait_until_idle(pids: Sequence[int], busy: float = IDLE_SHARE, timeout: float = 120.0) -> bool:
+    """Wait until ``pids`` (and their children) use under ``busy`` of a core for a second.
+
+    A fresh server compiles its CPU players' kernels for a while, and an ended
+    game leaves work behind; on a machine of few cores that work would be counted
+    in the next page's blocking time.  False when still busy after ``timeout``
+    seconds, or where there is no ``/proc`` to read (not Linux).
+    """
+    if not Path("/proc/self/stat").exists():
+        return False
+    tick = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        before, start = _cpu_ticks(pids), time.monotonic()
+        time.sleep(1.0)
+        used = (_cpu_ticks(pids) - before) / tick / (time.monotonic() - start)
+        if used < busy:
+            return True
+    return False
 
 
 class _LinkFinder(HTMLParser):

@@ -191,6 +191,19 @@ def test_the_pages_are_measured_in_the_issues_order() -> None:
     assert options.pages == ["start", "game", "profile"]
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux's /proc")
+def test_a_sleeping_process_is_idle_and_a_spinning_one_is_not() -> None:
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        assert site.wait_until_idle([sleeper.pid], timeout=10)
+        assert not site.wait_until_idle([spinner.pid], timeout=2)
+    finally:
+        for proc in (sleeper, spinner):
+            proc.kill()
+            proc.wait()
+
+
 # ------------------------------------------------------------------ the scripts, for real
 
 
