@@ -196,6 +196,7 @@ class ShotFrames:
     """The frames of one shot's animation.
 
     Attributes:
+        start_ms: the first frame's time (the page's clock, ms).
         frames: how many frames were drawn.
         seconds: from the first frame to the last.
         fps: the average frame rate (frames after the first over ``seconds``).
@@ -203,11 +204,16 @@ class ShotFrames:
         min_fps: the rate of the slowest frame (1000 / the longest frame time in ms).
     """
 
+    start_ms: float
     frames: int
     seconds: float
     fps: float
     median_fps: float
     min_fps: float
+
+    def holds(self, time_ms: float) -> bool:
+        """Whether ``time_ms`` falls within this animation (from its first frame to its last)."""
+        return self.start_ms <= time_ms <= self.start_ms + 1000 * self.seconds
 
     @property
     def verdict(self) -> str:
@@ -234,6 +240,7 @@ def shot_frames(times_ms: Sequence[float]) -> ShotFrames:
         raise ValueError(f"frame times that do not go forward: {list(times_ms)[:8]}…")
     total = times_ms[-1] - times_ms[0]
     return ShotFrames(
+        start_ms=times_ms[0],
         frames=len(times_ms),
         seconds=total / 1000,
         fps=1000 * len(gaps) / total,

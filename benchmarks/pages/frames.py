@@ -43,6 +43,7 @@ from .site import (
     CHROMIUM,
     CHROMIUM_FLAGS,
     SetupError,
+    machine_load,
     need_chromium,
     serve,
     shoot,
@@ -232,6 +233,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m benchmarks.pa
     console = Console()
     if not console.is_terminal:  # a log or a pipe: the table whole, not squeezed into 80 columns
         console = Console(width=110)
+    load = machine_load()
     try:
         shots, tasks = play(options, console)
     except SetupError as exc:
@@ -250,6 +252,11 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m benchmarks.pa
         f"Long tasks during play: {len(tasks)}, the longest {longest:.0f} ms "
         f"(target: none over {LONG_TASK_MS:g} ms): {task_verdict}"
     )
+    for t in sorted(tasks, key=lambda t: -t.duration_ms)[:10]:
+        during = [n for n, s in enumerate(shots, 1) if s.holds(t.start_ms)]
+        where = f"during animation {during[0]}" if during else "between animations"
+        console.print(f"  a task of {t.duration_ms:.0f} ms at {t.start_ms / 1000:.2f} s, {where}")
+    console.print(f"Machine: {load}")
     out: Path = options.out
     out.mkdir(parents=True, exist_ok=True)
     summary: dict[str, Any] = {
@@ -257,6 +264,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m benchmarks.pa
         "chromium": str(CHROMIUM),
         "level": options.level,
         "cpu_slowdown": options.cpu_slowdown,
+        "machine": load,
         "shots": [asdict(s) | {"verdict": s.verdict} for s in shots],
         "fps_verdict": fps_verdict,
         "long_tasks": [asdict(t) for t in tasks],

@@ -56,6 +56,7 @@ from .site import (
     chromium,
     fetch_text,
     how_to_play_url,
+    machine_load,
     open_client,
     play_ranked_game,
     serve,
@@ -362,6 +363,7 @@ def main(
     console = Console()
     if not console.is_terminal:  # a log or a pipe: the table whole, not squeezed into 80 columns
         console = Console(width=110)
+    load = machine_load()
     binary: Path = options.lighthouse
     if not (binary.exists() or shutil.which(str(binary))):
         console.print(f"[red]{binary} is missing: `make lighthouse` installs it with npm")
@@ -385,6 +387,7 @@ def main(
         "pages": pages,
     }
     (options.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", "utf-8")
+    console.print(f"Machine: {load}")
     console.print(f"Reports: {options.out}/<page>.report.html (and .json), summary.json")
     passed = sum(r.verdict == "PASS" for r in rows)
     console.print(f"{passed} of {len(rows)} pages meet every target.")

@@ -41,6 +41,7 @@ __all__ = [
     "SetupError",
     "chromium",
     "how_to_play_url",
+    "machine_load",
     "play_ranked_game",
     "serve",
     "shoot",
@@ -249,6 +250,24 @@ def wait_until_idle(pids: Sequence[int], busy: float = IDLE_SHARE, timeout: floa
         if used < busy:
             return True
     return False
+
+
+def machine_load() -> str:
+    """The machine's load in words, with a warning when other work may be sharing its cores.
+
+    Taken before a run starts anything, it is other people's work. Both figures
+    count what one browser gets done in real time: tests or builds run beside
+    them take cores away and show as late frames and long tasks.
+    """
+    cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return f"{cores} cores"
+    words = f"load {load:.1f} on {cores} cores before the run (the last minute's average)"
+    if load > cores * 0.5:
+        words += ": other work shares the machine, so the figures may be worse than the client's"
+    return words
 
 
 class _LinkFinder(HTMLParser):
