@@ -69,14 +69,14 @@ $(AXE):
 ## lighthouse: install Lighthouse $(LIGHTHOUSE_VERSION) into .cache/lighthouse (npm) and run it (mobile)
 ## on every page of a fresh server: the table of docs/pages.md, reports in artifacts/lighthouse/
 lighthouse: $(STAMP) $(LIGHTHOUSE)
-	CHROME_PATH=$(CHROME_PATH) PYTHONPATH=src $(BIN)/python -m benchmarks.pages.lighthouse $(ARGS)
+	CHROME_PATH=$(CHROME_PATH) PYTHONPATH=$(CURDIR)/src $(BIN)/python -m benchmarks.pages.lighthouse $(ARGS)
 
 $(LIGHTHOUSE):
 	npm install --silent --no-audit --no-fund --prefix .cache/lighthouse lighthouse@$(LIGHTHOUSE_VERSION)
 
 ## frames: the frame rate of a game's shot animations and its long tasks, in Chromium at 1280x800
 frames: $(STAMP)
-	CHROME_PATH=$(CHROME_PATH) PYTHONPATH=src $(BIN)/python -m benchmarks.pages.frames $(ARGS)
+	CHROME_PATH=$(CHROME_PATH) PYTHONPATH=$(CURDIR)/src $(BIN)/python -m benchmarks.pages.frames $(ARGS)
 
 bench: $(STAMP)
 	$(BIN)/crokinole bench physics
