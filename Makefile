@@ -14,7 +14,13 @@ CLUSTER_ENV := CROKINOLE_TEST_DATABASE_URL="$${CROKINOLE_TEST_DATABASE_URL:-$(TE
 AXE_VERSION := 4.14.1
 AXE := .cache/axe/node_modules/axe-core/axe.min.js
 
-.PHONY: run test test-postgres test-cluster lint bench clean axe
+# Lighthouse, pinned, from npm, for the page figures of docs/pages.md (on Debian's Chromium):
+# 12.2.3 needs Node.js >= 18.16 and runs on Node 20 (`node --version`); Lighthouse 13 needs 22.19.
+LIGHTHOUSE_VERSION := 12.2.3
+LIGHTHOUSE := .cache/lighthouse/node_modules/.bin/lighthouse
+CHROME_PATH ?= /usr/bin/chromium
+
+.PHONY: run test test-postgres test-cluster lint bench clean axe lighthouse frames
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -60,8 +66,20 @@ axe: $(AXE)
 $(AXE):
 	npm install --silent --no-audit --no-fund --prefix .cache/axe axe-core@$(AXE_VERSION)
 
+## lighthouse: install Lighthouse $(LIGHTHOUSE_VERSION) into .cache/lighthouse (npm) and run it (mobile)
+## on every page of a fresh server: the table of docs/pages.md, reports in artifacts/lighthouse/
+lighthouse: $(STAMP) $(LIGHTHOUSE)
+	CHROME_PATH=$(CHROME_PATH) PYTHONPATH=$(CURDIR)/src $(BIN)/python -m benchmarks.pages.lighthouse $(ARGS)
+
+$(LIGHTHOUSE):
+	npm install --silent --no-audit --no-fund --prefix .cache/lighthouse lighthouse@$(LIGHTHOUSE_VERSION)
+
+## frames: the frame rate of a game's shot animations and its long tasks, in Chromium at 1280x800
+frames: $(STAMP)
+	CHROME_PATH=$(CHROME_PATH) PYTHONPATH=$(CURDIR)/src $(BIN)/python -m benchmarks.pages.frames $(ARGS)
+
 bench: $(STAMP)
 	$(BIN)/crokinole bench physics
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .cache/axe
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .cache/axe .cache/lighthouse
