@@ -41,7 +41,7 @@ lint: $(STAMP)
 ## test: set up, lint and run every test (slow suites included) on SQLite and the in-memory hub,
 ## then the server tests again on PostgreSQL + Redis (test-cluster); that second run is skipped,
 ## with a message, where they are not running, except in CI
-test: lint $(if $(shell command -v npm),$(AXE))
+test: lint $(if $(shell command -v npm),$(AXE) $(LIGHTHOUSE))
 	$(BIN)/pytest -m "" --ignore=tests/cluster
 	@if [ -n "$$CI" ] || $(CLUSTER_ENV) $(BIN)/python -m tests.support.server_database; then \
 		$(MAKE) --no-print-directory test-cluster; \
