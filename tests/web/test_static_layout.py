@@ -54,6 +54,25 @@ def test_every_script_and_stylesheet_of_a_page_exists(page: str) -> None:
         assert (STATIC / ref.removeprefix("/static/")).is_file(), f"{page}: {ref}"
 
 
+class _Head(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.description: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "meta" and a.get("name") == "description":
+            self.description = a.get("content")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_says_what_it_is_to_a_search_engine(page: str) -> None:
+    # Lighthouse's SEO audit (docs/pages.md) asks each page for a meta description.
+    head = _Head()
+    head.feed((STATIC / page).read_text(encoding="utf-8"))
+    assert head.description and len(head.description.split()) >= 8, page
+
+
 def test_every_import_names_a_module_that_exists() -> None:
     for module in MODULES:
         for ref in IMPORT.findall(module.read_text(encoding="utf-8")):
