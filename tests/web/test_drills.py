@@ -156,7 +156,7 @@ def test_a_drill_is_played_with_the_human_hand_to_its_verified_score_and_best(
     # The trend: one point per full set, oldest first.
     chart = page.get_by_test_id("trend-chart")
     sync_api.expect(chart).to_be_visible()
-    assert chart.locator("circle.dot").count() == 2
+    sync_api.expect(chart.locator("circle.dot")).to_have_count(2)
     trend = f"from {round(score.percent)}% to {round(worse.percent)}%"
     assert trend in (chart.get_attribute("aria-label") or "")
     made = score.score + worse.score

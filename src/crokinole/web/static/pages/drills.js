@@ -109,6 +109,8 @@ async function loadResults() {
 async function loadDrills() {
   $("list-status").textContent = "Loading the drills…";
   const r = await fetchJson("/api/drills");
+  // The list's room, kept while it loads (drills.html), goes: it is filled or says why not.
+  $("drill-list").classList.remove("loading");
   if (!r.ok || !Array.isArray(r.body.drills)) {
     $("list-status").textContent = `The drills could not be loaded: ${r.reason || "the server's answer held none."}`;
     $("list-status").classList.add("bad");
