@@ -1,8 +1,9 @@
-// The Settings dialog: preferences (sound, colours, the CPU's pause, turning the board, your
-// name at a table), and leaving the game (resign against the CPU or at a ranked table, leave a
-// party), confirmed.
+// The Settings dialog: preferences (sound, colours, the CPU's pause, turning the board, being
+// told of your turn in an online game, your name at a table), and leaving the game (resign
+// against the CPU or at a ranked table, leave a party), confirmed.
 
 import { cpuOpponent } from "./dialogs.js";
+import { VIBRATION_MS, onlineGame, vibrationWanted } from "../lib/attention.js";
 import { $, closeDialog, openDialog } from "../lib/dom.js";
 import { isHotSeat, isSpectator, memberOf } from "../lib/state.js";
 import { savePrefs } from "../lib/store.js";
@@ -38,10 +39,41 @@ function resetConfirm() {
   $("settings-resign").textContent = S.kind === "party" ? "Leave the game" : "Resign";
 }
 
+const notifiable = () => "Notification" in window;
+
+/**
+ * "Notify me when it's my turn": the browser is asked for its permission here, from the
+ * player's click, never on load; a refusal unticks the box and says how to allow it later.
+ */
+async function setNotify(box) {
+  const say = (text) => {
+    $("notify-status").hidden = !text; // no empty line under the box
+    $("notify-status").textContent = text;
+  };
+  say("");
+  let on = box.checked;
+  if (on && !notifiable()) {
+    say("This browser cannot show notifications.");
+    on = false;
+  } else if (on && Notification.permission !== "granted") {
+    let answer = Notification.permission;
+    if (answer === "default") answer = (await Notification.requestPermission()) || Notification.permission;
+    if (answer !== "granted") {
+      say(answer === "denied"
+        ? "Notifications are blocked for this site: allow them in your browser's site settings, then tick this again."
+        : "Notifications were not allowed.");
+      on = false;
+    }
+  }
+  box.checked = on;
+  h.prefs().notify = on;
+  savePrefs(h.prefs());
+}
+
 /**
  * Wire the dialog. `hooks`: {state(), screen(), prefs(), cpuPause(), setSound(on), applyScheme(),
  * refresh(), send(msg), leave() (to the start screen, resigning a game in progress),
- * leftParty() (forget the party left)}.
+ * leftParty() (forget the party left), vibration() (attention.js vibrationWanted's device)}.
  */
 export function wireSettings(hooks) {
   h = hooks;
@@ -69,9 +101,23 @@ export function wireSettings(hooks) {
     // A ranked table has one player per device and no CPU opponent: neither preference means anything there.
     $("turn-board-field").hidden = party || S.ranked;
     $("cpu-pause-field").hidden = Boolean(S.ranked);
+    // Being called back to your turn is for online games: not at a table of this device alone.
+    $("attention-fields").hidden = Boolean(S.table) && !onlineGame(S);
+    sform.elements.notify.checked = Boolean(prefs.notify) && notifiable() && Notification.permission === "granted";
+    $("notify-status").textContent = "";
+    $("notify-status").hidden = true;
+    $("vibrate-field").hidden = !h.vibration().canVibrate;
+    sform.elements.vibrate.checked = vibrationWanted(prefs.vibrate, h.vibration());
     openDialog(settings);
   });
   sform.elements.sound.addEventListener("change", () => h.setSound(sform.elements.sound.checked));
+  sform.elements.notify.addEventListener("change", () => setNotify(sform.elements.notify));
+  sform.elements.vibrate.addEventListener("change", () => {
+    const on = sform.elements.vibrate.checked;
+    h.prefs().vibrate = on;
+    savePrefs(h.prefs());
+    if (on) navigator.vibrate(VIBRATION_MS); // what it will feel like
+  });
   sform.elements.scheme.addEventListener("change", () => {
     h.prefs().scheme = sform.elements.scheme.value;
     savePrefs(h.prefs());

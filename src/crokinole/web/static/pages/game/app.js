@@ -7,6 +7,9 @@
 // them), dialogs.js (results), settings.js. No build step.
 
 import { fetchJson, fetchText } from "../../lib/api.js";
+import {
+  FAVICON, START, TURN_FAVICON, TURN_TITLE, VIBRATION_MS, attend, awaitedTurn, vibrationWanted,
+} from "../../lib/attention.js";
 import { ShotAnimation } from "../../views/anim.js";
 import { BoardView, setScheme } from "../../views/board.js";
 import { fitBoard, wideScreen } from "../../views/fit.js";
@@ -42,6 +45,7 @@ const SPEED = clamp(Number.parseFloat(params.get("speed") || "1") || 1, 0.1, 20)
 // Tests may shorten the CPU's pause from the address (?cpu_pause=0); players use Settings.
 const PAUSE_PARAM = Number.parseFloat(params.get("cpu_pause") ?? "");
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+const touchScreen = window.matchMedia("(pointer: coarse)");
 // R6: on one device the round result moves on by itself after this long, counted from when it
 // is shown (tests may shorten it from the address: ?round_countdown=2).
 const ROUND_COUNTDOWN = clamp(Number.parseFloat(params.get("round_countdown") || "10") || 10, 0.5, 60);
@@ -740,6 +744,52 @@ function refresh() {
   renderBusy();
   $("pause-button").disabled = UI.screen !== "game" || S.kind !== "solo";
   requestDraw();
+  callBack();
+}
+
+// ------------------------------------------------------------------ your turn, in another tab
+
+const PAGE_TITLE = document.title;
+let attention = START; // attention.js's memo
+let turnNote = null; // the Notification shown for the turn that waits
+
+/** What vibrationWanted needs to know of this device. */
+function vibrationEnv() {
+  return { touch: touchScreen.matches, reducedMotion: reducedMotion.matches, canVibrate: typeof navigator.vibrate === "function" };
+}
+
+/** An online game waits for this player's shot: tell them, in another tab too (attention.js). */
+function callBack() {
+  const r = attend(attention, {
+    turn: awaitedTurn(S),
+    visible: document.visibilityState === "visible",
+    focused: document.hasFocus(),
+    notify: Boolean(UI.prefs.notify) && "Notification" in window && Notification.permission === "granted",
+    vibrate: vibrationWanted(UI.prefs.vibrate, vibrationEnv()),
+  });
+  attention = r.memo;
+  const title = r.alert ? TURN_TITLE : PAGE_TITLE;
+  if (document.title !== title) document.title = title;
+  const icon = document.querySelector('link[rel="icon"]');
+  const href = r.alert ? TURN_FAVICON : FAVICON;
+  if (icon && icon.getAttribute("href") !== href) icon.setAttribute("href", href);
+  if (r.close && turnNote) {
+    turnNote.close();
+    turnNote = null;
+  }
+  if (r.notify) {
+    try {
+      const note = new Notification(r.notify.title, { body: r.notify.body, tag: r.notify.tag, icon: TURN_FAVICON });
+      note.addEventListener("click", () => {
+        window.focus();
+        note.close();
+      });
+      turnNote = note;
+    } catch {
+      turnNote = null; // Chrome on Android shows notifications only from a service worker
+    }
+  }
+  if (r.vibrate) navigator.vibrate(VIBRATION_MS);
 }
 
 function isThinking() {
@@ -1111,7 +1161,7 @@ function wire() {
 
   wireSettings({
     state: () => S, screen: () => UI.screen, prefs: () => UI.prefs, cpuPause, setSound, applyScheme, refresh,
-    send, leave,
+    send, leave, vibration: vibrationEnv,
     leftParty: () => startAfterParty("You left the party."),
   });
 
@@ -1157,7 +1207,10 @@ function wire() {
   window.addEventListener("online", () => conn.restart());
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible") conn.restart();
+    callBack();
   });
+  window.addEventListener("focus", callBack);
+  window.addEventListener("blur", callBack);
   reducedMotion.addEventListener?.("change", () => {
     if (reducedMotion.matches) shots.finish();
   });
