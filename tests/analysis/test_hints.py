@@ -121,7 +121,7 @@ def test_fewer_hints_and_the_fast_budget() -> None:
     assert only.rank == 1 and only.value.valid >= 0.8
     assert only.to_dict()["rank"] == 1
     assert set(only.to_dict()) == {"rank", "shot", "margin", "round_win", "valid", "twenty", "stop"}
-    assert set(only.to_dict()["stop"]) == {"x", "y", "status", "path"}
+    assert set(only.to_dict()["stop"]) == {"x", "y", "status", "path", "theirs_out", "ours_out"}
 
 
 def test_nobody_to_shoot_and_bad_requests_are_analysis_errors() -> None:
@@ -177,6 +177,11 @@ def test_a_hint_stops_where_its_shot_disc_stops_played_exactly(seed: int) -> Non
     game = crowded(seed)
     for hint in hints(game, Accuracy.human(), seed=seed, budget="fast"):
         _assert_stop_is_the_physics(hint.stop, _physics(game, hint.value.shot))
+    # What it knocks off, by side, as the rules engine counts the discs that left the board.
+    for hint in hints(game, Accuracy.steady(), budget="fast"):
+        result = _physics(game, hint.value.shot)
+        off = [game.discs[i].owner for i, o in enumerate(result.discs[:-1]) if o.status.value]
+        assert (hint.stop.theirs_out, hint.stop.ours_out) == (off.count(N), off.count(S))
     # A hit bends the path: some hint here has a corner between its ends.
     assert any(len(h.stop.path) > 2 for h in hints(game, Accuracy.steady(), budget="fast"))
 
@@ -203,3 +208,11 @@ def test_a_short_shot_stops_short_a_long_one_at_the_edge(power: float, status: D
         assert math.hypot(stop.x, stop.y) == pytest.approx(game.board.surface_radius, abs=1e-6)
     else:
         assert math.hypot(stop.x, stop.y) < game.board.surface_radius - game.board.disc_radius
+
+
+def test_a_takeout_counts_the_disc_it_knocks_off() -> None:
+    # A lone north disc in the 5, hit full and hard from straight below: it leaves the board.
+    game = game_at(Rules(), [(N, 0.0, -8.0)], S)
+    stop = stop_of(game, Shot(0.0, 0.0, 90.0))
+    assert (stop.theirs_out, stop.ours_out) == (1, 0)
+    assert stop.to_dict()["theirs_out"] == 1

@@ -94,12 +94,17 @@ class Stop:
         path: the disc's centre where its motion started or changed (the
             launch, each contact) and where it ended, in order: its path is
             straight between them.
+        theirs_out: other sides' discs the shot knocks off the board (into
+            the ditch or the hole), so the shot can be told in words.
+        ours_out: the shooter's side's other discs it knocks off.
     """
 
     x: float
     y: float
     status: DiscStatus
     path: tuple[tuple[float, float], ...]
+    theirs_out: int = 0
+    ours_out: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data, to 4 places; ``status`` as a word (``"on_board"``, ``"in_hole"`` ...)."""
@@ -108,6 +113,8 @@ class Stop:
             "y": round(self.y, 4),
             "status": self.status.label,
             "path": [[round(x, 4), round(y, 4)] for x, y in self.path],
+            "theirs_out": self.theirs_out,
+            "ours_out": self.ours_out,
         }
 
 
@@ -143,7 +150,20 @@ def stop_of(game: Game, shot: Shot) -> Stop:
     path.append((end.position.x, end.position.y))
     # The launch and the rest are events too: keep each corner once.
     corners = [p for k, p in enumerate(path) if k == 0 or p != path[k - 1]]
-    return Stop(end.position.x, end.position.y, end.status, tuple(corners))
+    side = game.side_of(seat)
+    off = [
+        game.side_of(d.owner) == side
+        for d, o in zip(game.discs, result.discs, strict=False)
+        if o.status is not DiscStatus.ON_BOARD
+    ]
+    return Stop(
+        end.position.x,
+        end.position.y,
+        end.status,
+        tuple(corners),
+        theirs_out=off.count(False),
+        ours_out=off.count(True),
+    )
 
 
 def hints(
