@@ -121,7 +121,7 @@ def test_fewer_hints_and_the_fast_budget() -> None:
     assert only.rank == 1 and only.value.valid >= 0.8
     assert only.to_dict()["rank"] == 1
     assert set(only.to_dict()) == {"rank", "shot", "margin", "round_win", "valid", "twenty", "stop"}
-    assert set(only.to_dict()["stop"]) == {"x", "y", "status", "path", "theirs_out", "ours_out"}
+    assert set(only.to_dict()["stop"]) == {"x", "y", "status", "path", "zone", "theirs_out", "ours_out"}
 
 
 def test_nobody_to_shoot_and_bad_requests_are_analysis_errors() -> None:
@@ -191,7 +191,7 @@ def test_the_open_twenty_stops_in_the_hole() -> None:
     best = hints(game, Accuracy.steady())[0]
     assert best.stop.status is DiscStatus.IN_HOLE
     assert math.hypot(best.stop.x, best.stop.y) < game.board.hole_radius
-    assert best.to_dict()["stop"]["status"] == "in_hole"
+    assert best.to_dict()["stop"]["status"] == "in_hole" and best.stop.zone == 20
 
 
 @pytest.mark.parametrize(
@@ -206,8 +206,15 @@ def test_a_short_shot_stops_short_a_long_one_at_the_edge(power: float, status: D
     if status is DiscStatus.IN_DITCH:
         # Where it left the surface: on its edge.
         assert math.hypot(stop.x, stop.y) == pytest.approx(game.board.surface_radius, abs=1e-6)
+        assert stop.zone == 0
     else:
         assert math.hypot(stop.x, stop.y) < game.board.surface_radius - game.board.disc_radius
+        # R6 by the rim: the zone's ring holds the disc's whole rim.
+        rim = math.hypot(stop.x, stop.y) + game.board.disc_radius
+        board = game.board
+        radii = {15: board.fifteen_radius, 10: board.ten_radius, 5: board.shooting_line_radius}
+        assert stop.zone in radii and rim < radii[stop.zone]
+        assert all(rim > r for z, r in radii.items() if z > stop.zone)
 
 
 def test_a_takeout_counts_the_disc_it_knocks_off() -> None:

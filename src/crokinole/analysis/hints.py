@@ -46,7 +46,7 @@ from crokinole.analysis.value import (
     situation_of,
     values_of,
 )
-from crokinole.board import Shot
+from crokinole.board import Point, Shot
 from crokinole.errors import AnalysisError, IllegalActionError
 from crokinole.physics import DiscStatus, simulate_shot
 from crokinole.rules import Game
@@ -94,6 +94,8 @@ class Stop:
         path: the disc's centre where its motion started or changed (the
             launch, each contact) and where it ended, in order: its path is
             straight between them.
+        zone: the zone it rests in as R6 scores it (0 when out or gone; 20
+            for the hole, whether or not the rules credit that 20).
         theirs_out: other sides' discs the shot knocks off the board (into
             the ditch or the hole), so the shot can be told in words.
         ours_out: the shooter's side's other discs it knocks off.
@@ -103,6 +105,7 @@ class Stop:
     y: float
     status: DiscStatus
     path: tuple[tuple[float, float], ...]
+    zone: int = 0
     theirs_out: int = 0
     ours_out: int = 0
 
@@ -113,6 +116,7 @@ class Stop:
             "y": round(self.y, 4),
             "status": self.status.label,
             "path": [[round(x, 4), round(y, 4)] for x, y in self.path],
+            "zone": self.zone,
             "theirs_out": self.theirs_out,
             "ours_out": self.ours_out,
         }
@@ -161,6 +165,7 @@ def stop_of(game: Game, shot: Shot) -> Stop:
         end.position.y,
         end.status,
         tuple(corners),
+        zone=_zone(game, end.status, end.position),
         theirs_out=off.count(False),
         ours_out=off.count(True),
     )
@@ -224,6 +229,14 @@ def hints(
     return tuple(
         Hint(rank, value, stop_of(game, value.shot)) for rank, value in enumerate(picked, start=1)
     )
+
+
+def _zone(game: Game, status: DiscStatus, at: Point) -> int:
+    if status is DiscStatus.IN_HOLE:
+        return 20
+    if status is DiscStatus.IN_DITCH:
+        return 0
+    return int(game.board.zone_of(at).value)
 
 
 def _as_shots(shots: Candidates) -> list[Shot]:
