@@ -121,7 +121,8 @@ def test_fewer_hints_and_the_fast_budget() -> None:
     assert only.rank == 1 and only.value.valid >= 0.8
     assert only.to_dict()["rank"] == 1
     assert set(only.to_dict()) == {"rank", "shot", "margin", "round_win", "valid", "twenty", "stop"}
-    assert set(only.to_dict()["stop"]) == {"x", "y", "status", "path", "zone", "theirs_out", "ours_out"}
+    stop = {"x", "y", "status", "path", "zone", "theirs_out", "ours_out"}
+    assert set(only.to_dict()["stop"]) == stop
 
 
 def test_nobody_to_shoot_and_bad_requests_are_analysis_errors() -> None:
