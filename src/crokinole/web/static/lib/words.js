@@ -197,7 +197,7 @@ function discs(n, whose) {
 /**
  * What a hint's shot does, in words: "a sure 20" (a 20 at least 95% of the time), "likely a 20
  * (70%)", "takes out their disc", "stops in the 15" (played exactly), or the margin it leaves
- * ("+15 expected"). `board` (the snapshot's) names the zone it stops in; without it that is left out.
+ * ("+15 expected"). The zone is the stop's (`stop.zone`), or else judged on `board` when given.
  */
 export function outcomeWords(h, board = null) {
   const twenty = finite(h.twenty);
@@ -206,8 +206,10 @@ export function outcomeWords(h, board = null) {
   const stop = h.stop && typeof h.stop === "object" ? h.stop : null;
   const out = stop ? Math.max(0, Math.round(finite(stop.theirs_out))) : 0;
   if (out > 0) return `takes out ${discs(out, "their")}`;
-  if (stop && stop.status === "on_board" && board) {
-    const zone = zoneOf(board, finite(stop.x), finite(stop.y));
+  if (stop && stop.status === "on_board") {
+    // The server names the zone (R6); an older answer without it is judged here from the board.
+    let zone = Number.isFinite(stop.zone) ? stop.zone : null;
+    if (zone === null && board) zone = zoneOf(board, finite(stop.x), finite(stop.y));
     if (zone > 0 && zone < 20) return `stops in the ${zone}`;
   }
   return `${signed(h.margin)} expected`;
