@@ -46,7 +46,14 @@ VIEWPORTS = [PHONE, TALL_PHONE, DESKTOP]
 SIZE_ID = lambda v: f"{v['width']}x{v['height']}"  # noqa: E731
 MY_TURN = "() => { const c = window.crokinole; return !!c && c.canShoot; }"
 LINES = "() => window.crokinole.hints.lines.length"
-LABEL = re.compile(r"^([123]) · (\+\d+|−\d+|0) pts · (\d{1,3})% round$")
+LABEL = re.compile(
+    r"^([123]) · (a sure 20|likely a 20 \(\d+%\)|takes out (their disc|\d+ of their discs)"
+    r"|stops in the (15|10|5)|(\+\d+|−\d+|0) expected)$"
+)
+SENTENCE = re.compile(
+    r"^(Best|Second|Third): (place (the middle|\d+° (left|right)), aim )?"
+    r"(straight|\d+° (left|right)), \d{1,3}% power — .+ \((\d{1,3})% to win the round\)$"
+)
 
 
 @pytest.fixture
@@ -136,6 +143,11 @@ def lines_follow_the_hints(page: Any, seat: str) -> None:
         shot_ = hint["shot"]
         start = to_page(page, *placed_at(board, shot_["position"], seat))
         assert math.dist(start, line["from"]) < 1.0, (start, line["from"])
+        # It ends where the disc stops played exactly (the server's stop).
+        stop = to_page(page, hint["stop"]["x"], hint["stop"]["y"])
+        assert math.dist(stop, line["to"]) < 1.0, (stop, line["to"])
+        if len(hint["stop"]["path"]) > 2:
+            continue  # bent by a contact: its end is not along the aim
         # The page's y runs down; the board's turned with the viewer's seat at the bottom.
         ahead = placed_at(board, shot_["position"], seat)
         a = heading(board, shot_["position"], shot_["direction"], seat)
@@ -237,12 +249,16 @@ def test_a_hint_draws_three_numbered_aim_lines_from_the_hints_placements(
         m = LABEL.match(line["label"])
         assert m, line["label"]
         assert int(m.group(1)) == hint["rank"]
-        assert int(m.group(3)) == round(hint["round_win"] * 100)
         assert 0.0 <= hint["round_win"] <= 1.0
-        # It reaches the edge of the playing surface.
+        # It ends where the disc stops: at the edge of the playing surface only for the ditch.
         cx, cy = to_page(page, 0.0, 0.0)
         reach = math.dist(line["to"], (cx, cy)) / scale
-        assert reach == pytest.approx(board["surface_radius"], abs=0.1)
+        if hint["stop"]["status"] == "in_ditch":
+            assert reach == pytest.approx(board["surface_radius"], abs=0.1)
+        else:
+            assert reach < board["surface_radius"] - board["disc_radius"]
+        if hint["twenty"] >= 0.95:
+            assert m.group(2) == "a sure 20"
     lines_follow_the_hints(page, "south")
     labels_apart(h["lines"])
     if not game(page)["discs"]:
@@ -257,7 +273,15 @@ def test_a_hint_draws_three_numbered_aim_lines_from_the_hints_placements(
     items = page.get_by_test_id("hint-item")
     expect(items).to_have_count(3)
     for i in range(3):
-        expect(items.nth(i)).to_contain_text(h["lines"][i]["label"])
+        said = items.nth(i).locator(".hint-say").inner_text()
+        m = SENTENCE.match(said)
+        assert m, said
+        assert int(m.group(7)) == round(h["hints"][i]["round_win"] * 100)
+        # The board's words are the list's: "1 · a sure 20" by "Best: … — a sure 20 (…)".
+        assert h["lines"][i]["label"].split(" · ", 1)[1] in said
+        # The exact figures stay one look away (the item's title).
+        title = items.nth(i).get_attribute("title") or ""
+        assert f"round {round(h['hints'][i]['round_win'] * 100)}%" in title
     expect(button).to_have_text("Hide hints")
     expect(button).to_have_attribute("aria-pressed", "true")
     no_overlap(page)

@@ -448,6 +448,11 @@ def test_hints_and_the_heat_map(new_page: Any, server_url: str) -> None:
     )
     drawn = page.evaluate("() => window.crokinolePractice.overlay().hints")
     assert [h["rank"] for h in drawn] == [1, 2, 3]
+    # Each ends where its disc stops played exactly (the answer's stop): a ghost disc there on
+    # the board or in the hole, the board's edge for the ditch; its path has the stop's corners.
+    for hint, line in zip(hints, drawn, strict=True):
+        assert line["stop"]["status"] == hint["stop"]["status"]
+        assert len(line["path"]) == len(hint["stop"]["path"])
     # "Aim like this" aims as the hint says.
     page.get_by_test_id("hint-use-1").click()
     best = hints[0]["shot"]

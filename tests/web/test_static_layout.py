@@ -163,7 +163,8 @@ HINT_LIST = """async () => {
   for (const b of box.querySelectorAll('button')) b.click();
   const items = Array.from(box.querySelectorAll('li'), (li) => ({
     cls: li.className, chip: li.querySelector('.hint-chip').textContent,
-    label: li.querySelector('b').textContent, words: li.querySelector('.hint-words').textContent,
+    label: li.querySelector('b').textContent, words: li.querySelector('.hint-numbers').textContent,
+    title: li.title,
     button: li.querySelector('button').textContent,
     aria: li.querySelector('button').getAttribute('aria-label'),
     testid: li.querySelector('button').dataset.testid }));
@@ -183,11 +184,15 @@ def test_one_hint_list_view_for_every_page(server_url: str, new_page: Any) -> No
     assert got["used"] == [1, 2]  # each hint handed back with its rank
     first, second = got["items"]
     assert first == {
-        "cls": "hint-item hint-1", "chip": "1", "label": "1 · +12 pts · 64% round",
-        "words": "Place at 2.5°, aim −1.3°, power 29%: +12 points expected, "
-                 "64% chance to win the round, 30% a 20.",
+        "cls": "hint-item hint-1", "chip": "1",
+        "label": "Best: place 3° right, aim 1° left, 29% power — +12 expected "
+                 "(64% to win the round)",
+        "words": "Place 2.5°, aim −1.3°, power 29.0% · margin +12 pts · round 64% · a 20 30%",
+        "title": "Place 2.5°, aim −1.3°, power 29.0% · margin +12 pts · round 64% · a 20 30%",
         "button": "Aim like this", "aria": "Aim like hint 1", "testid": "hint-use-1",
     }  # fmt: skip
-    assert second["label"] == "2 · −3 pts · 31% round"
-    assert second["words"].endswith("31% chance to win the round, 80% valid.")
+    assert second["label"] == (
+        "Second: straight, 40% power — −3 expected, a foul 20% of the time (31% to win the round)"
+    )
+    assert second["words"].endswith("round 31% · valid 80%")
     assert got["again"] == 1 and got["title"] == "The best shots:"

@@ -16,6 +16,10 @@ The search is the Expert's (:class:`crokinole.ai.ExpertPlayer`):
    the best of each idea is kept, ranked by round-win chance and then
    expected margin (as shown, to 4 places).
 
+Each hint also says where its shot disc comes to rest when the shot is
+played exactly as aimed (:class:`Stop`: one noise-free run of the
+simulator per hint), so that a drawing of it ends where the disc would.
+
 >>> from crokinole.rules import Game, Rules
 >>> best = hints(Game(Rules()), Accuracy.human())[0]
 >>> best.rank, best.value.twenty > 0.6        # on an open board: the open 20
@@ -42,8 +46,9 @@ from crokinole.analysis.value import (
     situation_of,
     values_of,
 )
-from crokinole.board import Shot
+from crokinole.board import Point, Shot
 from crokinole.errors import AnalysisError, IllegalActionError
+from crokinole.physics import DiscStatus, simulate_shot
 from crokinole.rules import Game
 from crokinole.rules.referee import FATE_BOARD, BatchJudgement
 
@@ -78,15 +83,92 @@ SAME_SPOT = 1.25
 
 
 @dataclass(frozen=True, slots=True)
+class Stop:
+    """Where a shot's own disc ends when the shot is played exactly as aimed.
+
+    Attributes:
+        x: final centre x, in board inches (for a disc that left the
+            surface, where it left: at the hole or at the edge of the ditch).
+        y: final centre y.
+        status: on the board, in the 20 hole, or in the ditch.
+        path: the disc's centre where its motion started or changed (the
+            launch, each contact) and where it ended, in order: its path is
+            straight between them.
+        zone: the zone it rests in as R6 scores it (0 when out or gone; 20
+            for the hole, whether or not the rules credit that 20).
+        theirs_out: other sides' discs the shot knocks off the board (into
+            the ditch or the hole), so the shot can be told in words.
+        ours_out: the shooter's side's other discs it knocks off.
+    """
+
+    x: float
+    y: float
+    status: DiscStatus
+    path: tuple[tuple[float, float], ...]
+    zone: int = 0
+    theirs_out: int = 0
+    ours_out: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data, to 4 places; ``status`` as a word (``"on_board"``, ``"in_hole"`` ...)."""
+        return {
+            "x": round(self.x, 4),
+            "y": round(self.y, 4),
+            "status": self.status.label,
+            "path": [[round(x, 4), round(y, 4)] for x, y in self.path],
+            "zone": self.zone,
+            "theirs_out": self.theirs_out,
+            "ours_out": self.ours_out,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Hint:
-    """One suggested shot: its rank (1 is the best) and its value."""
+    """One suggested shot: its rank (1 is the best), its value and where its disc stops."""
 
     rank: int
     value: ShotValue
+    stop: Stop
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data: the rank and the shot's value (see :meth:`ShotValue.to_dict`)."""
-        return {"rank": self.rank, **self.value.to_dict()}
+        """Plain data: the rank, the shot's value (see :meth:`ShotValue.to_dict`) and the stop."""
+        return {"rank": self.rank, **self.value.to_dict(), "stop": self.stop.to_dict()}
+
+
+def stop_of(game: Game, shot: Shot) -> Stop:
+    """Where the shooter's disc ends when ``shot`` is played without noise.
+
+    >>> from crokinole.rules import Game, Rules
+    >>> stop = stop_of(Game(Rules()), Shot(0.0, 0.0, 29.0))
+    >>> stop.status.label, abs(stop.x) < 1e-9, len(stop.path)
+    ('in_hole', True, 2)
+    """
+    seat = situation_of(game).seat
+    discs = [(d.x, d.y) for d in game.discs]
+    result = simulate_shot(game.board, discs, game.board.launch(seat, shot))
+    me = result.shot_disc
+    end = result.discs[me]
+    start = result.start[me]
+    path = [(start.x, start.y)]
+    path += [(ev.x, ev.y) for ev in result.events if ev.disc == me and ev.kind.changes_motion]
+    path.append((end.position.x, end.position.y))
+    # The launch and the rest are events too: keep each corner once.
+    corners = [p for k, p in enumerate(path) if k == 0 or p != path[k - 1]]
+    side = game.side_of(seat)
+    off = [
+        game.side_of(d.owner) == side
+        for d, o in zip(game.discs, result.discs, strict=False)
+        if o.status is not DiscStatus.ON_BOARD
+    ]
+    return Stop(
+        end.position.x,
+        end.position.y,
+        end.status,
+        tuple(corners),
+        zone=_zone(game, end.status, end.position),
+        theirs_out=off.count(False),
+        ours_out=off.count(True),
+    )
 
 
 def hints(
@@ -144,7 +226,17 @@ def hints(
         picked.append(values[k])
         if len(picked) == count:
             break
-    return tuple(Hint(rank, value) for rank, value in enumerate(picked, start=1))
+    return tuple(
+        Hint(rank, value, stop_of(game, value.shot)) for rank, value in enumerate(picked, start=1)
+    )
+
+
+def _zone(game: Game, status: DiscStatus, at: Point) -> int:
+    if status is DiscStatus.IN_HOLE:
+        return 20
+    if status is DiscStatus.IN_DITCH:
+        return 0
+    return int(game.board.zone_of(at).value)
 
 
 def _as_shots(shots: Candidates) -> list[Shot]:

@@ -151,6 +151,10 @@ def test_practice_hints_from_a_code_or_a_position(web: httpx.Client) -> None:
     assert [h["rank"] for h in data["hints"]] == [1, 2, 3]
     # An empty board, a steady hand: the best is an open 20 (R5).
     assert data["hints"][0]["twenty"] == 1.0
+    # Each hint says where its disc stops played exactly (the open 20: in the hole, at the centre).
+    stop = data["hints"][0]["stop"]
+    assert stop["status"] == "in_hole" and abs(stop["x"]) < 0.7 and abs(stop["y"]) < 0.7
+    assert stop["path"][-1] == [stop["x"], stop["y"]]
     position: dict[str, Any] = {"seat": "south", "discs": [["n", 0.0, 6.0]]}
     answer = web.post("/api/analysis/hints", json={"position": position, "accuracy": "hard"})
     assert answer.status_code == 200, answer.text

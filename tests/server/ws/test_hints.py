@@ -101,6 +101,8 @@ def test_a_hint_is_three_shots_for_the_asker_and_a_count_for_everyone(server: st
     # An open board: the best shot under a steady hand is an open 20 (R5), sure to be made.
     assert best["twenty"] == 1.0 and best["valid"] == 1.0 and best["margin"] == 20.0
     assert set(best["shot"]) == {"position", "direction", "power"}
+    # Where its disc stops played exactly (what the board draws the hint's line to): the hole.
+    assert best["stop"]["status"] == "in_hole" and len(best["stop"]["path"]) >= 2
     assert _hints_used(me) == {"south": 1}
 
 

@@ -9,9 +9,12 @@ import { HINT_COLOURS, heatFan, heatScale } from "../../../src/crokinole/web/sta
 import { hintsUsedLine } from "../../../src/crokinole/web/static/views/dialogs.js";
 import { aimVector, placement } from "../../../src/crokinole/web/static/lib/geometry.js";
 import {
-  hintLabel, hintLines, hintsAllowed, legendTicks, refusalWords, signedPoints, turnKey,
+  hintLabel, hintLines, hintStop, hintsAllowed, legendTicks, refusalWords, signedPoints, turnKey,
 } from "../../../src/crokinole/web/static/views/hints.js";
 import { initialState, reduce } from "../../../src/crokinole/web/static/lib/state.js";
+import {
+  directionWords, hintNumbers, hintSentence, hintTag, outcomeWords, placeWords, powerWords,
+} from "../../../src/crokinole/web/static/lib/words.js";
 
 const T = "f".repeat(32);
 const BOARD = { shooting_line_radius: 12, surface_radius: 13, ditch_width: 1.5, disc_radius: 0.625 };
@@ -40,11 +43,57 @@ function view(over = {}) {
   };
 }
 
-test("a hint's label: rank, margin in signed whole points, round-win chance in percent", () => {
-  assert.equal(hintLabel({ rank: 1, margin: 11.6, round_win: 0.641 }), "1 · +12 pts · 64% round");
-  assert.equal(hintLabel({ rank: 3, margin: -2.5, round_win: 0.305 }), "3 · −3 pts · 31% round");
+const FULL_BOARD = { ...BOARD, hole_radius: 0.6875, fifteen_radius: 3.5, ten_radius: 7, line_width: 0.125 };
+
+test("a hint's aim in words: straight within half a degree, else degrees left or right (R3)", () => {
+  assert.equal(directionWords(0.3), "straight");
+  assert.equal(directionWords(-0.49), "straight");
+  assert.equal(directionWords(3.4), "3° right");
+  assert.equal(directionWords(-2.6), "3° left");
+  assert.equal(placeWords(0.2), "the middle");
+  assert.equal(placeWords(-20), "20° left");
+  assert.equal(powerWords(29.1), "29% power");
+  assert.equal(powerWords(140), "100% power");
+});
+
+test("what a hint does, in words: a sure 20 from 95%, likely below, a takeout, the zone it stops in", () => {
+  assert.equal(outcomeWords({ twenty: 0.95, margin: 20 }), "a sure 20");
+  assert.equal(outcomeWords({ twenty: 0.7, margin: 14 }), "likely a 20 (70%)");
+  const hit = { twenty: 0, margin: 5, stop: { x: 0, y: -6, status: "on_board", zone: 10, theirs_out: 1 } };
+  assert.equal(outcomeWords(hit), "takes out their disc");
+  assert.equal(outcomeWords({ ...hit, stop: { ...hit.stop, theirs_out: 2 } }), "takes out 2 of their discs");
+  assert.equal(outcomeWords({ ...hit, stop: { ...hit.stop, theirs_out: 0 } }), "stops in the 10");
+  // Without the server's zone, the board tells it (R6 by the rim: 2 in from the centre is the 15).
+  const bare = { twenty: 0, margin: 15, stop: { x: 0, y: -2, status: "on_board" } };
+  assert.equal(outcomeWords(bare, FULL_BOARD), "stops in the 15");
+  assert.equal(outcomeWords(bare), "+15 expected");
+  assert.equal(outcomeWords({ twenty: 0.1, margin: -2.5, stop: { x: 0, y: 13, status: "in_ditch", zone: 0 } }), "\u22123 expected");
+});
+
+test("a hint in a sentence: its rank, aim, power and outcome, the round's chance in brackets", () => {
+  const best = { rank: 1, shot: { position: 0, direction: 0.3, power: 29.1 }, margin: 20, round_win: 0.68, valid: 1, twenty: 1 };
+  assert.equal(hintSentence(best), "Best: straight, 29% power \u2014 a sure 20 (68% to win the round)");
+  const second = { rank: 2, shot: { position: -20, direction: -3.4, power: 41 }, margin: 6, round_win: 0.552, valid: 0.8, twenty: 0, stop: { x: 1, y: 5, status: "on_board", zone: 10, theirs_out: 1 } };
+  assert.equal(hintSentence(second), "Second: place 20° left, aim 3° left, 41% power \u2014 takes out their disc, a foul 20% of the time (55% to win the round)");
+  assert.equal(hintTag(best), "1 \u00b7 a sure 20");
+  assert.equal(hintLabel(second), "2 \u00b7 takes out their disc");
+  // The exact figures stay one look away.
+  assert.equal(hintNumbers(best), "Place 0.0°, aim 0.3°, power 29.1% \u00b7 margin +20 pts \u00b7 round 68% \u00b7 a 20 100% \u00b7 valid 100%");
   assert.equal(signedPoints(0.4), "0");
   assert.equal(signedPoints(-0.4), "0");
+});
+
+test("a hint's line ends where its disc stops: the path from the placement, through its contacts, to the stop", () => {
+  const from = placement(BOARD, "south", 0);
+  const stop = hintStop({ stop: { x: 0.5, y: 1, status: "on_board", path: [[0, -12.001], [0, -3], [0.5, 1]] } }, from);
+  assert.deepEqual(stop.path, [from, { x: 0, y: -3 }, { x: 0.5, y: 1 }]);
+  assert.equal(stop.status, "on_board");
+  // Missing or not numbers: no stop (the line runs to the edge, as before).
+  assert.equal(hintStop({}, from), null);
+  assert.equal(hintStop({ stop: { x: "a", y: 1 } }, from), null);
+  const [line] = hintLines(BOARD, "south", [{ rank: 1, shot: { position: 0, direction: 0, power: 80 }, margin: 0, round_win: 0.5, stop: { x: 0, y: 13, status: "in_ditch", path: [[0, -12], [0, 13]] } }]);
+  assert.deepEqual(line.stop.path, [from, { x: 0, y: 13 }]);
+  assert.equal(line.stop.status, "in_ditch");
 });
 
 test("hints are asked for where the settings allow them: never ranked, never by a spectator", () => {

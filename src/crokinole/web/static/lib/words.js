@@ -2,6 +2,10 @@
 // The server sends what happened (which disc, whose, where it went and why); this module
 // words it once: "Your disc went into the 20.", "CPU Easy's disc in the 10 went into the ditch."
 // Pure functions: no DOM, so they are tested on their own.
+// The Expert's hints in words are here too: "Best: straight, 29% power — a sure 20 (68% to win
+// the round)" (docs/protocol.md, "hints"), each figure's exact value kept by hintNumbers.
+
+import { zoneOf } from "./geometry.js";
 
 const SEAT_WORD = { south: "South", west: "West", north: "North", east: "East" };
 
@@ -138,4 +142,113 @@ export function describeShot(r, v, shooter) {
     parts.push(r.hit.length === 1 ? "It hit an opposing disc." : `It hit ${r.hit.length} opposing discs.`);
   }
   return parts.join(" ") || "Shot played.";
+}
+
+// ------------------------------------------------------------------ hints in words
+
+const RANK_WORD = ["Best", "Second", "Third"];
+/** A sure thing, in words, from this chance up (a 20 "sure" at 95%). */
+export const SURE = 0.95;
+/** "Likely" from this chance up; below it a 20 is not what a hint is told by. */
+export const LIKELY = 0.5;
+
+function finite(v, fallback = 0) {
+  const x = Number(v);
+  return Number.isFinite(x) ? x : fallback;
+}
+
+/** A chance (0..1) in whole percent: "64%". */
+export function chance(v) {
+  return `${Math.round(Math.max(0, Math.min(1, finite(v))) * 100)}%`;
+}
+
+/** "+12", "−3", "0": points in whole numbers, signed (halves away from 0 on both sides). */
+export function signed(v) {
+  const x = finite(v);
+  const r = Math.sign(x) * Math.round(Math.abs(x));
+  if (r > 0) return `+${r}`;
+  if (r < 0) return `\u2212${-r}`;
+  return "0";
+}
+
+/** An aim in words (R3: 0 at the centre, positive to the shooter's right): "straight", "3° left". */
+export function directionWords(direction) {
+  const d = Math.round(finite(direction));
+  if (d === 0) return "straight";
+  return `${Math.abs(d)}° ${d > 0 ? "right" : "left"}`;
+}
+
+/** Where on the shooting line (R3: 0 the middle of the quarter, positive to the right): "20° left". */
+export function placeWords(position) {
+  const p = Math.round(finite(position));
+  if (p === 0) return "the middle";
+  return `${Math.abs(p)}° ${p > 0 ? "right" : "left"}`;
+}
+
+/** Power as the shooter sets it: "29% power". */
+export function powerWords(power) {
+  return `${Math.round(Math.max(0, Math.min(100, finite(power))))}% power`;
+}
+
+function discs(n, whose) {
+  return n === 1 ? `their disc` : `${n} of ${whose} discs`;
+}
+
+/**
+ * What a hint's shot does, in words: "a sure 20" (a 20 at least 95% of the time), "likely a 20
+ * (70%)", "takes out their disc", "stops in the 15" (played exactly), or the margin it leaves
+ * ("+15 expected"). The zone is the stop's (`stop.zone`), or else judged on `board` when given.
+ */
+export function outcomeWords(h, board = null) {
+  const twenty = finite(h.twenty);
+  if (twenty >= SURE) return "a sure 20";
+  if (twenty >= LIKELY) return `likely a 20 (${chance(twenty)})`;
+  const stop = h.stop && typeof h.stop === "object" ? h.stop : null;
+  const out = stop ? Math.max(0, Math.round(finite(stop.theirs_out))) : 0;
+  if (out > 0) return `takes out ${discs(out, "their")}`;
+  if (stop && stop.status === "on_board") {
+    // The server names the zone (R6); an older answer without it is judged here from the board.
+    let zone = Number.isFinite(stop.zone) ? stop.zone : null;
+    if (zone === null && board) zone = zoneOf(board, finite(stop.x), finite(stop.y));
+    if (zone > 0 && zone < 20) return `stops in the ${zone}`;
+  }
+  return `${signed(h.margin)} expected`;
+}
+
+/** The short words of a hint by its line on the board: "1 · a sure 20". */
+export function hintTag(h, board = null) {
+  return `${h.rank} \u00b7 ${outcomeWords(h, board)}`;
+}
+
+/**
+ * A hint in plain words for the list: "Best: straight, 29% power — a sure 20 (68% to win the
+ * round)"; off the middle of the line it says where to place ("place 20° left, aim 3° left"),
+ * and a shot that is often a foul says so.
+ */
+export function hintSentence(h, board = null) {
+  const s = h.shot || {};
+  const rank = finite(h.rank, 1);
+  const name = RANK_WORD[rank - 1] || `Hint ${rank}`;
+  const aim = Math.round(finite(s.position)) === 0
+    ? directionWords(s.direction)
+    : `place ${placeWords(s.position)}, aim ${directionWords(s.direction)}`;
+  const valid = finite(h.valid, 1);
+  const foul = valid < 0.9 ? `, a foul ${chance(1 - valid)} of the time` : "";
+  return `${name}: ${aim}, ${powerWords(s.power)} \u2014 `
+    + `${outcomeWords(h, board)}${foul} (${chance(h.round_win)} to win the round)`;
+}
+
+/** A hint's exact figures, for whoever wants them: "Place 0.0°, aim 0.3°, power 29.1% · margin +20 · …". */
+export function hintNumbers(h) {
+  const s = h.shot || {};
+  const deg = (v) => `${(Math.round(finite(v) * 10) / 10).toFixed(1).replace("-", "\u2212")}°`;
+  const pct = (v) => `${(Math.round(finite(v) * 10) / 10).toFixed(1)}%`;
+  const parts = [
+    `Place ${deg(s.position)}, aim ${deg(s.direction)}, power ${pct(s.power)}`,
+    `margin ${signed(h.margin)} pts`,
+    `round ${chance(h.round_win)}`,
+  ];
+  if (Number.isFinite(Number(h.twenty))) parts.push(`a 20 ${chance(h.twenty)}`);
+  if (Number.isFinite(Number(h.valid))) parts.push(`valid ${chance(h.valid)}`);
+  return parts.join(" \u00b7 ");
 }

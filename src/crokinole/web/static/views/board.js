@@ -140,6 +140,20 @@ export function heatFan(board, seat, map) {
   return { origin, rays, reach, values: map.values, scale: heatScale(map), key };
 }
 
+/** The point a share `f` (0..1) of the way along a path of screen points, by length. */
+function along(path, f) {
+  const legs = path.slice(1).map((p, i) => Math.hypot(p[0] - path[i][0], p[1] - path[i][1]));
+  let left = f * legs.reduce((a, v) => a + v, 0);
+  for (let i = 0; i < legs.length; i += 1) {
+    if (left <= legs[i] || i === legs.length - 1) {
+      const t = legs[i] ? Math.min(1, left / legs[i]) : 0;
+      return [path[i][0] + (path[i + 1][0] - path[i][0]) * t, path[i][1] + (path[i + 1][1] - path[i][1]) * t];
+    }
+    left -= legs[i];
+  }
+  return path[0];
+}
+
 export class BoardView {
   constructor(canvas) {
     this.canvas = canvas;
@@ -469,9 +483,12 @@ export class BoardView {
   }
 
   /**
-   * The hints' aim lines: from each hint's placement along its direction to the edge of the
-   * surface, numbered at both ends, each with its label ("1 · +12 pts · 64% round") on the line.
-   * hints: [{rank, x, y, ux, uy, label, colour}].
+   * The hints' aim lines: from each hint's placement along its path to where its disc stops
+   * played exactly (`stop`, from the server): a translucent ghost disc of the disc's size where
+   * it rests on the board or drops in the hole, a bar across the line where it leaves the
+   * surface for the ditch. A hint without a stop runs along its direction to the surface's edge.
+   * Numbered at both ends, each with its label ("1 · a sure 20") on the line.
+   * hints: [{rank, x, y, ux, uy, label, colour, stop: {x, y, status, path} | null}].
    */
   _hints(g, hints) {
     const b = this.board;
@@ -481,12 +498,20 @@ export class BoardView {
     const starts = [];
     const ends = [];
     const fontPx = Math.max(11, Math.min(15, 0.7 * s));
+    const discPx = b.disc_radius * s;
     for (const h of hints) {
-      const dot = h.x * h.ux + h.y * h.uy;
-      const disc = dot * dot - (h.x * h.x + h.y * h.y - b.surface_radius ** 2);
-      const reach = disc > 0 ? -dot + Math.sqrt(disc) : 0;
-      const [x0, y0] = this.toScreen(h.x, h.y);
-      const [x1, y1] = this.toScreen(h.x + h.ux * reach, h.y + h.uy * reach);
+      let course;
+      if (h.stop && Array.isArray(h.stop.path) && h.stop.path.length >= 2) {
+        course = h.stop.path.map((p) => this.toScreen(p.x, p.y));
+      } else {
+        const dot = h.x * h.ux + h.y * h.uy;
+        const disc = dot * dot - (h.x * h.x + h.y * h.y - b.surface_radius ** 2);
+        const reach = disc > 0 ? -dot + Math.sqrt(disc) : 0;
+        course = [this.toScreen(h.x, h.y), this.toScreen(h.x + h.ux * reach, h.y + h.uy * reach)];
+      }
+      const [x0, y0] = course[0];
+      const [x1, y1] = course[course.length - 1];
+      const status = h.stop ? h.stop.status : "edge";
       // The placement, as a ring in the hint's colour.
       g.beginPath();
       g.arc(x0, y0, (b.disc_radius + 0.1) * s, 0, TAU);
@@ -497,30 +522,71 @@ export class BoardView {
       for (const [w, c] of [[Math.max(4.5, 0.3 * s), "rgba(255,255,255,0.85)"], [Math.max(2.5, 0.16 * s), h.colour]]) {
         g.beginPath();
         g.moveTo(x0, y0);
-        g.lineTo(x1, y1);
+        for (const [x, y] of course.slice(1)) g.lineTo(x, y);
         g.lineWidth = w;
         g.strokeStyle = c;
         g.lineCap = "round";
+        g.lineJoin = "round";
         g.stroke();
       }
       g.lineCap = "butt";
+      g.lineJoin = "miter";
+      // The last leg's direction, for what is drawn at the end.
+      const [px, py] = course[course.length - 2];
+      const leg = Math.hypot(x1 - px, y1 - py) || 1;
+      const [dx, dy] = [(x1 - px) / leg, (y1 - py) / leg];
+      if (status === "on_board" || status === "in_hole") {
+        // The ghost of the disc where it comes to rest (or drops), its real size.
+        g.beginPath();
+        g.arc(x1, y1, discPx, 0, TAU);
+        g.globalAlpha = 0.45;
+        g.fillStyle = h.colour;
+        g.fill();
+        g.globalAlpha = 1;
+        g.lineWidth = 2;
+        g.strokeStyle = "#fff";
+        g.stroke();
+        g.beginPath();
+        g.arc(x1, y1, discPx + 1.5, 0, TAU);
+        g.lineWidth = 1.5;
+        g.strokeStyle = h.colour;
+        g.stroke();
+      } else {
+        // Off the edge into the ditch: a bar across the line where it leaves the surface.
+        const half = Math.max(6, discPx);
+        for (const [w, c] of [[5, "rgba(255,255,255,0.9)"], [2.5, h.colour]]) {
+          g.beginPath();
+          g.moveTo(x1 - dy * half, y1 + dx * half);
+          g.lineTo(x1 + dy * half, y1 - dx * half);
+          g.lineWidth = w;
+          g.strokeStyle = c;
+          g.stroke();
+        }
+      }
       // Two hints from one placement: the later number moves up its own line, clear of the first.
-      const len = Math.hypot(x1 - x0, y1 - y0) || 1;
+      const [ax, ay] = course[1];
+      const first = Math.hypot(ax - x0, ay - y0) || 1;
       let [bx, by] = [x0, y0];
       for (let k = 1; k < 6 && starts.some(([sx, sy]) => Math.hypot(sx - bx, sy - by) < fontPx * 1.5); k += 1) {
-        bx = x0 + ((x1 - x0) / len) * fontPx * 1.6 * k;
-        by = y0 + ((y1 - y0) / len) * fontPx * 1.6 * k;
+        bx = x0 + ((ax - x0) / first) * fontPx * 1.6 * k;
+        by = y0 + ((ay - y0) / first) * fontPx * 1.6 * k;
       }
       starts.push([bx, by]);
-      let [ex, ey] = [x1, y1];
+      // The end's number sits on the line just short of the ghost (or of the bar at the edge).
+      const back = status === "edge" ? 0 : (status === "in_ditch" ? fontPx * 0.72 + 4 : discPx + fontPx * 0.72 + 3);
+      const room = Math.min(back, leg);
+      let [ex, ey] = [x1 - dx * room, y1 - dy * room];
       for (let k = 1; k < 6 && starts.concat(ends).some(([sx, sy]) => Math.hypot(sx - ex, sy - ey) < fontPx * 1.5); k += 1) {
-        ex = x1 - ((x1 - x0) / len) * fontPx * 1.6 * k;
-        ey = y1 - ((y1 - y0) / len) * fontPx * 1.6 * k;
+        ex = x1 - dx * (room + fontPx * 1.6 * k);
+        ey = y1 - dy * (room + fontPx * 1.6 * k);
       }
       ends.push([ex, ey]);
       this._badge(g, bx, by, String(h.rank), h.colour, fontPx);
       this._badge(g, ex, ey, String(h.rank), h.colour, fontPx);
-      placed.push({ rank: h.rank, colour: h.colour, label: h.label, from: [x0, y0], to: [x1, y1] });
+      placed.push({
+        rank: h.rank, colour: h.colour, label: h.label, from: [x0, y0], to: [x1, y1], aim: [ax, ay],
+        path: course, stop: h.stop ? { status, at: [x1, y1], radius: discPx } : null,
+      });
     }
     // Labels on their lines, staggered by rank and moved along the line until none overlap.
     g.font = `700 ${fontPx}px system-ui, sans-serif`;
@@ -532,8 +598,7 @@ export class BoardView {
       let box = null;
       for (let k = 0; k < 12; k += 1) {
         const f = Math.min(0.9, 0.22 + 0.14 * i + 0.11 * k);
-        const cx = p.from[0] + (p.to[0] - p.from[0]) * f;
-        const cy = p.from[1] + (p.to[1] - p.from[1]) * f;
+        const [cx, cy] = along(p.path, f);
         const lx = Math.min(this.cssSize - w / 2 - 2, Math.max(w / 2 + 2, cx));
         const ly = Math.min(this.cssSize - hgt / 2 - 2, Math.max(hgt / 2 + 2, cy));
         box = { x: lx - w / 2, y: ly - hgt / 2, w, h: hgt };

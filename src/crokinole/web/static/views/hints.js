@@ -11,6 +11,7 @@ import { HINT_COLOURS, heatFan, heatScale } from "./board.js";
 import { $, anyModalOpen, el } from "../lib/dom.js";
 import { aimVector, placement, round } from "../lib/geometry.js";
 import { isSpectator } from "../lib/state.js";
+import { hintNumbers, hintSentence, hintTag } from "../lib/words.js";
 
 /** What a heat map can show, as the player reads it (HeatMap's Metric). */
 export const METRICS = { points: "Expected points", twenty: "Chance of a 20", valid: "Valid shot" };
@@ -44,19 +45,14 @@ export function percent(v) {
   return `${Math.round(Math.max(0, Math.min(1, Number(v) || 0)) * 100)}%`;
 }
 
-/** A hint's label on the board: "1 · +12 pts · 64% round". */
-export function hintLabel(h) {
-  return `${h.rank} \u00b7 ${signedPoints(h.margin)} pts \u00b7 ${percent(h.round_win)} round`;
+/** A hint's label on the board, in words: "1 · a sure 20" (lib/words.js hintTag). */
+export function hintLabel(h, board = null) {
+  return hintTag(h, board);
 }
 
-/** A hint in words for the list: where to place, aim and power, and what it is worth. */
-export function hintWords(h) {
-  const s = h.shot || {};
-  const deg = (v) => `${round(Number(v) || 0, 1).toFixed(1).replace("-", "\u2212")}°`;
-  return `Place at ${deg(s.position)}, aim ${deg(s.direction)}, power ${round(Number(s.power) || 0, 0)}%: `
-    + `${signedPoints(h.margin)} points expected, ${percent(h.round_win)} chance to win the round`
-    + `${Number.isFinite(h.twenty) && h.twenty >= 0.005 ? `, ${percent(h.twenty)} a 20` : ""}`
-    + `${Number.isFinite(h.valid) && h.valid < 0.995 ? `, ${percent(h.valid)} valid` : ""}.`;
+/** A hint in words for the list: "Best: straight, 29% power — a sure 20 (68% to win the round)". */
+export function hintWords(h, board = null) {
+  return hintSentence(h, board);
 }
 
 /** The hand an answer was worked out with, in words ("the human hand"). */
@@ -73,15 +69,36 @@ export function turnKey(s) {
   return `${s.table}/${g.round}/${g.phase}/${g.current_seat}/${left}/${(g.discs || []).length}`;
 }
 
-/** Board.js's hint lines for a `hints` answer: from each placement along its direction. */
+/**
+ * Where a hint's disc stops played exactly (the answer's `stop`), or null when it is missing or
+ * not numbers (then the line runs to the edge, as before the server sent it): {x, y, status,
+ * path: [[x, y], ...]}, the path from the placement through each contact to the stop.
+ */
+export function hintStop(h, from) {
+  const st = h && h.stop;
+  if (!st || typeof st !== "object" || !Number.isFinite(st.x) || !Number.isFinite(st.y)) return null;
+  const status = ["on_board", "in_hole", "in_ditch"].includes(st.status) ? st.status : "on_board";
+  const corners = Array.isArray(st.path)
+    ? st.path.filter((p) => Array.isArray(p) && Number.isFinite(p[0]) && Number.isFinite(p[1])).map(([x, y]) => ({ x, y }))
+    : [];
+  // The path starts at the placement and ends at the stop, whatever came with it.
+  const path = [{ x: from.x, y: from.y }, ...corners.slice(1, -1), { x: st.x, y: st.y }];
+  return { x: st.x, y: st.y, status, path };
+}
+
+/**
+ * Board.js's hint lines for a `hints` answer: from each placement along its direction, to where
+ * its disc stops (`stop`) when the answer says so. The game and the practice room draw these.
+ */
 export function hintLines(board, seat, hints) {
   return hints.map((h, i) => {
     const shot = h.shot || {};
     const c = placement(board, seat, shot.position);
     const u = aimVector(board, seat, shot.position, shot.direction);
+    const x = { ...h, rank: h.rank ?? i + 1 };
     return {
-      rank: h.rank ?? i + 1, x: c.x, y: c.y, ux: u.x, uy: u.y, power: shot.power,
-      label: hintLabel({ ...h, rank: h.rank ?? i + 1 }), colour: HINT_COLOURS[i % HINT_COLOURS.length],
+      rank: x.rank, x: c.x, y: c.y, ux: u.x, uy: u.y, power: shot.power,
+      label: hintLabel(x, board), colour: HINT_COLOURS[i % HINT_COLOURS.length], stop: hintStop(h, c),
     };
   });
 }
@@ -387,10 +404,11 @@ export function renderHints(s) {
 /**
  * The hint list, one view for the game and the practice room: in `box` (a .hint-list holding
  * a .hint-list-title and an <ol class="hint-items">), the title (none when empty) and one item
- * per hint: its numbered chip in its line's colour, its label, its words and "Aim like this",
- * which calls `onUse(hint)` (each hint with its rank).
+ * per hint: its numbered chip in its line's colour, the hint in words, its exact figures (a
+ * small line, and the item's title) and "Aim like this", which calls `onUse(hint)` (each hint
+ * with its rank). `board` (the snapshot's) lets the words name the zone a disc stops in.
  */
-export function renderHintList(box, hints, { title = "", onUse }) {
+export function renderHintList(box, hints, { title = "", onUse, board = null }) {
   const head = box.querySelector(".hint-list-title");
   head.textContent = title;
   head.hidden = !title;
@@ -398,10 +416,14 @@ export function renderHintList(box, hints, { title = "", onUse }) {
     const x = { ...h, rank: h.rank ?? i + 1 };
     const li = el("li", `hint-item hint-${i + 1}`);
     li.dataset.testid = "hint-item";
+    const numbers = hintNumbers(x);
+    li.title = numbers;
     const chip = el("span", "hint-chip", String(x.rank));
     chip.setAttribute("aria-hidden", "true");
     const text = el("span", "hint-text");
-    text.append(el("b", "", hintLabel(x)), el("span", "hint-words", hintWords(x)));
+    const figures = el("span", "hint-numbers", numbers);
+    figures.dataset.testid = "hint-numbers";
+    text.append(el("b", "hint-say", hintWords(x, board)), figures);
     const use = el("button", "hint-use", "Aim like this");
     use.type = "button";
     use.setAttribute("aria-label", `Aim like hint ${x.rank}`);
@@ -418,7 +440,9 @@ function renderList(hints) {
   const key = JSON.stringify(hints);
   if (key === listKey) return;
   listKey = key;
-  renderHintList($("hint-list"), hints.list, { title: `The Expert's best shots for ${accuracyWords(hints.accuracy)}:`, onUse: useHint });
+  const s = H.hooks.state();
+  const board = s.game ? s.game.board : null;
+  renderHintList($("hint-list"), hints.list, { title: `The Expert's best shots for ${accuracyWords(hints.accuracy)}:`, onUse: useHint, board });
 }
 
 function useHint(x) {

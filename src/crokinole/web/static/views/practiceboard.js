@@ -10,7 +10,7 @@ import { ShotAnimation } from "./anim.js";
 import * as boardjs from "./board.js";
 import { renderControls, wireControls } from "./controls.js";
 import { fitBoard } from "./fit.js";
-import { hintLabel } from "./hints.js";
+import { hintLines as hintsDrawn } from "./hints.js";
 import { $ } from "../lib/dom.js";
 import { SEAT_ANGLE, aimVector, clamp, compass, placement, round, zoneOf } from "../lib/geometry.js";
 import { DEFAULT_POWER, cancelDrag, currentDrag, placementFeedback, wireInput } from "../lib/input.js";
@@ -376,13 +376,9 @@ function draw() {
   view.draw(scene);
 }
 
-/** The hints as board.js draws them: [{rank, x, y, ux, uy, label, colour}]. */
+/** The hints as board.js draws them (hints.js's, as in play): each to where its disc stops. */
 function hintLines(list) {
-  return list.map((h, n) => {
-    const c = placement(T.board, SEAT, h.shot.position);
-    const u = aimVector(T.board, SEAT, h.shot.position, h.shot.direction);
-    return { rank: h.rank ?? n + 1, x: c.x, y: c.y, ux: u.x, uy: u.y, label: hintLabel({ ...h, rank: h.rank ?? n + 1 }), colour: hintColour(n) };
-  });
+  return hintsDrawn(T.board, SEAT, list);
 }
 
 /** The colour of the n-th hint (board.js's, as in play). */
