@@ -115,6 +115,16 @@ function foulSentence(v, r, shooter) {
  * @param {string} shooter seat that shot (the message's `seat`)
  * @returns {string}
  */
+/**
+ * How a logged shot's foul reads to this viewer (issue 22: the opponent's fouls in a neutral
+ * tone, yours in red): "mine" when one of the viewer's own seats (`yourSeats`) fouled, "theirs"
+ * when another seat did, null when the shot was valid (or is not a shot).
+ */
+export function foulTone(entry, yourSeats) {
+  if (!entry || !entry.report || entry.report.valid !== false) return null;
+  return (yourSeats || []).includes(entry.seat) ? "mine" : "theirs";
+}
+
 export function describeShot(r, v, shooter) {
   if (!r || typeof r !== "object") return "Shot played.";
   const seat = r.seat || shooter;

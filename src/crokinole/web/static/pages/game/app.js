@@ -36,7 +36,7 @@ import {
   turnText, withConnection,
 } from "../../lib/state.js";
 import { deviceToken, loadGame, loadPrefs, saveGame, savePrefs } from "../../lib/store.js";
-import { cap, describeShot, viewerOf, whose } from "../../lib/words.js";
+import { cap, describeShot, foulTone, viewerOf, whose } from "../../lib/words.js";
 
 const params = new URLSearchParams(location.search);
 const TEST_ROUNDS = Number.parseInt(params.get("rounds") || "", 10);
@@ -433,8 +433,8 @@ function afterEvent(msg, before) {
   if (msg.type === "shot" || msg.type === "timeout") {
     const entry = S.log[S.log.length - 1];
     const text = logText(entry);
-    const foul = Boolean(entry.report && entry.report.valid === false);
-    setMessage(text, foul);
+    // Your own foul in red; another player's in the message's plain tone.
+    setMessage(text, foulTone(entry, S.you.seats) === "mine");
   }
   // The record that counts this game comes with its `finished` (the last shot, which ends the
   // game, comes first), or with a table opened after the end (welcome's record is current).
@@ -598,7 +598,8 @@ function renderLog() {
     ...S.log.map((e) => {
       const li = document.createElement("li");
       li.textContent = logText(e);
-      if (e.report && e.report.valid === false) li.className = "foul";
+      const tone = foulTone(e, S.you.seats);
+      if (tone) li.className = tone === "mine" ? "foul" : "foul theirs";
       return li;
     }).reverse(),
   );
