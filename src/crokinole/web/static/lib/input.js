@@ -146,6 +146,17 @@ function onPointerUp(ev) {
   h.shoot();
 }
 
+/**
+ * Why aim `a` ({position, power, ...}) cannot be shot from `seat`, as the sentence a player is
+ * shown, or null when it can: a placement `problemAt(seat, position)` refuses (R3), or no power.
+ */
+export function aimProblem(problemAt, seat, a) {
+  const problem = problemAt(seat, a.position);
+  if (problem) return `Can't place there: ${problem}.`;
+  if (a.power < 0.5) return "Power is 0%: pull back further or raise the power.";
+  return null;
+}
+
 export function cancelDrag() {
   if (!drag) return;
   drag = null;

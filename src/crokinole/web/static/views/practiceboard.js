@@ -13,7 +13,7 @@ import { fitBoard } from "./fit.js";
 import { hintLines as hintsDrawn } from "./hints.js";
 import { $ } from "../lib/dom.js";
 import { SEAT_ANGLE, aimVector, clamp, compass, placement, round, zoneOf } from "../lib/geometry.js";
-import { DEFAULT_POWER, cancelDrag, currentDrag, placementFeedback, wireInput } from "../lib/input.js";
+import { DEFAULT_POWER, aimProblem, cancelDrag, currentDrag, placementFeedback, wireInput } from "../lib/input.js";
 import {
   BOARD, DISCS_PER_SIDE, MINE, MOST_ON_BOARD, THEIRS, countOf, placementLimit, snapshotOf, spotProblem,
 } from "../lib/position.js";
@@ -150,13 +150,9 @@ function canShoot() {
 function shoot() {
   if (!canShoot()) return;
   const a = T.aim;
-  const problem = problemAt(SEAT, a.position);
+  const problem = aimProblem(problemAt, SEAT, a);
   if (problem) {
-    setMessage(`Can't place there: ${problem}.`, true);
-    return;
-  }
-  if (a.power < 0.5) {
-    setMessage("Power is 0%: pull back further or raise the power.", true);
+    setMessage(problem, true);
     return;
   }
   for (const who of [MINE, THEIRS]) {

@@ -22,7 +22,7 @@ import {
   SEAT_ANGLE, aimVector, clamp, compass, placement, round, zoneOf,
 } from "../../lib/geometry.js";
 import { clearHints, hintAnswer, hintModel, hintRefused, hintScene, renderHints, wireHints } from "../../views/hints.js";
-import { DEFAULT_POWER, cancelDrag, currentDrag, placementFeedback, wireInput } from "../../lib/input.js";
+import { DEFAULT_POWER, aimProblem, cancelDrag, currentDrag, placementFeedback, wireInput } from "../../lib/input.js";
 import { fillRules, fillRulesDiscs, readRules, renderLobby, wireHintsSwitch } from "../../views/lobby.js";
 import { Connection } from "../../lib/net.js";
 import { rankedConnected, rankedMessage, wireRanked } from "../../views/ranked.js";
@@ -943,13 +943,9 @@ function shoot() {
   const seat = myShooter();
   if (!seat || !canInput()) return;
   const a = aimOf(seat);
-  const problem = problemAt(seat, a.position);
+  const problem = aimProblem(problemAt, seat, a);
   if (problem) {
-    setMessage(`Can't place there: ${problem}.`, true);
-    return;
-  }
-  if (a.power < 0.5) {
-    setMessage("Power is 0%: pull back further or raise the power.", true);
+    setMessage(problem, true);
     return;
   }
   setMessage("");
