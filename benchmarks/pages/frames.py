@@ -45,6 +45,7 @@ from .site import (
     SetupError,
     machine_load,
     need_chromium,
+    ranged,
     serve,
     shoot,
     start_cpu_game,
@@ -165,24 +166,8 @@ def frames_table(shots: Sequence[ShotFrames], slowdown: float = 1.0) -> Table:
     return table
 
 
-def _shots(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if not 1 <= value <= 8:
-        raise argparse.ArgumentTypeError(f"--shots {text!r}: a whole number from 1 to 8 (a round)")
-    return value
-
-
-def _slowdown(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not 1 <= value <= 50:
-        raise argparse.ArgumentTypeError(f"--cpu-slowdown {text!r}: a number from 1 to 50")
-    return value
+_shots = ranged("--shots", int, 1, 8, "a whole number from 1 to 8 (a round)")
+_slowdown = ranged("--cpu-slowdown", float, 1.0, 50.0, "a number from 1 to 50")
 
 
 def parser(prog: str) -> argparse.ArgumentParser:

@@ -59,6 +59,7 @@ from .site import (
     machine_load,
     open_client,
     play_ranked_game,
+    ranged,
     serve,
     shoot,
     start_cpu_game,
@@ -297,14 +298,7 @@ def _pages(text: str) -> list[str]:
     return [p for p in PAGES if p in names]
 
 
-def _runs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if not 1 <= value <= 9:
-        raise argparse.ArgumentTypeError(f"--runs {text!r}: a whole number from 1 to 9")
-    return value
+_runs = ranged("--runs", int, 1, 9, "a whole number from 1 to 9")
 
 
 def parser(prog: str) -> argparse.ArgumentParser:

@@ -17,6 +17,7 @@ with them.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import shutil
@@ -26,11 +27,11 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urljoin
 
 __all__ = [
@@ -431,3 +432,31 @@ def play_ranked_game(
         for ctx in contexts:
             ctx.close()
     return Finished(table=table, players=players)
+
+
+_N = TypeVar("_N", int, float)
+
+
+def ranged(
+    flag: str, kind: Callable[[str], _N], low: _N, high: _N, what: str
+) -> Callable[[str], _N]:
+    """An argparse type: ``kind(text)`` from ``low`` to ``high``, else an error naming ``flag``.
+
+    >>> ranged("--runs", int, 1, 9, "a whole number from 1 to 9")("3")
+    3
+    >>> ranged("--runs", int, 1, 9, "a whole number from 1 to 9")("ten")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: --runs 'ten': a whole number from 1 to 9
+    """
+
+    def parse(text: str) -> _N:
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:  # NaN fails the comparison too
+            raise argparse.ArgumentTypeError(f"{flag} {text!r}: {what}")
+        return value
+
+    return parse
