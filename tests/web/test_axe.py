@@ -81,7 +81,7 @@ def test_the_start_screen_and_a_game_break_no_rule(
 
 def test_how_to_play_breaks_no_rule(server_url: str, new_page: Any, axe_source: str) -> None:
     page = new_page(viewport=SIZES["phone"])
-    page.goto(f"{server_url}/static/how-to-play.html")
+    page.goto(f"{server_url}/how-to-play")
     check(page, axe_source, "how to play")
 
 

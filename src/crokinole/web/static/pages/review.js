@@ -87,7 +87,7 @@ function renderSummary() {
     card.className = "card seat-summary";
     card.setAttribute("data-testid", `summary-${seat}`);
     const counts = GRADES.map((g) => `<li><span class="grade ${g}" data-testid="count-${seat}-${g}">${escapeHtml(GRADE_WORD[g])} ${s.grades[g] ?? 0}</span></li>`).join("");
-    card.innerHTML = `<h3>${mark(seat, 18)}<span>${escapeHtml(seatName(seat))}</span></h3>
+    card.innerHTML = `<h2>${mark(seat, 18)}<span>${escapeHtml(seatName(seat))}</span></h2>
       <p>${s.shots} shot${s.shots === 1 ? "" : "s"} reviewed${s.shots ? ` · on average ${winPoints(s.mean_loss_win)} points of round-win chance and ${Number(s.mean_loss_margin).toFixed(1)} expected points given away a shot` : ""}.</p>
       <ul class="grade-counts">${counts}</ul>`;
     box.append(card);
@@ -162,7 +162,7 @@ function renderRounds() {
     sec.setAttribute("data-testid", `review-round-${round}`);
     sec.setAttribute("aria-labelledby", `round-title-${round}`);
     const last = leadAfter(shots[shots.length - 1]);
-    sec.innerHTML = `<h3 id="round-title-${round}">Round ${round}</h3>
+    sec.innerHTML = `<h2 id="round-title-${round}">Round ${round}</h2>
       <figure class="chart"><div class="chart-box"></div><figcaption class="note">${escapeHtml(sideName(0))}'s lead over ${escapeHtml(sideName(1))} after each shot (counted as the round would score then, 20s included): above the line ${escapeHtml(sideName(0))} leads. A light dot is a shot of ${escapeHtml(sideName(0))}, a dark one of ${escapeHtml(sideName(1))}; a red ring marks a mistake or a blunder. After the last shot: ${escapeHtml(signed(last, 0))}.</figcaption></figure>
       <div class="shots-wrap"><table class="shots-table">
         <caption class="sr-only">Round ${round}: each shot, its value against the best, and its grade</caption>

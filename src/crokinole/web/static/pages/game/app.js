@@ -1255,7 +1255,7 @@ function applyScheme() {
 let helpLoaded = false;
 async function loadHelp() {
   if (helpLoaded) return;
-  const r = await fetchText("/static/how-to-play.html");
+  const r = await fetchText("/how-to-play");
   if (r.ok) {
     const doc = new DOMParser().parseFromString(r.text, "text/html");
     const main = doc.querySelector("main");
