@@ -80,6 +80,7 @@ test("what the best shot does, as a thing", () => {
 test("what the best would have gained", () => {
   assert.equal(gainWords(1.83, 0.12), "about 1.8 points more and 12% more chance to win the round");
   assert.equal(gainWords(1.0, 0.004), "about 1.0 point more");
+  assert.equal(gainWords(23.4, 0.52), "about 23 points more and 52% more chance to win the round");
   // The best gives up points for a safer round.
   assert.equal(gainWords(-2.04, 0.3), "30% more chance to win the round, for about 2.0 points less");
   assert.equal(gainWords(0, 0), "about as much");

@@ -383,7 +383,9 @@ export function bestWords(e, o = {}) {
 export function gainWords(lossMargin, lossWin) {
   const m = finite(lossMargin);
   const w = Math.round(finite(lossWin) * 100);
-  const pts = `${Math.abs(m).toFixed(1)} point${Math.abs(m).toFixed(1) === "1.0" ? "" : "s"}`;
+  // One decimal for a few points ("1.8"), whole points beyond ten ("23").
+  const size = Math.abs(m) >= 10 ? String(Math.round(Math.abs(m))) : Math.abs(m).toFixed(1);
+  const pts = `${size} point${size === "1.0" ? "" : "s"}`;
   const chanceMore = w >= 1 ? `${w}% more chance to win the round` : "";
   if (m >= 0.05) return chanceMore ? `about ${pts} more and ${chanceMore}` : `about ${pts} more`;
   if (m <= -0.05 && chanceMore) return `${chanceMore}, for about ${pts} less`;

@@ -112,7 +112,7 @@ function renderScores(game) {
     <div class="replay-card${shooter && shooter.side === i ? " shot" : ""}" data-testid="replay-side-${i}">
       <span class="name">${markSvg(game, i, 18)}<span>${escapeHtml(sideName(game, i))}</span></span>
       <span class="score" data-testid="replay-score-${i}">${side.score}</span>
-      <span class="stats">this round <b data-testid="replay-round-total-${i}">${side.round_total}</b> · in the 20: <b>${side.twenties}</b></span>
+      <span class="stats"><span>this round <b data-testid="replay-round-total-${i}">${side.round_total}</b></span> <span>20s <b>${side.twenties}</b></span></span>
     </div>`).join("");
 }
 

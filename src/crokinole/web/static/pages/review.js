@@ -233,8 +233,7 @@ function show(data) {
   renderSummary();
   renderRounds();
   $("review").setAttribute("aria-busy", "false");
-  const n = (data.shots || []).length;
-  status(`${n} shot${n === 1 ? "" : "s"} reviewed.`);
+  status(""); // the review itself says it all
 }
 
 // ------------------------------------------------------------------ loading
