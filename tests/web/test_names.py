@@ -89,6 +89,9 @@ def test_each_player_has_one_name_in_the_game_the_replay_and_the_review(
     page.wait_for_function(REVIEW_LOADED, timeout=120_000)
     data = page.evaluate("() => window.crokinoleReview.data()")
     assert data["names"] == expected
+    sync_api.expect(page.locator("#review-title")).to_have_text(
+        f"Game review: {expected['south']} v {expected['north']}"
+    )
     page.get_by_test_id("review-numbers-toggle").click()
     who = {t.strip() for t in page.locator(".shots-table td.who").all_inner_texts()}
     assert who == set(expected.values())

@@ -50,8 +50,9 @@ test("a shot's strength and aim in a few words", () => {
   assert.equal(powerFeel(50), "firm");
   assert.equal(powerFeel(90), "hard");
   assert.equal(shotStyle({ position: 0, direction: 0.2, power: 29 }), "a soft straight shot");
-  assert.equal(shotStyle({ position: 0, direction: -3.4, power: 80 }), "a hard shot 3° left");
-  assert.equal(shotStyle({ position: 20, direction: 2, power: 45 }), "a firm shot 2° right from 20° right");
+  assert.equal(shotStyle({ position: 0, direction: -3.4, power: 80 }), "a hard shot aimed 3° left");
+  assert.equal(shotStyle({ position: 20, direction: 2, power: 45 }), "a firm shot placed 20° right, aimed 2° right");
+  assert.equal(shotStyle({ position: -12, direction: 0, power: 26 }), "a soft straight shot placed 12° left");
 });
 
 test("what a shot did, as the end of the sentence", () => {
@@ -91,7 +92,7 @@ test("a costly shot of yours in one sentence", () => {
   assert.equal(
     costSentence(shot(), v),
     "Round 2, shot 5: you played a soft straight shot that missed and went into the ditch; "
-      + "the best was a takeout of their 15 (a firm shot 2° left), "
+      + "the best was a takeout of their 15 (a firm shot aimed 2° left), "
       + "about 1.8 points more and 12% more chance to win the round.",
   );
 });
@@ -108,13 +109,21 @@ test("the opponent's costly shot names them, and your discs are yours", () => {
   });
   assert.equal(
     costSentence(cpu, v),
-    "Round 1, shot 4: CPU Easy played a soft shot 1° right that stopped in the 5; "
+    "Round 1, shot 4: CPU Easy played a soft shot aimed 1° right that stopped in the 5; "
       + "the best was a takeout of your 15 (a hard straight shot), "
       + "about 4.2 points more and 25% more chance to win the round.",
   );
   // Read by someone who did not play: everyone is named, the discs are "the opposing" ones.
   const anyone = namesViewer({ south: "Ann", north: "Bob" });
   assert.match(costSentence(shot(), anyone), /^Round 2, shot 5: Ann played .* the best was a takeout of the opposing 15 /);
+});
+
+test("in doubles a partner's takeout is of the opponents' discs, not of yours", () => {
+  const v = namesViewer({ south: "Ann", west: "Bob", north: "Cy", east: "Di" }, ["south"]);
+  const side = (seat) => ({ south: 0, north: 0, west: 1, east: 1 })[seat];
+  const played = { ...TAKE_15 };
+  assert.match(costSentence(shot({ seat: "north", played_effect: played }), v, side), /^Round 2, shot 5: Cy played .* took out their 15 /);
+  assert.match(costSentence(shot({ seat: "west", played_effect: played }), v, side), /^Round 2, shot 5: Bob played .* took out your 15 /);
 });
 
 test("the costliest shots: a seat's own, the most round-win chance lost first, at most three", () => {

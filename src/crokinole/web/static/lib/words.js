@@ -301,15 +301,17 @@ export function powerFeel(power) {
 }
 
 /**
- * A shot in a few words: "a soft straight shot", "a hard shot 3° left", "a firm shot 2° right
- * from 20° left" (the place on the shooting line when it is not the middle).
+ * A shot in a few words, as the hints word place and aim: "a soft straight shot", "a hard shot
+ * aimed 3° left", "a firm shot placed 20° left, aimed 2° right" (the place on the shooting line
+ * when it is not the middle).
  */
 export function shotStyle(shot) {
   const s = shot || {};
   const feel = powerFeel(s.power);
   const dir = directionWords(s.direction);
-  const from = Math.round(finite(s.position)) === 0 ? "" : ` from ${placeWords(s.position)}`;
-  return dir === "straight" ? `a ${feel} straight shot${from}` : `a ${feel} shot ${dir}${from}`;
+  const placed = Math.round(finite(s.position)) === 0 ? "" : `placed ${placeWords(s.position)}`;
+  if (dir === "straight") return `a ${feel} straight shot${placed ? ` ${placed}` : ""}`;
+  return `a ${feel} shot ${placed ? `${placed}, ` : ""}aimed ${dir}`;
 }
 
 /** "15", "15 and 10", "15, 10 and 5": zones (0: a disc out on the line) in words. */
@@ -400,15 +402,19 @@ export function numberWord(n) {
 
 /**
  * One costly shot of a review in a sentence: "Round 2, shot 5: you played a soft straight shot
- * that missed and went into the ditch; the best was a takeout of their 15 (a firm shot 2° left),
+ * that missed and went into the ditch; the best was a takeout of their 15 (a firm shot aimed 2° left),
  * about 1.8 points more and 12% more chance to win the round."
  * @param {object} s  a review's shot (round, turn, seat, shot, best, loss_margin, loss_win,
  *                    played_effect, best_effect)
  * @param {object} v  the viewer (namesViewer)
+ * @param {function} sideOf  a seat's side (doubles: a partner's takeouts are of "their" discs,
+ *                    not "yours"); by default every seat is a side of its own
  */
-export function costSentence(s, v) {
+export function costSentence(s, v, sideOf = (seat) => seat) {
   const mine = isYou(v, s.seat);
-  const owners = { theirs: mine ? "their" : v.you.length ? "your" : "the opposing", own: mine ? "your own" : "their own" };
+  const partner = !mine && v.you.some((seat) => sideOf(seat) === sideOf(s.seat));
+  const theirs = mine || partner ? "their" : v.you.length ? "your" : "the opposing";
+  const owners = { theirs, own: mine ? "your own" : "their own" };
   const played = `${shotStyle(s.shot)}${s.played_effect ? ` ${effectWords(s.played_effect, owners)}` : ""}`;
   const best = s.best || {};
   const bestStyle = best.shot ? ` (${shotStyle(best.shot)})` : "";

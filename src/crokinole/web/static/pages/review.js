@@ -105,7 +105,7 @@ function renderCostly() {
     card.setAttribute("data-testid", `costly-${seat}`);
     card.setAttribute("aria-labelledby", `costly-title-${seat}`);
     const title = worst.length ? costliestTitle(R.viewer, seat, worst.length) : `${seatName(seat)}: no costly shot`;
-    const items = worst.map((x) => `<li data-testid="costly-shot-${x.index}">${escapeHtml(costSentence(x, R.viewer))}${retryLink(x, `summary-retry-${x.index}`)}</li>`).join("");
+    const items = worst.map((x) => `<li data-testid="costly-shot-${x.index}">${escapeHtml(costSentence(x, R.viewer, sideIndex))}${retryLink(x, `summary-retry-${x.index}`)}</li>`).join("");
     const none = R.viewer.you.includes(seat)
       ? "Every one of your shots was as good as the best found, or nearly."
       : `Every shot of ${seatName(seat)} was as good as the best found, or nearly.`;
@@ -227,6 +227,8 @@ function show(data) {
   if (Array.from(select.options).some((o) => o.value === data.accuracy)) select.value = data.accuracy;
   const t = data.thresholds || { good: 0.05, inaccuracy: 0.12, mistake: 0.25 };
   $("review-about").textContent = `Every shot is valued under ${HAND_WORD[data.accuracy] || `the ${data.accuracy} hand`}, against the best shot the Expert finds in the same position with the same noise draws: "points" is the expected round margin after the shot, "round" the chance to win the round. Grades go by the round-win chance a shot gave away: good below ${winPoints(t.good)} points of percent, an inaccuracy below ${winPoints(t.inaccuracy)}, a mistake below ${winPoints(t.mistake)}, a blunder beyond.`;
+  // Who played, by the names the game and the replay call them ("Ann v CPU Easy").
+  if (R.table) $("review-title").textContent = `Game review: ${(data.sides || []).map((_, i) => sideName(i)).join(" v ")}`;
   $("review-lead").textContent = "Each shot was compared with the best one the computer finds in the same spot. These cost the most:";
   $("review-body").hidden = false; // first: the charts are drawn at their boxes' widths
   renderCostly();
