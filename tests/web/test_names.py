@@ -95,8 +95,8 @@ def test_each_player_has_one_name_in_the_game_the_replay_and_the_review(
     page.get_by_test_id("review-numbers-toggle").click()
     who = {t.strip() for t in page.locator(".shots-table td.who").all_inner_texts()}
     assert who == set(expected.values())
-    south = page.get_by_test_id("costly-south").locator("h3").inner_text().strip()
-    north = page.get_by_test_id("costly-north").locator("h3").inner_text().strip()
+    south = page.get_by_test_id("costly-south").locator("h2").inner_text().strip()
+    north = page.get_by_test_id("costly-north").locator("h2").inner_text().strip()
     if mode == "cpu":
         # Ann held one seat: she is "you"; the CPU is called as in the game.
         assert south.startswith("Your ") or south == "Ann: no costly shot", south
@@ -112,7 +112,7 @@ def test_each_player_has_one_name_in_the_game_the_replay_and_the_review(
     other.route("**/*", with_csp)
     other.goto(f"{server_url}/review/{table}?game=1")
     other.wait_for_function(REVIEW_LOADED, timeout=120_000)
-    heading = other.get_by_test_id("costly-south").locator("h3").inner_text().strip()
+    heading = other.get_by_test_id("costly-south").locator("h2").inner_text().strip()
     assert heading.startswith(("Ann's ", "Ann: ")), heading
     text = other.get_by_test_id("review-costly").inner_text()
     assert "Your " not in text and " you played" not in text

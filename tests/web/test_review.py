@@ -142,7 +142,7 @@ def test_the_review_opens_on_your_costliest_shots_in_sentences(
     sync_api.expect(page.get_by_test_id("review-rounds")).to_be_hidden()
     sync_api.expect(page.get_by_test_id("review-numbers-toggle")).to_have_text("Show the numbers")
     # The sentences come first, above the numbers.
-    cards = page.locator("[data-testid^=costly-]").filter(has=page.locator("h3"))
+    cards = page.locator("[data-testid^=costly-]").filter(has=page.locator("h2"))
     assert cards.first.get_attribute("data-testid") == "costly-south"  # yours first
     top = page.get_by_test_id("review-costly").bounding_box()
     below = numbers.bounding_box()
@@ -150,7 +150,7 @@ def test_the_review_opens_on_your_costliest_shots_in_sentences(
     for seat, owner, subject in (("south", "Your", "you"), ("north", "CPU Easy's", "CPU Easy")):
         card = page.get_by_test_id(f"costly-{seat}")
         worst = costly(shots, seat)
-        heading = card.locator("h3").inner_text().strip()
+        heading = card.locator("h2").inner_text().strip()
         if worst:
             plural = "s" if len(worst) > 1 else ""
             assert heading == f"{owner} {COUNT_WORD[len(worst)]}costliest shot{plural}", heading
