@@ -5,6 +5,7 @@
 
 import { fetchJson } from "../lib/api.js";
 import { ShotAnimation } from "../views/anim.js";
+import { popTwenty } from "../views/pop.js";
 import { BoardView, markSvg, setScheme } from "../views/board.js";
 import { fitBoard } from "../views/fit.js";
 import { resultTable } from "../views/dialogs.js";
@@ -30,6 +31,7 @@ const R = {
 const view = new BoardView($("replay-board"));
 const anim = new ShotAnimation({
   speed: SPEED, paused: () => false, onFrame: () => draw(), onSound: (name) => playSound(name),
+  onTwenty: (drop, n) => popTwenty(view, drop, n),
 });
 
 /** The game snapshot after `pos` steps. */

@@ -7,6 +7,7 @@
 // fieldset#controls of index.html (controls.js and input.js find them by id).
 
 import { ShotAnimation } from "./anim.js";
+import { popShotTwenties, popTwenty } from "./pop.js";
 import * as boardjs from "./board.js";
 import { renderControls, wireControls } from "./controls.js";
 import { fitBoard } from "./fit.js";
@@ -45,6 +46,7 @@ const { BoardView, setScheme } = boardjs;
 const view = new BoardView($("board"));
 const anim = new ShotAnimation({
   speed: 1, paused: () => false, onFrame: () => draw(), onSound: (name) => playSound(name),
+  onTwenty: (drop, n) => popTwenty(view, drop, n),
 });
 
 export function currentPosition() {
@@ -184,6 +186,8 @@ export async function animateShot(after, trajectory, discs = null) {
     const shown = anim.play(before, { trajectory, game: next }, (owner) => (owner === SEAT ? 0 : 1));
     refresh();
     await shown;
+  } else if (trajectory && reducedMotion.matches && !document.hidden) {
+    popShotTwenties(view, { trajectory }); // no animation: the +20 still, at the hole
   }
   setPosition(after);
 }
