@@ -53,12 +53,14 @@ PLAIN = {
 DOCS = (
     ("start-360x640", "start-phone.png"),
     ("start-1280x800", "start-desktop.png"),
-    ("game-360x640", "game-phone.png"),
+    ("game-360x640", "phone-game.png"),
     ("game-1280x800", "game.png"),
     ("results-360x640", "results-phone.png"),
-    ("keep-score-360x640", "keep-score-phone.png"),
+    ("keep-score-360x640", "score-keeper-phone.png"),
     ("review-1280x800", "review.png"),
     ("practice-1280x800", "practice.png"),
+    ("leaderboard-360x640", "leaderboard.png"),
+    ("profile-360x640", "profile.png"),
 )
 
 GAME_OVER = "() => document.querySelector('[data-testid=game-result]').open"
