@@ -42,7 +42,7 @@ function ladderCard(ladder, l) {
   const name = LADDER_NAME[ladder] || ladder;
   if (!l || !l.games) {
     return `<section class="ladder-card empty" data-testid="ladder-${ladder}" aria-label="${name}">
-      <h3>${name}</h3><p class="note">No ranked ${name.toLowerCase()} games yet.</p></section>`;
+      <h2>${name}</h2><p class="note">No ranked ${name.toLowerCase()} games yet.</p></section>`;
   }
   const history = Array.isArray(l.history) ? l.history : [];
   const points = history.map((h, i) => ({
@@ -52,7 +52,7 @@ function ladderCard(ladder, l) {
   }));
   CHARTS[ladder] = { points, title: `${name} rating over time` };
   return `<section class="ladder-card" data-testid="ladder-${ladder}" aria-label="${name}">
-    <h3>${name}</h3>
+    <h2>${name}</h2>
     <p class="big-rating"><b data-testid="rating-${ladder}">${l.rating}</b>${provisionalMark(l.provisional)}</p>
     <p class="wdl-line" data-testid="wdl-${ladder}">${l.games} game${l.games === 1 ? "" : "s"}: <span class="w">${l.wins} won</span>, <span class="d">${l.draws} drawn</span>, <span class="l">${l.losses} lost</span></p>
     ${points.length ? `<figure class="chart"><div class="chart-box" data-ladder="${ladder}"></div><figcaption class="note">Rating after each ranked game. A dot's colour is the result: <span class="w">won</span>, <span class="d">drawn</span>, <span class="l">lost</span>.</figcaption></figure>` : ""}
