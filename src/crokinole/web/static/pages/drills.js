@@ -51,7 +51,7 @@ function renderList() {
     const li = document.createElement("li");
     li.className = "card drill-card";
     li.setAttribute("data-testid", `drill-${d.id}`);
-    li.innerHTML = `<h3>${escapeHtml(d.name)}</h3>
+    li.innerHTML = `<h2>${escapeHtml(d.name)}</h2>
       <p class="summary">${escapeHtml(d.summary)}</p>
       <p class="best">${d.attempts} attempts · ${bestText(d)}</p>`;
     const play = document.createElement("button");
@@ -358,7 +358,7 @@ async function submit(run) {
     renderRun();
   }
   if (run.kind === "daily") {
-    box.innerHTML = `<h3>Daily challenge scored</h3>
+    box.innerHTML = `<h2>Daily challenge scored</h2>
       <p class="big" data-testid="verified-score">${escapeHtml(signed(a.score, 0))} point${Math.abs(a.score) === 1 ? "" : "s"}</p>
       <p data-testid="daily-rank">Your best attempt, checked by the server. You are ${ordinal(a.rank)} on today's leaderboard.</p>
       ${againButtons(run)}`;
@@ -377,7 +377,7 @@ async function submit(run) {
     }
     const best = D.bests[run.id];
     const pb = a.personal_best === true;
-    box.innerHTML = `<h3>${escapeHtml(run.name)}: your score</h3>
+    box.innerHTML = `<h2>${escapeHtml(run.name)}: your score</h2>
       <p class="big" data-testid="verified-score">${a.score} of ${most} · ${Math.round(Number(a.percent))}%</p>
       <p class="${pb ? "pb" : ""}" data-testid="personal-best">${pb ? "A new personal best!" : best ? `Your best is ${best.score} of ${most} (${Math.round(Number(best.percent))}%).` : "Not a personal best."}</p>
       <p class="note">Scored by the server from the ${a.attempts} shots it played with your hand.</p>
