@@ -1,8 +1,8 @@
 // The first shot's coach: on a new player's first turn ever (kept on the device: the page's
 // prefs in lib/store.js), a ghost hand on the board presses on their disc, pulls back and lets
 // go, over and over, under the words "Press on your disc, pull back, let go". It never blocks
-// the board (only its "Got it" button takes a pointer); pressing on the board, Got it, a shot or
-// the end of the turn puts it away for good.
+// the board (only its "Got it" button takes a pointer); a press on the board or the controls, a
+// key on the board, Got it, a shot or the end of the turn puts it away for good.
 
 import { $ } from "../lib/dom.js";
 
@@ -22,8 +22,10 @@ export function wireCoach(hooks) {
     hide();
     $("board").focus({ preventScroll: true });
   });
-  // The player's own press on the board: they have it (the press goes on to the board).
-  $("board").addEventListener("pointerdown", hide);
+  // The player's own press on the board or on the game's controls, or a key on the board:
+  // they are on their way (the press goes on to what it was for).
+  $("game-screen").addEventListener("pointerdown", hide, true);
+  $("board").addEventListener("keydown", hide);
 }
 
 export function coachShown() {
