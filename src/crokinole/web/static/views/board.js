@@ -628,13 +628,22 @@ export class BoardView {
       const w = g.measureText(p.label).width + 10;
       const hgt = fontPx + 8;
       let box = null;
-      for (let k = 0; k < 12; k += 1) {
-        const f = Math.min(0.9, 0.22 + 0.14 * i + 0.11 * k);
-        const [cx, cy] = along(p.path, f);
-        const lx = Math.min(this.cssSize - w / 2 - 2, Math.max(w / 2 + 2, cx));
-        const ly = Math.min(this.cssSize - hgt / 2 - 2, Math.max(hgt / 2 + 2, cy));
-        box = { x: lx - w / 2, y: ly - hgt / 2, w, h: hgt };
-        if (!boxes.some((o) => box.x < o.x + o.w && o.x < box.x + box.w && box.y < o.y + o.h && o.y < box.y + box.h)) break;
+      const clear = (b) => !boxes.some((o) => b.x < o.x + o.w && o.x < b.x + b.w && b.y < o.y + o.h && o.y < b.y + b.h);
+      // Along the line first; where two lines run together (a short one in the other's
+      // path), a label steps off its line, above or below, rather than cover another.
+      search: for (const lift of [0, -(hgt + 3), hgt + 3]) {
+        for (let k = 0; k < 12; k += 1) {
+          const f = Math.min(0.9, 0.22 + 0.14 * i + 0.11 * k);
+          const [cx, cy] = along(p.path, f);
+          const lx = Math.min(this.cssSize - w / 2 - 2, Math.max(w / 2 + 2, cx));
+          const ly = Math.min(this.cssSize - hgt / 2 - 2, Math.max(hgt / 2 + 2, cy + lift));
+          const at = { x: lx - w / 2, y: ly - hgt / 2, w, h: hgt };
+          if (!box) box = at;
+          if (clear(at)) {
+            box = at;
+            break search;
+          }
+        }
       }
       boxes.push(box);
       g.fillStyle = "rgba(255,255,255,0.93)";
