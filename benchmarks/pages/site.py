@@ -43,6 +43,7 @@ __all__ = [
     "chromium",
     "how_to_play_url",
     "machine_load",
+    "need_chromium",
     "play_ranked_game",
     "serve",
     "shoot",
@@ -299,8 +300,7 @@ class _LinkFinder(HTMLParser):
 def how_to_play_url(base: str, start_page: str) -> str:
     """The address of the rules page: where the start page's "How to play" link goes.
 
-    The page has no route of its own (it is a file of the client), so it is found
-    as a player finds it.
+    It is found as a player finds it: by the link of that name (the top bar's).
 
     Raises:
         SetupError: the start page has no such link.

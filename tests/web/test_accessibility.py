@@ -64,7 +64,7 @@ def test_the_start_and_game_screens_keep_their_heading_order(
 def test_how_to_play_has_one_h1_and_no_skipped_level(server_url: str, new_page: Any) -> None:
     page = new_page()
     page.route("**/*", with_csp)
-    page.goto(f"{server_url}/static/how-to-play.html")
+    page.goto(f"{server_url}/how-to-play")
     headings = check_heading_order(page)
     assert headings[0] == (1, "How to play crokinole")
 

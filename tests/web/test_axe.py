@@ -81,7 +81,7 @@ def test_the_start_screen_and_a_game_break_no_rule(
 
 def test_how_to_play_breaks_no_rule(server_url: str, new_page: Any, axe_source: str) -> None:
     page = new_page(viewport=SIZES["phone"])
-    page.goto(f"{server_url}/static/how-to-play.html")
+    page.goto(f"{server_url}/how-to-play")
     check(page, axe_source, "how to play")
 
 
@@ -98,3 +98,6 @@ def test_the_replay_and_the_review_break_no_rule(
         "() => window.crokinoleReview && window.crokinoleReview.data()", timeout=120_000
     )
     check(page, axe_source, f"review, {size}")
+    # The numbers, one tap away: the grades, the charts and the table of shots.
+    page.get_by_test_id("review-numbers-toggle").click()
+    check(page, axe_source, f"review with its numbers, {size}")

@@ -173,7 +173,7 @@ def test_start_screen_and_how_to_play(server_url: str, new_page: Any) -> None:
         "scoring-select",
         "discs-select",
         "contact-toggle",
-        "how-to-play-link",
+        "nav-how-to-play",
         "settings-button",
         "sound-toggle",
     ):
@@ -181,7 +181,7 @@ def test_start_screen_and_how_to_play(server_url: str, new_page: Any) -> None:
     sync_api.expect(page.get_by_test_id("continue-button")).to_be_hidden()
     shot(page, "start-screen")
 
-    page.get_by_test_id("how-to-play-link").click()
+    page.get_by_test_id("nav-how-to-play").click()
     help_dialog = page.locator("#help-dialog")
     sync_api.expect(help_dialog).to_be_visible()
     sync_api.expect(help_dialog).to_contain_text("required contact", ignore_case=True)
@@ -1188,10 +1188,10 @@ def test_the_game_runs_under_the_content_security_policy(server_url: str, new_pa
     page.get_by_test_id("settings-button").click()
     page.get_by_test_id("scheme-select").select_option("dot")
     page.locator("#settings-close").click()
-    page.get_by_test_id("how-to-play-link").click()
+    page.get_by_test_id("nav-how-to-play").click()
     sync_api.expect(page.locator("#help-dialog")).to_contain_text("required contact")
     page.keyboard.press("Escape")
-    page.goto(f"{server_url}/static/how-to-play.html")
+    page.goto(f"{server_url}/how-to-play")
     sync_api.expect(page.locator("main")).to_contain_text("How to play")
     # The page's own stylesheet applies (no <style> element is needed any more).
     assert (

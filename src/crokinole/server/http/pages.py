@@ -14,32 +14,92 @@ page (the practice room, the review and the replay viewer use it too).
 | GET | /keep-score | the score keeper |
 | GET | /leaderboard | the leaderboard page (``?ladder=doubles&min_games=0`` preselect) |
 | GET | /players/{username} | a player's profile page |
+| GET | /how-to-play | the rules in plain words (``/static/how-to-play.html`` redirects here) |
 
->>> [route.path for route in routes]
+Every page holds the site's top bar (``static/partials/topbar.html``: the logo, the
+navigation, the account) where its header says ``<!--#site-bar-->``, the page's own link
+marked ``aria-current="page"``: one bar, written once, served in the page (no script draws
+it, so nothing moves as a page opens).
+
+>>> [route.path for route in routes][:6]
 ['/', '/join/{code}', '/watch/{code}', '/keep-score', '/leaderboard', '/players/{username}']
+>>> [route.path for route in routes][6:]
+['/how-to-play', '/static/how-to-play.html']
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from crokinole.server.http.context import context
 
-__all__ = ["page", "routes"]
+__all__ = ["SITE_BAR", "page", "routes", "with_site_bar"]
+
+#: Where a page's header takes the site's top bar.
+SITE_BAR = "<!--#site-bar-->"
+
+#: The navigation's entry of each page (its ``data-nav``); a page not named has none.
+NAV = {
+    "index.html": "play",
+    "practice.html": "practice",
+    "drills.html": "drills",
+    "leaderboard.html": "leaderboard",
+    "profile.html": "leaderboard",
+    "scorekeeper.html": "keep-score",
+    "how-to-play.html": "how-to-play",
+}
+
+_pages: dict[tuple[Path, int, int], str] = {}
+
+
+def with_site_bar(html: str, bar: str, nav: str | None) -> str:
+    """The page ``html`` with the top bar ``bar`` where it says so, ``nav`` the current link.
+
+    >>> bar = '<a data-nav="play">Play</a> <a data-nav="drills">Drills</a>'
+    >>> with_site_bar("<nav><!--#site-bar--></nav>", bar, "drills")
+    '<nav><a data-nav="play">Play</a> <a data-nav="drills" aria-current="page">Drills</a></nav>'
+    >>> with_site_bar("<p>no bar</p>", bar, "play")
+    '<p>no bar</p>'
+    """
+    if nav is not None:
+        bar = bar.replace(f'data-nav="{nav}"', f'data-nav="{nav}" aria-current="page"', 1)
+    return html.replace(SITE_BAR, bar.strip(), 1)
+
+
+def _read(static: Path, name: str) -> str:
+    """The page ``name`` with its top bar, read again only when a file of it changed.
+
+    A page whose header takes no bar is served as it is (the bar's file need not exist).
+    """
+    path, bar = static / name, static / "partials" / "topbar.html"
+    key = (path, path.stat().st_mtime_ns, bar.stat().st_mtime_ns if bar.exists() else 0)
+    if key not in _pages:
+        text = path.read_text(encoding="utf-8")
+        if SITE_BAR in text:
+            text = with_site_bar(text, bar.read_text(encoding="utf-8"), NAV.get(name))
+        _pages[key] = text
+    return _pages[key]
 
 
 def page(name: str) -> Callable[[Request], Awaitable[Response]]:
     """The route of the static page ``name`` (``review.html`` ...), which no cache keeps."""
 
     async def serve(request: Request) -> Response:
-        return FileResponse(context(request).static / name, headers={"Cache-Control": "no-cache"})
+        html = _read(context(request).static, name)
+        return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
 
     serve.__name__ = serve.__qualname__ = name.removesuffix(".html").replace("-", "_")
     return serve
+
+
+async def to_how_to_play(_: Request) -> Response:
+    """The rules' old address sends its visitor to the new one."""
+    return RedirectResponse("/how-to-play", status_code=308)
 
 
 #: The pages (their data comes from the JSON routes).
@@ -51,4 +111,7 @@ routes: list[BaseRoute] = [
     Route("/keep-score", page("scorekeeper.html")),
     Route("/leaderboard", page("leaderboard.html")),
     Route("/players/{username}", page("profile.html")),
+    Route("/how-to-play", page("how-to-play.html")),
+    # Its old address (links and bookmarks from before the top bar).
+    Route("/static/how-to-play.html", to_how_to_play),
 ]

@@ -6,6 +6,7 @@
 import { fetchJson, said } from "../../lib/api.js";
 import { $, closeDialog, openDialog } from "../../lib/dom.js";
 import { deviceToken } from "../../lib/store.js";
+import { renderAccount } from "../../views/topbar.js";
 
 /** A request to the accounts' API: {ok, status, data}, data.message the server's words as it wrote them. */
 async function call(path, body, headers = {}) {
@@ -26,6 +27,7 @@ function render() {
   $("account-user").hidden = !signedIn;
   $("account-name").textContent = A.username || "";
   if (!signedIn) $("attach-offer").hidden = true;
+  renderAccount(A.username); // the top bar's link: the profile, or "Log in"
   // Ranked play (ranked.js) follows who is signed in.
   document.dispatchEvent(new CustomEvent("account", { detail: { username: A.username || null } }));
 }
@@ -139,10 +141,20 @@ async function start() {
     $("attach-offer").hidden = true;
     status("");
   });
+  // The top bar's "Log in" (a link to /#account from every page) opens the dialog here.
+  $("nav-account").addEventListener("click", (ev) => {
+    if (A.username) return; // the profile's link
+    ev.preventDefault();
+    openAccountDialog("login");
+  });
   const answer = await call("/api/account");
   A.username = answer.ok ? answer.data.username : null;
   render();
   A.ready = true;
+  if (!A.username && location.hash === "#account") {
+    history.replaceState(null, "", location.pathname + location.search);
+    openAccountDialog("login");
+  }
 }
 
 start();

@@ -29,6 +29,7 @@ import { Connection } from "../../lib/net.js";
 import { rankedConnected, rankedMessage, wireRanked } from "../../views/ranked.js";
 import { renderClock, renderReactions, renderScoreboard } from "../../views/scoreboard.js";
 import { play, setSoundEnabled } from "../../lib/sound.js";
+import { popShotTwenties, popTwenty } from "../../views/pop.js";
 import { wireSettings } from "../../views/settings.js";
 import { createFrom, fillStart, readStart, renderRecord, updateStartForm } from "./start.js";
 import {
@@ -85,6 +86,7 @@ const UI = {
 const view = new BoardView($("board"));
 const shots = new ShotAnimation({
   speed: SPEED, paused: () => UI.paused, onFrame: () => draw(), onSound: (name) => play(name),
+  onTwenty: (drop, n) => popTwenty(view, drop, n),
 });
 const conn = new Connection({
   hello: () => ({
@@ -613,6 +615,7 @@ function renderLog() {
 function animateShot(msg) {
   const traj = msg.trajectory;
   if (!S.game || !traj || !Array.isArray(traj.discs) || reducedMotion.matches || document.hidden || UI.screen !== "game") {
+    if (S.game && traj && reducedMotion.matches && !document.hidden && UI.screen === "game") popShotTwenties(view, msg);
     return Promise.resolve();
   }
   const done = shots.play(S.game, msg, (owner) => sideOfSeat(msg.game, owner));
@@ -1295,7 +1298,7 @@ function applyScheme() {
 let helpLoaded = false;
 async function loadHelp() {
   if (helpLoaded) return;
-  const r = await fetchText("/static/how-to-play.html");
+  const r = await fetchText("/how-to-play");
   if (r.ok) {
     const doc = new DOMParser().parseFromString(r.text, "text/html");
     const main = doc.querySelector("main");
