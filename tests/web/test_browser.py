@@ -114,7 +114,14 @@ def last_event(page: Any) -> int:
     return int(page.evaluate("() => window.crokinole.lastEvent"))
 
 
+def open_fine_aim(page: Any) -> None:
+    """Open the "Fine aim" drawer where it is folded (phones), as a player does to type an aim."""
+    if page.get_by_test_id("fine-aim").get_attribute("open") is None:
+        page.get_by_test_id("fine-aim-toggle").click()
+
+
 def set_aim(page: Any, position: float, direction: float, power: float) -> None:
+    open_fine_aim(page)
     for name, value in (("position", position), ("direction", direction), ("power", power)):
         page.get_by_test_id(f"{name}-input").fill(str(value))
 

@@ -189,6 +189,12 @@ OVERLAPS = """() => {
 }"""
 
 
+def open_fine_aim(page: Any) -> None:
+    """Open the "Fine aim" drawer where it is folded (phones), as a player does to type an aim."""
+    if page.get_by_test_id("fine-aim").get_attribute("open") is None:
+        page.get_by_test_id("fine-aim-toggle").click()
+
+
 def no_overlap(page: Any) -> None:
     """The game screen's parts do not overlap, none sticks out sideways, no text overflows."""
     found = page.evaluate(OVERLAPS)
@@ -342,6 +348,7 @@ def test_the_heat_map_draws_its_fan_from_the_placement_with_a_legend(
 ) -> None:
     page = device(viewport)
     start_solo(page, server_url)
+    open_fine_aim(page)  # folded on a phone
     page.get_by_test_id("position-input").fill("0")
     page.get_by_test_id("heat-button").click()
     page.wait_for_function("() => !!window.crokinole.hints.heatDrawn")

@@ -136,6 +136,8 @@ def shoot(page: Any, power: float = 24.0) -> None:
     for lo, hi in stretches:
         if lo <= position <= hi:
             position = min(max(position, lo + 0.2), hi - 0.2) if hi - lo > 0.4 else position
+    if page.get_by_test_id("fine-aim").get_attribute("open") is None:
+        page.get_by_test_id("fine-aim-toggle").click()  # folded on a phone: opened to type
     for name, value in (("position", round(position, 1)), ("direction", 0), ("power", power)):
         page.get_by_test_id(f"{name}-input").fill(str(value))
     page.get_by_test_id("shoot-button").click()

@@ -136,14 +136,19 @@ def test_the_game_practice_and_drills_show_the_same_controls(
     # The legend's words are the page's own (renderControls); the rest is one component's.
     assert [r[:9] for r in seen["/"]] == [r[:9] for r in seen["/practice"]]
     assert [r[:9] for r in seen["/"]] == [r[:9] for r in seen["/drills"]]
-    # The game keeps its own extras between the sliders and Shoot, the carry note under the hint.
+    # The game keeps its own extras between the sliders and Shoot, the carry note under the hint;
+    # its sliders, the hint and the carry note sit in the "Fine aim" drawer (folded on phones).
     page.goto(server_url + "/")
     page.wait_for_function("() => window.crokinole && window.crokinole.connected")
     order = page.evaluate(
         "() => Array.from(document.getElementById('controls').children, (e) => e.id || e.className)"
     )
-    assert order == ["controls-legend", "control", "control", "control", "heat-chart-box",
-                     "controls-hint", "controls-carry", "shoot-button"]  # fmt: skip
+    assert order == ["controls-legend", "fine-aim", "heat-chart-box", "shoot-button"]
+    drawer = page.evaluate(
+        "() => Array.from(document.getElementById('fine-aim').children, (e) => e.id || e.className)"
+    )
+    assert drawer == ["fine-aim-toggle", "control", "control", "control", "controls-hint",
+                      "controls-carry"]  # fmt: skip
 
 
 HINT_LIST = """async () => {

@@ -2,7 +2,7 @@
 // request, the Expert's hint lines and an aim heat map (issue 13: drawing only, the server
 // works them out). `view.overlay` says what the last frame drew of those, for tests.
 
-import { aimVector, placement, zoneOf } from "../lib/geometry.js";
+import { SEAT_ANGLE, aimVector, placement, zoneOf } from "../lib/geometry.js";
 
 const TAU = Math.PI * 2;
 const BOTTOM_ANGLE = { south: 270, west: 180, north: 90, east: 0 };
@@ -56,6 +56,32 @@ export function markSvg(game, side, size = 18) {
   else if (mark === "none") inner = "";
   else inner = `<rect x="-3.4" y="-3.4" width="6.8" height="6.8" fill="${style.mark}"/>`;
   return `<svg class="mark" aria-hidden="true" width="${size}" height="${size}" viewBox="-10 -10 20 20"><circle r="8.8" fill="${style.fill}" stroke="${style.edge}" stroke-width="2"/>${inner}</svg>`;
+}
+
+/** Degrees from a seat's centreline to its first disc in the ditch, and between two discs there. */
+const DITCH_FIRST = 12;
+const DITCH_GAP = 0.12; // inches between two discs side by side in the ditch
+
+/**
+ * Where the discs in the ditch are drawn: in the gutter ring outside the playing surface (BOARD.md:
+ * 2 inches wide), in front of their side's seats, in a row from a little to the seat's right
+ * (counter-clockwise on the board), shared out between a side's seats in turn. The protocol
+ * counts them (`sides[].ditch`), it does not place them. `sides`: [{side, seats, count}].
+ * Returns [{x, y, side}] in inches.
+ */
+export function ditchSpots(board, sides) {
+  const r = board.surface_radius + board.ditch_width / 2;
+  const step = (((2 * board.disc_radius + DITCH_GAP) / r) * 180) / Math.PI;
+  const out = [];
+  for (const { side, seats, count } of sides) {
+    const chairs = seats && seats.length ? seats : ["south"];
+    for (let k = 0; k < (count || 0); k += 1) {
+      const seat = chairs[k % chairs.length];
+      const a = (((SEAT_ANGLE[seat] ?? 270) + DITCH_FIRST + step * Math.floor(k / chairs.length)) * Math.PI) / 180;
+      out.push({ x: r * Math.cos(a), y: r * Math.sin(a), side });
+    }
+  }
+  return out;
 }
 
 /** The hint lines' colours, rank 1 first: told apart by their numbers too, never colour alone. */
@@ -166,8 +192,8 @@ export class BoardView {
     this.cacheKey = "";
     this.heatCache = null;
     this.heatCacheKey = "";
-    /** What the last frame drew over the board: {hints: [...], heat: {...} | null} (tests read it). */
-    this.overlay = { hints: [], heat: null };
+    /** What the last frame drew over the board: {hints: [...], heat: {...} | null, ditch: [{side, at}]} (tests read it). */
+    this.overlay = { hints: [], heat: null, ditch: [] };
   }
 
   /** Set the square CSS size in pixels; the backing store follows devicePixelRatio. */
@@ -378,7 +404,8 @@ export class BoardView {
   /**
    * Draw a frame.
    * scene: {game, discs, quarter: {seat, angle, limit}, ghost: {x, y, side, bad},
-   *         aim: {x, y, ux, uy, power, invalid, pull: {x, y}}, fading: [{...disc, alpha}]}
+   *         aim: {x, y, ux, uy, power, invalid, pull: {x, y}}, fading: [{...disc, alpha}],
+   *         ditch: [{side, seats, count}] (the discs in the ditch, drawn there: ditchSpots)}
    */
   draw(scene) {
     const g = this.ctx;
@@ -391,7 +418,12 @@ export class BoardView {
     const s = this.scale;
     const game = scene.game;
 
-    this.overlay = { hints: [], heat: null };
+    this.overlay = { hints: [], heat: null, ditch: [] };
+    if (scene.ditch) {
+      const spots = ditchSpots(b, scene.ditch);
+      for (const d of spots) this._disc(g, game, d, 0.9);
+      this.overlay.ditch = spots.map((d) => ({ side: d.side, at: this.toScreen(d.x, d.y) }));
+    }
     if (scene.heat) this._heat(g, scene.heat);
     if (scene.quarter) {
       const { angle, limit, active } = scene.quarter;
@@ -596,13 +628,22 @@ export class BoardView {
       const w = g.measureText(p.label).width + 10;
       const hgt = fontPx + 8;
       let box = null;
-      for (let k = 0; k < 12; k += 1) {
-        const f = Math.min(0.9, 0.22 + 0.14 * i + 0.11 * k);
-        const [cx, cy] = along(p.path, f);
-        const lx = Math.min(this.cssSize - w / 2 - 2, Math.max(w / 2 + 2, cx));
-        const ly = Math.min(this.cssSize - hgt / 2 - 2, Math.max(hgt / 2 + 2, cy));
-        box = { x: lx - w / 2, y: ly - hgt / 2, w, h: hgt };
-        if (!boxes.some((o) => box.x < o.x + o.w && o.x < box.x + box.w && box.y < o.y + o.h && o.y < box.y + box.h)) break;
+      const clear = (b) => !boxes.some((o) => b.x < o.x + o.w && o.x < b.x + b.w && b.y < o.y + o.h && o.y < b.y + b.h);
+      // Along the line first; where two lines run together (a short one in the other's
+      // path), a label steps off its line, above or below, rather than cover another.
+      search: for (const lift of [0, -(hgt + 3), hgt + 3]) {
+        for (let k = 0; k < 12; k += 1) {
+          const f = Math.min(0.9, 0.22 + 0.14 * i + 0.11 * k);
+          const [cx, cy] = along(p.path, f);
+          const lx = Math.min(this.cssSize - w / 2 - 2, Math.max(w / 2 + 2, cx));
+          const ly = Math.min(this.cssSize - hgt / 2 - 2, Math.max(hgt / 2 + 2, cy + lift));
+          const at = { x: lx - w / 2, y: ly - hgt / 2, w, h: hgt };
+          if (!box) box = at;
+          if (clear(at)) {
+            box = at;
+            break search;
+          }
+        }
       }
       boxes.push(box);
       g.fillStyle = "rgba(255,255,255,0.93)";

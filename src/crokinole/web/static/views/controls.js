@@ -2,7 +2,8 @@
 // One component for every page with a board to shoot on (the game, practice, drills): the
 // page holds an empty <fieldset class="controls" id="controls"> (or one with its own extras,
 // kept between the sliders and Shoot; an extra marked data-below-hint goes under the hint)
-// and wireControls() fills it in once.
+// and wireControls() fills it in once. On the game page the sliders fold, on phones, into a
+// "Fine aim" drawer (a <details>), so that the board and Shoot fill the screen.
 
 import { $ } from "../lib/dom.js";
 import { round } from "../lib/geometry.js";
@@ -13,6 +14,9 @@ export const AIM_CONTROLS = [
   { id: "direction", label: "Direction", unit: "°", spoken: "degrees", min: -90, max: 90, step: 0.1, value: 0 },
   { id: "power", label: "Power", unit: "%", spoken: "percent", min: 0, max: 100, step: 0.5, value: 20 },
 ];
+
+/** Screens where the sliders start folded into the "Fine aim" drawer: phones, either way up. */
+export const FOLD_QUERY = "(max-width: 640px), (max-height: 520px)";
 
 const HINT = "Position 0° is the middle of your quarter; direction 0° points at the centre, positive to your right.";
 
@@ -38,18 +42,40 @@ function controlRow(c) {
 /**
  * Fill the page's controls fieldset (`fs`, #controls by default) with the legend, the three
  * sliders with their number boxes, the hint and Shoot; the page's own children stay, between
- * the sliders and Shoot. Filled once: a second call changes nothing.
+ * the sliders and Shoot. `fold`: the sliders, the hint and the extra marked data-below-hint go
+ * into a "Fine aim" drawer, folded on phones (FOLD_QUERY), open elsewhere. Filled once: a
+ * second call changes nothing.
  */
-export function mountControls(fs = $("controls")) {
+export function mountControls(fs = $("controls"), { fold = false } = {}) {
   if (fs.querySelector("#shoot-button")) return fs;
   const extras = Array.from(fs.children);
   const hint = node("p", { class: "hint", id: "controls-hint" }, HINT);
   const below = extras.find((e) => e.hasAttribute("data-below-hint"));
-  fs.prepend(node("legend", { id: "controls-legend" }, "Your shot"), ...AIM_CONTROLS.map(controlRow));
-  if (below) below.before(hint);
-  else fs.append(hint);
+  const rows = AIM_CONTROLS.map(controlRow);
+  if (fold) {
+    const drawer = node("details", { class: "fine-aim", id: "fine-aim", "data-testid": "fine-aim" });
+    const summary = node("summary", { id: "fine-aim-toggle", "data-testid": "fine-aim-toggle" }, "Fine aim");
+    drawer.append(summary, ...rows, hint);
+    if (below) drawer.append(below);
+    fs.prepend(node("legend", { id: "controls-legend" }, "Your shot"), drawer);
+    foldOnPhones(drawer);
+  } else {
+    fs.prepend(node("legend", { id: "controls-legend" }, "Your shot"), ...rows);
+    if (below) below.before(hint);
+    else fs.append(hint);
+  }
   fs.append(node("button", { type: "button", id: "shoot-button", "data-testid": "shoot-button", class: "primary shoot" }, "Shoot"));
   return fs;
+}
+
+/** The drawer starts folded on phones and open elsewhere, and follows the screen as it turns. */
+function foldOnPhones(drawer) {
+  const phone = window.matchMedia(FOLD_QUERY);
+  const set = () => {
+    drawer.open = !phone.matches;
+  };
+  set();
+  phone.addEventListener?.("change", set);
 }
 
 function fmt(v, digits = 1) {
@@ -93,9 +119,12 @@ export function renderControls(o) {
   $("controls-hint").textContent = o.hint;
 }
 
-/** Fill in the controls, then wire the sliders and number boxes: `apply(name, value)` sets the aim, `shoot()` shoots. */
-export function wireControls(apply, shoot) {
-  mountControls();
+/**
+ * Fill in the controls, then wire the sliders and number boxes: `apply(name, value)` sets the
+ * aim, `shoot()` shoots; `opts.fold`: the sliders in a "Fine aim" drawer (mountControls).
+ */
+export function wireControls(apply, shoot, opts = {}) {
+  mountControls($("controls"), opts);
   for (const name of ["position", "direction", "power"]) {
     const range = $(name);
     const num = $(`${name}-num`);

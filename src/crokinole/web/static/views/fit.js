@@ -12,9 +12,10 @@ export function wideScreen() {
  * `side`: the column beside it on wide screens. Wide: the width left beside `side` and the full
  * height under the board's top. Otherwise the full width, and no taller than the space from
  * its top to the bottom of the screen less `below` (pixels that must stay in view under it).
+ * `under`: pixels under the board in its own column on any screen (the game's player bar).
  * Between 160 and 1100 CSS pixels whatever the screen.
  */
-export function fitBoard(view, { main, wrap, side, below = 6 }) {
+export function fitBoard(view, { main, wrap, side, below = 6, under = 0 }) {
   const cs = getComputedStyle(main);
   const padX = Number.parseFloat(cs.paddingLeft) + Number.parseFloat(cs.paddingRight);
   const vw = document.documentElement.clientWidth;
@@ -23,9 +24,9 @@ export function fitBoard(view, { main, wrap, side, below = 6 }) {
   let size;
   if (wideScreen()) {
     const gap = Number.parseFloat(cs.columnGap) || 0;
-    size = Math.min(vw - padX - side.getBoundingClientRect().width - gap, vh - top - Number.parseFloat(cs.paddingBottom) - 2);
+    size = Math.min(vw - padX - side.getBoundingClientRect().width - gap, vh - top - Number.parseFloat(cs.paddingBottom) - 2 - under);
   } else {
-    size = Math.min(vw - padX, vh - top - below);
+    size = Math.min(vw - padX, vh - top - below - under);
   }
   return view.resize(Math.max(160, Math.min(size, 1100)));
 }

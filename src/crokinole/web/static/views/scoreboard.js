@@ -1,12 +1,18 @@
-// The scoreboard: a card per side (score, this round, discs in hand, 20s, ditch), its players
-// with their presence, the round, whose turn it is and the turn clock.
+// The player bars: one per side, the opponents' above the board and the bottom seat's side under
+// it (as lichess does), each with its name and players, its score and this round's, its discs
+// still to play drawn as a row and its 20s as a little stack; the one to move glows. The round,
+// whose turn it is ("Your turn" large) and the turn clock sit in the turn box.
 
-import { markSvg } from "./board.js";
+import { markSvg, sideLook } from "./board.js";
 import { $, escapeHtml } from "../lib/dom.js";
 import { provisionalMark } from "./ranked.js";
 import { clock, isSpectator, reactionLine, reactionText, seatOf, seatRating, sideName, standInText } from "../lib/state.js";
 
 const MAX_SIDES = 3;
+/** At most this many discs are drawn in a side's stack of 20s (the count says the rest). */
+const STACK_MAX = 5;
+/** What each bar holds now, so that a refresh that changes nothing leaves it alone. */
+const drawn = new WeakMap();
 
 function presence(s, seat) {
   const x = seatOf(s, seat);
@@ -16,15 +22,45 @@ function presence(s, seat) {
   return `<i class="dot ${on ? "on" : "off"}" title="${on ? "connected" : "not connected"}" aria-label="${on ? "connected" : "not connected"}"></i>`;
 }
 
+function plural(n, one, many) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The side's discs still to play, drawn as the board draws them, one small disc each. */
+function handRow(g, i, n) {
+  const disc = `<span class="hand-disc">${markSvg(g, i, 14)}</span>`;
+  return `<span class="hand" data-testid="hand-${i}" title="${plural(n, "disc", "discs")} to play">${disc.repeat(n)}</span>`
+    + `<span class="sr-only">In hand <b data-testid="in-hand-${i}">${n}</b></span>`;
+}
+
+/** A side's disc with "20" on it (the top of its stack of 20s). */
+function twentySvg(g, i, size) {
+  const { style } = sideLook(g, i);
+  return `<svg aria-hidden="true" width="${size}" height="${size}" viewBox="-10 -10 20 20"><circle r="8.8" fill="${style.fill}" stroke="${style.edge}" stroke-width="2"/>`
+    + `<text y="3.6" text-anchor="middle" font-size="10" font-weight="800" font-family="system-ui, sans-serif" fill="${style.mark}">20</text></svg>`;
+}
+
+/** The side's 20s this round: a little stack of its discs, "20" on the top one, with the count beside it. */
+function twentyStack(g, i, n) {
+  const shown = Math.min(n, STACK_MAX);
+  const discs = Array.from({ length: shown }, (_, k) => `<span class="stack-disc" data-k="${k}">${k === shown - 1 ? twentySvg(g, i, 18) : markSvg(g, i, 18)}</span>`).join("");
+  return `<span class="twenties${n ? "" : " none"}" title="${plural(n, "twenty", "twenties")} this round">`
+    + `<span class="stack stack-${shown}" aria-hidden="true">${discs}</span>`
+    + `<span class="stack-count"><span class="sr-only">20s </span>×<b data-testid="twenties-${i}">${n}</b></span></span>`;
+}
+
 /**
- * Draw the cards. `ui`: {moving (seat or null while discs move), turnText, thinking, left: {seat:
+ * Draw the bars. `ui`: {moving (seat or null while discs move), turnText, thinking, mine (this
+ * device's player is to shoot), bottom (the side whose bar goes under the board), left: {seat:
  * name} of players who left this game (a CPU plays their seats)}.
  */
 export function renderScoreboard(s, ui) {
   const g = s.game;
   if (!g) return;
-  const board = $("side-card-0").parentElement;
-  board.classList.toggle("three", g.sides.length > 2);
+  const top = $("bars-top");
+  const bottom = $("bars-bottom");
+  const under = Number.isInteger(ui.bottom) && g.sides[ui.bottom] ? ui.bottom : 0;
+  top.classList.toggle("two", g.sides.length > 2);
   for (let i = 0; i < MAX_SIDES; i += 1) {
     const card = $(`side-card-${i}`);
     const side = g.sides[i];
@@ -33,6 +69,8 @@ export function renderScoreboard(s, ui) {
       continue;
     }
     card.hidden = false;
+    const home = i === under ? bottom : top;
+    if (card.parentElement !== home) home.append(card);
     const seats = g.seats.filter((x) => x.side === i);
     const inHand = seats.reduce((n, x) => n + (x.in_hand || 0), 0);
     const toMove = g.phase === "playing" && seats.some((x) => x.seat === ui.moving);
@@ -48,13 +86,17 @@ export function renderScoreboard(s, ui) {
         return `<span${cls} data-seat="${x.seat}">${presence(s, x.seat)}${escapeHtml(x.name)}${rating}${stand ? ` <em class="stand-in">(${escapeHtml(stand)})</em>` : ""}</span>`;
       }).join("")}</div>`
       : "";
-    card.innerHTML = `<div class="name">${markSvg(g, i)}<span title="${name}">${name}</span></div>${players}
-      <div class="stats"><span>Score <b class="score" data-testid="score-${i}">${side.score}</b></span>
-      <span>This round <b data-testid="round-total-${i}">${side.round_total}</b></span>
-      <span>In hand <b data-testid="in-hand-${i}">${inHand}</b></span>
-      <span>20s <b data-testid="twenties-${i}">${side.twenties}</b></span>
-      <span>Ditch <b>${side.ditch ?? 0}</b></span></div>`;
-    card.setAttribute("aria-label", `${sideName(g, i)}: score ${side.score}, this round ${side.round_total}, ${inHand} discs in hand, ${side.twenties} twenties, ${side.ditch ?? 0} in the ditch${toMove ? ", to shoot" : ""}`);
+    const ditch = side.ditch ?? 0;
+    const html = `<div class="who"><div class="name">${markSvg(g, i)}<span title="${name}">${name}</span></div>${players}</div>
+      <div class="points"><span class="sr-only">Score </span><b class="score" data-testid="score-${i}" title="score">${side.score}</b>
+      <span class="now">This round <b data-testid="round-total-${i}">${side.round_total}</b></span></div>
+      <div class="pieces">${handRow(g, i, inHand)}${twentyStack(g, i, side.twenties)}<span class="sr-only">Ditch <b>${ditch}</b></span></div>`;
+    // Only when something changed: the bars are drawn on every refresh.
+    if (drawn.get(card) !== html) {
+      drawn.set(card, html);
+      card.innerHTML = html;
+    }
+    card.setAttribute("aria-label", `${sideName(g, i)}: score ${side.score}, this round ${side.round_total}, ${plural(inHand, "disc", "discs")} in hand, ${plural(side.twenties, "twenty", "twenties")}, ${ditch} in the ditch${toMove ? ", to shoot" : ""}`);
   }
   const rules = g.rules;
   // Ranked games always have the human hand (the start screen says so): the label stays short.
@@ -66,6 +108,8 @@ export function renderScoreboard(s, ui) {
   const turn = $("turn-indicator");
   turn.textContent = ui.turnText;
   turn.classList.toggle("thinking", Boolean(ui.thinking));
+  turn.classList.toggle("mine", Boolean(ui.mine));
+  $("turn-box").classList.toggle("mine", Boolean(ui.mine));
 }
 
 /** The turn clock (and the stand-in grace) counted down from the server's deadline. */

@@ -12,6 +12,7 @@ import {
 } from "../../lib/attention.js";
 import { ShotAnimation } from "../../views/anim.js";
 import { BoardView, setScheme } from "../../views/board.js";
+import { hide as hideCoach, renderCoach, wireCoach } from "../../views/coach.js";
 import { fitBoard, wideScreen } from "../../views/fit.js";
 import { renderControls, wireControls } from "../../views/controls.js";
 import {
@@ -660,7 +661,8 @@ function draw() {
   if (!S.game || UI.screen !== "game") return;
   const game = shots.running ? shots.game : S.game;
   view.setBoard(game.board);
-  const scene = { game };
+  // The discs in the ditch as the table has them now (during a shot, before it: a disc falls in as it fades).
+  const scene = { game, ditch: S.game.sides.map((x, i) => ({ side: i, seats: x.seats, count: x.ditch ?? 0 })) };
   if (shots.running) Object.assign(scene, shots.scene());
   else {
     scene.discs = S.game.discs;
@@ -691,9 +693,18 @@ function draw() {
     if (aids.heat) scene.heat = aids.heat;
   }
   view.draw(scene);
+  renderCoach(coachTurn());
   // What is drawn over the board, for tests and tools (the canvas itself is pixels).
   view.canvas.dataset.hintLines = String(view.overlay.hints.length);
   view.canvas.dataset.heatCells = String(view.overlay.heat ? view.overlay.heat.cells : 0);
+}
+
+/** Where the first shot's coach points (views/coach.js): this device's disc waiting to be shot, or null. */
+function coachTurn() {
+  const seat = myShooter();
+  if (!seat || shots.running || !canInput() || !view.board) return null;
+  const c = placement(S.game.board, seat, aimOf(seat).position);
+  return { disc: view.toScreen(c.x, c.y), centre: view.toScreen(0, 0), radius: S.game.board.surface_radius * view.scale };
 }
 
 /**
@@ -704,15 +715,29 @@ function draw() {
 function layout() {
   document.body.classList.toggle("in-game", UI.screen === "game");
   if (UI.screen !== "game") return;
-  if (fitBoard(view, { main: $("game-screen"), wrap: $("board-wrap"), side: $("side") })) draw();
+  if (fitBoard(view, { main: $("game-screen"), wrap: $("board-wrap"), side: $("side"), under: barUnder() })) draw();
   placeResultDialogs();
+}
+
+/**
+ * The height of the player bar under the board (with the gap above it), where it is under the
+ * board; 0 where it sits in the column beside it (short landscape screens: table.css).
+ */
+function barUnder() {
+  const bar = $("bars-bottom").getBoundingClientRect();
+  const wrap = $("board-wrap").getBoundingClientRect();
+  if (!bar.height || bar.left >= wrap.right - 1 || bar.right <= wrap.left + 1) return 0;
+  return bar.height + (Number.parseFloat(getComputedStyle($("game-screen")).rowGap) || 0);
 }
 
 /** On wide screens the result dialogs sit over the side column, beside the board. */
 function placeResultDialogs() {
   const beside = UI.screen === "game" && wideScreen();
   const side = $("side").getBoundingClientRect();
-  const score = document.querySelector(".scoreboard").getBoundingClientRect();
+  // From the top of the column beside the board (the player bars are there on short screens).
+  const board = $("board-wrap").getBoundingClientRect();
+  const column = [$("bars-top"), $("side")].map((e) => e.getBoundingClientRect()).filter((r) => r.left >= board.right - 1);
+  const score = { top: Math.min(...column.map((r) => r.top), side.top) };
   for (const d of [$("round-dialog"), $("game-dialog")]) {
     d.classList.toggle("beside", beside);
     if (beside) {
@@ -736,7 +761,10 @@ function refresh() {
   updateBottom();
   if (UI.screen === "lobby") renderLobby(S, act);
   if (UI.screen === "game") {
-    renderScoreboard(S, { moving: shots.running ? null : S.game && S.game.current_seat, turnText: screenTurnText(), thinking: isThinking(), left: UI.left });
+    renderScoreboard(S, {
+      moving: shots.running ? null : S.game && S.game.current_seat, turnText: screenTurnText(), thinking: isThinking(),
+      mine: myShooter() !== null && !shots.running, bottom: S.game ? sideOfSeat(S.game, bottomSeat(S, turnBoard())) : 0, left: UI.left,
+    });
     renderClock(S, localNow());
     renderAim();
     renderHints(S);
@@ -952,6 +980,7 @@ function shoot() {
     return;
   }
   setMessage("");
+  hideCoach();
   play("shoot");
   const msg = {
     type: "shoot", table: S.table, seat,
@@ -1016,7 +1045,15 @@ function wire() {
     if (name === "power") a.power = clamp(v, 0, 100);
     if (name === "position") placementFeedback(seat);
     refresh();
-  }, shoot);
+  }, shoot, { fold: true });
+
+  wireCoach({
+    seen: () => Boolean(UI.prefs.coached),
+    remember: () => {
+      UI.prefs.coached = true;
+      savePrefs(UI.prefs);
+    },
+  });
 
   wireInput(view, {
     game: () => S.game, shooter: myShooter, canInput, inGame: () => UI.screen === "game", aimOf, problemAt,
@@ -1201,7 +1238,10 @@ function wire() {
     renderClock(S, now);
     renderNext(S, now, UI.roundLeft);
   }, 250);
-  if (window.ResizeObserver) new ResizeObserver(layout).observe($("game-screen"));
+  if (window.ResizeObserver) {
+    const sizes = new ResizeObserver(layout);
+    for (const id of ["game-screen", "bars-top", "bars-bottom"]) sizes.observe($(id));
+  }
   // Back online, or back to the page: the socket may be dead however open it says it is (a
   // phone changed network meanwhile), so a new one is opened whatever its state.
   window.addEventListener("online", () => conn.restart());
@@ -1332,6 +1372,13 @@ Object.defineProperties(api, {
     },
   },
   lastShot: { get: () => (UI.lastShot ? { ...UI.lastShot } : null) },
+  /** The discs the last frame drew in the ditch: [{side, x, y}] (page pixels). */
+  ditchDrawn: {
+    get: () => {
+      const r = view.canvas.getBoundingClientRect();
+      return view.overlay.ditch.map((d) => ({ side: d.side, x: round(r.left + d.at[0], 1), y: round(r.top + d.at[1], 1) }));
+    },
+  },
   /** The hints and heat map: what the panel holds, and what the last frame drew (page pixels). */
   hints: {
     get: () => {
