@@ -159,7 +159,8 @@ def test_the_results_keep_their_buttons_in_view(server_url: str, new_page: Any) 
     else:
         assert marks.count() == 1 and marks.get_attribute("data-side") == str(winner)
     box = page.locator("#game-hero svg").first.bounding_box()
-    assert box is not None and box["width"] >= 56, box
+    # One winner's disc is large; a draw's two share the room (on a phone 44 px each).
+    assert box is not None and box["width"] >= (56 if winner is not None else 40), box
     # The body is longer than the room a small phone leaves it: it scrolls, the buttons stay.
     room = page.evaluate(BODY_ROOM)
     assert room[0] > room[1], room
