@@ -29,7 +29,7 @@ import { rankedConnected, rankedMessage, wireRanked } from "../../views/ranked.j
 import { renderClock, renderReactions, renderScoreboard } from "../../views/scoreboard.js";
 import { play, setSoundEnabled } from "../../lib/sound.js";
 import { wireSettings } from "../../views/settings.js";
-import { createFrom, fillStart, readStart, renderRecord, updateStartForm } from "./start.js";
+import { createFrom, fillStart, readStart, renderRecord, updateStartForm, wireStart } from "./start.js";
 import {
   bottomSeat, clock, codeFromPath, eventGap, gameEnded, initialState, isHotSeat, isSpectator, leaveTable, levelName, memberOf,
   nearestFree, normalizeCode, placementProblem, reactionLine, reduce, seatOf, shooter, standInText,
@@ -1031,6 +1031,7 @@ function wire() {
     },
   });
 
+  wireStart(); // the big choices (start.js)
   const form = $("start-form");
   form.addEventListener("change", (ev) => {
     if (["mode", "layout", "people"].includes(ev.target.name)) {
