@@ -192,8 +192,7 @@ function setQuick(mode, level) {
 /** Send the start form as app.js does for its Start; a question it asks shows in the full form. */
 function submitQuick() {
   const form = $("start-form");
-  const status = $("start-status");
-  $("start-choices").after(status); // "Starting…" and any trouble show under the choices
+  quickStatus();
   quick = true;
   try {
     form.requestSubmit();
@@ -209,11 +208,18 @@ function submitQuick() {
   }
 }
 
+/** The start screen's line for the player ("Starting…", any trouble), under the big choices. */
+function quickStatus() {
+  const status = $("start-status");
+  $("start-choices").after(status);
+  return status;
+}
+
 function quickLevel(level) {
   const options = Array.from($("start-form").elements.opponent.options, (o) => o.value);
   if (!options.includes(level)) {
     // The levels come with the server's welcome: not connected yet.
-    $("start-status").textContent = "Connecting to the server… try again in a moment.";
+    quickStatus().textContent = "Connecting to the server… try again in a moment.";
     return;
   }
   setQuick("cpu", level);
@@ -234,6 +240,8 @@ function quickParty() {
   }
   join.name.value = name;
   f.name.value = name;
+  $("join-status").textContent = "";
+  $("join-status").classList.remove("status-bad");
   setQuick("party");
   submitQuick();
 }
@@ -261,6 +269,12 @@ export function wireStart() {
   const own = $("start-form").elements.name;
   join.addEventListener("input", () => {
     own.value = join.value;
+  });
+  // Enter after the name, with no code typed, creates the party (with a code it joins).
+  join.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter" || $("join-form").elements.code.value.trim()) return;
+    ev.preventDefault();
+    quickParty();
   });
   own.addEventListener("input", () => {
     join.value = own.value;
