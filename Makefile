@@ -20,7 +20,7 @@ LIGHTHOUSE_VERSION := 12.2.3
 LIGHTHOUSE := .cache/lighthouse/node_modules/.bin/lighthouse
 CHROME_PATH ?= /usr/bin/chromium
 
-.PHONY: run test test-postgres test-cluster lint bench clean axe lighthouse frames
+.PHONY: run test test-postgres test-cluster lint bench clean axe lighthouse frames screens
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -73,6 +73,11 @@ lighthouse: $(STAMP) $(LIGHTHOUSE)
 
 $(LIGHTHOUSE):
 	npm install --silent --no-audit --no-fund --prefix .cache/lighthouse lighthouse@$(LIGHTHOUSE_VERSION)
+
+## screens: screenshots of every page at 360x640, 412x915 and 1280x800 into
+## artifacts/screenshots/pages/ (ARGS=--docs also copies the README's pictures into docs/images/)
+screens: $(STAMP)
+	PYTHONPATH=$(CURDIR)/src $(BIN)/python -m benchmarks.pages.screens $(ARGS)
 
 ## frames: the frame rate of a game's shot animations and its long tasks, in Chromium at 1280x800
 frames: $(STAMP)

@@ -43,6 +43,7 @@ __all__ = [
     "chromium",
     "how_to_play_url",
     "machine_load",
+    "need_chromium",
     "play_ranked_game",
     "serve",
     "shoot",

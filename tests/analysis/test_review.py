@@ -21,6 +21,7 @@ from crokinole.analysis.review import (
     GRADE_THRESHOLDS,
     GameReview,
     Grade,
+    ShotEffect,
     grade_of,
     review,
 )
@@ -136,6 +137,28 @@ def test_an_open_twenty_loses_nothing_and_the_swing_is_counted() -> None:
     assert (north.margin_after, north.totals_after) == (-20.0, (20, 0))
 
 
+def test_each_shot_says_what_it_did_and_what_the_best_does() -> None:
+    # South's straight shot at 25% stops in the 15 (R6: the disc's centre about 2.3 in from
+    # the middle); north's straight shot at 60% meets it head on, knocks it off the board and
+    # stays in the 15 itself (R5: the shot disc keeps going after a hit).
+    game = _play(Game(Rules(rounds=1)), [Shot(0.0, 0.0, 25.0), Shot(0.0, 0.0, 60.0)])
+    south, north = review(game, accuracy=Accuracy.steady()).shots
+    assert south.played_effect == ShotEffect(lands=15, foul=None, hit=False, taken=(), lost=())
+    assert north.played_effect == ShotEffect(lands=15, foul=None, hit=True, taken=(15,), lost=())
+    # On an empty board the best is the open 20 (played exactly, it drops).
+    assert south.best_effect is not None and south.best_effect.lands == 20
+
+
+def test_a_ditched_first_shot_is_a_foul_and_the_best_a_twenty() -> None:
+    # R4: on an open board a disc must finish in the 15; full power finishes in the ditch.
+    game = _play(Game(Rules(rounds=1)), [DITCH])
+    shot = review(game, accuracy=Accuracy.steady()).shots[0]
+    assert shot.played_effect == ShotEffect(
+        lands=0, foul="not_in_fifteen", hit=False, taken=(), lost=()
+    )
+    assert shot.best_effect == ShotEffect(lands=20, foul=None, hit=False, taken=(), lost=())
+
+
 def test_timeouts_are_replayed_but_not_reviewed() -> None:
     game = Game(Rules(rounds=1))
     game.shoot(Seat.SOUTH, OPEN_TWENTY)
@@ -221,7 +244,10 @@ def test_to_dict_is_json_with_a_summary_per_seat(expert_review: GameReview) -> N
         "margin_after",
         "totals_after",
         "position_code",
+        "played_effect",
+        "best_effect",
     }
+    assert set(first["played_effect"]) == {"lands", "foul", "hit", "taken", "lost"}
     for seat in ("south", "north"):
         summary = data["summary"][seat]
         assert summary["shots"] == 16

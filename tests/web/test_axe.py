@@ -98,3 +98,6 @@ def test_the_replay_and_the_review_break_no_rule(
         "() => window.crokinoleReview && window.crokinoleReview.data()", timeout=120_000
     )
     check(page, axe_source, f"review, {size}")
+    # The numbers, one tap away: the grades, the charts and the table of shots.
+    page.get_by_test_id("review-numbers-toggle").click()
+    check(page, axe_source, f"review with its numbers, {size}")

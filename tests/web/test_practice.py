@@ -62,7 +62,7 @@ LAYOUT = """(sel) => {
   const name = (e) => (e.id || e.textContent).trim().slice(0, 40);
   const texts = 'button, select, h1, h2, h3, h4, label, .attempt-line, .grade';
   for (const e of document.querySelectorAll(texts)) {
-    if (!shown(e)) continue;
+    if (!shown(e) || e.closest('.sr-only')) continue; // a screen reader's heading has no width
     const r = e.getBoundingClientRect();
     if (e.scrollWidth > e.clientWidth + 1) out.overflowing.push(name(e));
     if (r.left < -0.5 || r.right > vw + 0.5) out.overflowing.push('off screen: ' + name(e));

@@ -98,7 +98,12 @@ def test_the_replay_steps_jumps_and_ends_with_the_games_scores(
     page.get_by_test_id("step-forward").click()
     page.wait_for_function(STILL)
     assert replay_pos(page) == 1
-    sync_api.expect(page.get_by_test_id("replay-position")).to_contain_text("Round 1 · shot 1 of")
+    # The caption in words: which round of how many, which shot of the round, who shot it
+    # (R2: 8 discs a side, 16 shots a round; south opens round 1).
+    rounds = len(history)
+    sync_api.expect(page.get_by_test_id("replay-position")).to_have_text(
+        f"Round 1 of {rounds} · shot 1 of 16: South shot"
+    )
     first_words = words.inner_text()
     assert first_words and "begins" not in first_words
     # Back (button), forward and back (keys).
@@ -225,7 +230,7 @@ def test_the_replay_buttons_are_named_by_their_visible_words(
     new_page: Any, server_url: str, finished: dict[str, Any]
 ) -> None:
     # WCAG 2.5.3: a control's accessible name starts with the words it shows ("Next ▶" is
-    # "Next step", so that "click Next" works by voice).
+    # "Next shot", so that "click Next" works by voice).
     page = new_page()
     page.goto(f"{server_url}{finished['href']}")
     page.wait_for_function(LOADED)
@@ -235,7 +240,7 @@ def test_the_replay_buttons_are_named_by_their_visible_words(
         visible = re.sub(r"[^\w ]", "", button.inner_text()).strip()
         name = aria_name(button)
         assert visible and name.lower().startswith(visible.lower()), (visible, name)
-    sync_api.expect(page.get_by_role("button", name="Next step")).to_have_attribute(
+    sync_api.expect(page.get_by_role("button", name="Next shot")).to_have_attribute(
         "data-testid", "step-forward"
     )
     # One name per player: the player who gave none is their seat here, as in the review.

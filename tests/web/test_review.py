@@ -1,11 +1,14 @@
 """The game review (/review/{table}, /review) in Debian's Chromium against the real server.
 
 A one-round game against CPU Easy is played to its end in the live client;
-its review shows every shot (R2: 8 a side) with a grade badge, each seat's
-grade counts, and a swing chart per round that ends at the round's real
-margin. "Retry from here" opens the position before that shot in the
-practice room: the discs the replay shows before it (turned half a turn
-when north shot, so that the shooter sits south). The same game's record
+its review opens on each player's costliest shots in sentences ("Your three
+costliest shots": what you played, what the best was, what it cost), read
+by the player as "you"; the numbers are one tap away ("Show the numbers"):
+every shot (R2: 8 a side) with a grade badge, each seat's grade counts, and
+a swing chart per round that ends at the round's real margin. "Retry from
+here" opens the position before that shot in the practice room: the discs
+the replay shows before it (turned half a turn when north shot, so that the
+shooter sits south). The same game's record
 file, chosen on /review, is reviewed the same. The page is checked at a
 phone, a tall phone and a desktop size (pictures: as in test_practice).
 """
@@ -54,18 +57,36 @@ def finished(browser: Any, server_url: str) -> dict[str, Any]:
         play_until(page, "game-result")
         table = page.evaluate("() => window.crokinole.table")
         game = state(page)
+        player = ctx.storage_state()  # the player's device (its token): "you" in the review
     finally:
         ctx.close()
     assert game["phase"] == "game_over"
     replay = get_json(f"{server_url}/api/tables/{table}/replay.json?game=1")
     review = get_json(f"{server_url}/api/tables/{table}/review.json?game=1")
-    return {"table": table, "game": game, "replay": replay, "review": review}
+    return {"table": table, "game": game, "replay": replay, "review": review, "player": player}
 
 
-def open_review(page: Any, url: str) -> None:
+def costly(shots: list[dict[str, Any]], seat: str) -> list[dict[str, Any]]:
+    """What a player would call a seat's costliest shots: those that gave away a point of
+    round-win chance or half a point, the most round-win chance first, at most three."""
+    worth = [
+        s for s in shots if s["seat"] == seat and (s["loss_win"] >= 0.01 or s["loss_margin"] >= 0.5)
+    ]
+    worth.sort(key=lambda s: (-s["loss_win"], -s["loss_margin"], s["index"]))
+    return worth[:3]
+
+
+COUNT_WORD = {1: "", 2: "two ", 3: "three "}
+
+
+def open_review(page: Any, url: str, numbers: bool = True) -> None:
+    """Open a review; ``numbers``: open "Show the numbers" too (the table, the charts)."""
     page.route("**/*", with_csp)
     page.goto(url)
     page.wait_for_function(LOADED, timeout=120_000)
+    if numbers:
+        page.get_by_test_id("review-numbers-toggle").click()
+        sync_api.expect(page.get_by_test_id("review-rounds")).to_be_visible()
 
 
 def test_the_page_has_nothing_the_policy_refuses() -> None:
@@ -106,6 +127,68 @@ def test_a_review_grades_every_shot_and_charts_each_round(
     margin = totals[0] - totals[1]
     ending = "0" if margin == 0 else (f"+{margin}" if margin > 0 else f"−{-margin}")
     assert f"ending at {ending} " in label, (label, totals)
+
+
+def test_the_review_opens_on_your_costliest_shots_in_sentences(
+    new_page: Any, server_url: str, finished: dict[str, Any]
+) -> None:
+    # The player's own device: they are "you"; the CPU is named as in the game.
+    page = new_page(storage_state=finished["player"])
+    open_review(page, f"{server_url}/review/{finished['table']}?game=1", numbers=False)
+    shots = finished["review"]["shots"]
+    # The numbers are one tap away, not on screen: the table and the charts are closed.
+    numbers = page.get_by_test_id("review-numbers")
+    sync_api.expect(numbers).not_to_have_attribute("open", "")
+    sync_api.expect(page.get_by_test_id("review-rounds")).to_be_hidden()
+    sync_api.expect(page.get_by_test_id("review-numbers-toggle")).to_have_text("Show the numbers")
+    # The sentences come first, above the numbers.
+    cards = page.locator("[data-testid^=costly-]").filter(has=page.locator("h2"))
+    assert cards.first.get_attribute("data-testid") == "costly-south"  # yours first
+    top = page.get_by_test_id("review-costly").bounding_box()
+    below = numbers.bounding_box()
+    assert top is not None and below is not None and top["y"] < below["y"]
+    for seat, owner, subject in (("south", "Your", "you"), ("north", "CPU Easy's", "CPU Easy")):
+        card = page.get_by_test_id(f"costly-{seat}")
+        worst = costly(shots, seat)
+        heading = card.locator("h2").inner_text().strip()
+        if worst:
+            plural = "s" if len(worst) > 1 else ""
+            assert heading == f"{owner} {COUNT_WORD[len(worst)]}costliest shot{plural}", heading
+        items = card.locator("li")
+        assert items.count() == len(worst)
+        for item, s in zip(items.all(), worst, strict=True):
+            text = item.inner_text()
+            # "Round 1, shot 5: you played a soft straight shot that …; the best was …"
+            assert text.startswith(f"Round 1, shot {s['turn']}: {subject} played a "), text
+            assert "; the best was " in text and ("points" in text or "chance" in text), text
+            # 28% reaches the 20 from the line: a soft shot; a takeout is played hard.
+            power = s["shot"]["power"]
+            feel = "soft" if power <= 35 else "firm" if power <= 60 else "hard"
+            assert f"played a {feel} " in text, text
+            lands = s["played_effect"]["lands"]
+            if s["played_effect"]["foul"] is None and not s["played_effect"]["taken"]:
+                said = "into the 20" if lands == 20 else f"in the {lands}" if lands else "the ditch"
+                assert said in text, (said, text)
+            # No analyst's words in a player's sentence.
+            for jargon in ("margin", "expected", "round_win", "EV"):
+                assert jargon not in text, text
+            # What the CPU took out was yours; what you took out was theirs.
+            if seat == "north" and s["played_effect"]["taken"]:
+                assert "took out your " in text, text
+            if seat == "south" and s["played_effect"]["taken"]:
+                assert "took out their " in text, text
+        # Each card says how the player's shots went, in words.
+        grades = card.get_by_test_id(f"costly-grades-{seat}").inner_text()
+        assert grades.startswith("8 shots: "), grades
+    # "Try it again" opens the position before the shot in the practice room.
+    south = costly(shots, "south")
+    if south and south[0]["position_code"]:
+        link = page.get_by_test_id(f"summary-retry-{south[0]['index']}")
+        assert link.get_attribute("href") == f"/practice?p={south[0]['position_code']}"
+    # One tap shows the numbers: the table of every shot.
+    page.get_by_test_id("review-numbers-toggle").click()
+    sync_api.expect(page.get_by_test_id("review-rounds")).to_be_visible()
+    assert page.locator("[data-testid^=shot-row-]").count() == 16
 
 
 def test_retry_from_here_opens_the_position_before_the_shot(
@@ -196,13 +279,22 @@ def test_the_review_fits_the_screen(
 ) -> None:
     width, height = SIZES[size]
     mobile = size != "desktop"
-    page = new_page(viewport={"width": width, "height": height}, is_mobile=mobile, has_touch=mobile)
-    open_review(page, f"{server_url}/review/{finished['table']}?game=1")
+    page = new_page(
+        viewport={"width": width, "height": height},
+        is_mobile=mobile,
+        has_touch=mobile,
+        storage_state=finished["player"],
+    )
+    open_review(page, f"{server_url}/review/{finished['table']}?game=1", numbers=False)
     check_layout(page, REVIEW_PAGE)
-    page.get_by_test_id("review-round-1").scroll_into_view_if_needed()
+    # What a player sees first: the sentences.
     picture(page, f"review-{width}x{height}")
     if size == "desktop":
         picture(page, "review", docs=True)
+    page.get_by_test_id("review-numbers-toggle").click()
+    check_layout(page, REVIEW_PAGE)
+    page.get_by_test_id("review-round-1").scroll_into_view_if_needed()
+    picture(page, f"review-numbers-{width}x{height}")
 
 
 def test_retry_from_here_is_named_by_its_words_and_big_enough_to_tap(

@@ -55,9 +55,9 @@ from typing import Any
 from crokinole.analysis.hints import hints
 from crokinole.analysis.practice import PracticePosition, position_code
 from crokinole.analysis.value import Accuracy, ShotValue, shot_data, value_shots
-from crokinole.board import Seat, Shot
+from crokinole.board import Point, Seat, Shot
 from crokinole.errors import AnalysisError, CrokinoleError, InvalidRecordError
-from crokinole.rules import ActionReplayError, Game, Layout, ShotAction, Step, steps
+from crokinole.rules import ActionReplayError, Game, Layout, ShotAction, ShotReport, Step, steps
 
 __all__ = [
     "GRADE_THRESHOLDS",
@@ -65,8 +65,10 @@ __all__ = [
     "Grade",
     "ReviewStep",
     "SeatSummary",
+    "ShotEffect",
     "ShotReview",
     "assemble",
+    "effect_of",
     "grade_of",
     "review",
     "review_step",
@@ -106,6 +108,89 @@ def grade_of(loss_win: float) -> Grade:
 
 
 @dataclass(frozen=True, slots=True)
+class ShotEffect:
+    """What a shot did to the board, so that a review can tell it in words.
+
+    Attributes:
+        lands: where the shot disc ended: 20 for the hole, 15, 10 or 5 for
+            the zone it rests in, 0 for the ditch or out (R6).
+        foul: why the shot was a foul (``"no_contact"``, ``"not_in_fifteen"``),
+            or None for a valid shot.
+        hit: whether it moved an opposing disc.
+        taken: the zones (20, 15, 10, 5; 0 for a disc out on the line) that the
+            opposing discs it sent off the board lay in before the shot, highest first.
+        lost: likewise, the shooter's side's other discs it sent off the board.
+    """
+
+    lands: int
+    foul: str | None
+    hit: bool
+    taken: tuple[int, ...]
+    lost: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready data."""
+        return {
+            "lands": self.lands,
+            "foul": self.foul,
+            "hit": self.hit,
+            "taken": list(self.taken),
+            "lost": list(self.lost),
+        }
+
+
+def effect_of(before: Game, report: ShotReport) -> ShotEffect:
+    """What the shot ``report`` tells of did, from the game ``before`` it.
+
+    >>> from crokinole import Game, Rules, Seat, Shot
+    >>> game = Game(Rules(rounds=1))
+    >>> report = game.copy().shoot(Seat.SOUTH, Shot(position=0.0, direction=0.0, power=28.0))
+    >>> effect_of(game, report)
+    ShotEffect(lands=20, foul=None, hit=False, taken=(), lost=())
+    """
+    board, side = before.board, before.side_of(report.seat)
+    shot_id = report.simulated[-1].id if report.simulated else -1
+    gone = {r.disc.id for r in report.removed} | {d.id for d in report.twenties}
+    gone |= {d.id for d in report.cancelled_twenties}
+    if any(d.id == shot_id for d in (*report.twenties, *report.cancelled_twenties)):
+        lands = 20
+    elif shot_id in gone:
+        lands = 0
+    else:
+        rest = next((d for d in report.board_after if d.id == shot_id), None)
+        lands = 0 if rest is None else int(board.zone_of(Point(rest.x, rest.y)).value)
+    taken: list[int] = []
+    lost: list[int] = []
+    hit = False
+    moved = set(report.moved)
+    for disc in before.discs:
+        theirs = before.side_of(disc.owner) != side
+        hit = hit or (theirs and disc.id in moved)
+        if disc.id in gone:
+            zone = int(board.zone_of(Point(disc.x, disc.y)).value)
+            (taken if theirs else lost).append(zone)
+    foul = None if report.foul is None else report.foul.name.lower()
+    return ShotEffect(
+        lands=lands,
+        foul=foul,
+        hit=hit,
+        taken=tuple(sorted(taken, reverse=True)),
+        lost=tuple(sorted(lost, reverse=True)),
+    )
+
+
+def _aimed_effect(before: Game, shot: Shot) -> ShotEffect | None:
+    """What ``shot`` does played exactly as aimed (None if it cannot be played there)."""
+    seat = before.current_seat
+    if seat is None:
+        return None
+    try:
+        return effect_of(before, before.copy().shoot(seat, shot))
+    except CrokinoleError:  # pragma: no cover - the hints and the record hold playable shots
+        return None
+
+
+@dataclass(frozen=True, slots=True)
 class ShotReview:
     """One shot of the game, valued and graded.
 
@@ -129,6 +214,10 @@ class ShotReview:
             as it stands on the board, with the shooter's seat (``south`` or
             ``north``; the practice room turns a north shooter's position to
             the bottom); singles only, None otherwise.
+        played_effect: what the shot really did in the game (the record's
+            shot, as the hand played it).
+        best_effect: what the best shot does played exactly as aimed (None
+            when it cannot be told).
     """
 
     index: int
@@ -144,6 +233,8 @@ class ShotReview:
     margin_after: float
     totals_after: tuple[int, ...]
     position_code: str | None
+    played_effect: ShotEffect | None = None
+    best_effect: ShotEffect | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data; floats rounded to 4 places."""
@@ -161,6 +252,8 @@ class ShotReview:
             "margin_after": round(self.margin_after, 4),
             "totals_after": list(self.totals_after),
             "position_code": self.position_code,
+            "played_effect": None if self.played_effect is None else self.played_effect.to_dict(),
+            "best_effect": None if self.best_effect is None else self.best_effect.to_dict(),
         }
 
 
@@ -323,6 +416,7 @@ class ReviewStep:
     seat: Seat
     shot: Shot
     after: Game
+    report: ShotReport | None = None
 
 
 def review_steps(game: Game) -> list[ReviewStep]:
@@ -332,7 +426,7 @@ def review_steps(game: Game) -> list[ReviewStep]:
         AnalysisError: an action does not replay to the result it records.
     """
     return [
-        ReviewStep(index, step.before, action.seat, action.shot, step.after)
+        ReviewStep(index, step.before, action.seat, action.shot, step.after, step.report)
         for index, step, action in _shots(game)
     ]
 
@@ -357,6 +451,8 @@ def review_step(step: ReviewStep, accuracy: Accuracy, *, seed: int = 0) -> ShotR
         margin_after=margin_after,
         totals_after=totals_after,
         position_code=_position_code(before, seat),
+        played_effect=None if step.report is None else effect_of(before, step.report),
+        best_effect=_aimed_effect(before, best.shot),
     )
 
 

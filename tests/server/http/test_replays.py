@@ -219,6 +219,8 @@ def test_a_finished_game_against_the_cpu_replays_to_the_stored_game(games: Games
     assert {s["by"] for s in shots if s["seat"] == "north" and s["type"] == "shot"} == {"cpu"}
     names = {x["seat"]: x["name"] for x in replayed["start"]["seats"]}
     assert names == {"south": "Me", "north": "CPU Easy"}
+    # The replay names the players once for all, as its snapshots and the review do.
+    assert replayed["names"] == names
 
 
 def test_a_party_game_of_two_rounds_replays_round_by_round(games: Games) -> None:
@@ -236,6 +238,7 @@ def test_a_party_game_of_two_rounds_replays_round_by_round(games: Games) -> None
     end = rounds[2]["step"] - 1 if len(rounds) > 2 else len(replayed["steps"])
     assert all(s["round"] == 2 for s in replayed["steps"][rounds[1]["step"] : end])
     assert {x["name"] for x in replayed["start"]["seats"]} == {"Ann", "Bob"}
+    assert replayed["names"] == {x["seat"]: x["name"] for x in replayed["start"]["seats"]}
     assert all(s["by"] == "person" for s in replayed["steps"] if s["type"] == "shot")
 
 

@@ -25,6 +25,8 @@ from tests.support.server_database import server_database
 #: A one-round singles game of 8 discs a side, played exactly as aimed.
 SINGLES = {"layout": "singles", "rounds": 1, "hand": "steady", "tie": "draw", "discs": 8}
 GRADES = {"good", "inaccuracy", "mistake", "blunder"}
+#: The device token of the hot-seat player of ``_played``'s tables.
+HOT_SEAT = "hot-seat-device-0001"
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +49,7 @@ def web(server: str) -> Iterator[httpx.Client]:
 
 def _played(url: str, shots: int | None = None) -> str:
     """A hot-seat singles table, played to its end (or ``shots`` shots); its id."""
-    me = Player(url)
+    me = Player(url, token=HOT_SEAT)
     try:
         me.hello()
         view = me.create("solo", "Ann", seats={"south": "me", "north": "me"}, **SINGLES)["view"]
@@ -92,6 +94,30 @@ def test_a_finished_table_s_game_is_reviewed_shot_by_shot(web: httpx.Client, fin
     assert sum(s["shots"] for s in review["summary"].values()) == 16
     # The same numbers again (kept, and deterministic anyway).
     assert web.get(f"/api/tables/{finished}/review.json").json() == review
+    # Each shot says what it did: where its disc ended (R6 zones, 20 the hole, 0 the ditch).
+    for shot in review["shots"]:
+        effect = shot["played_effect"]
+        assert effect["lands"] in (0, 5, 10, 15, 20) and isinstance(effect["hit"], bool)
+        assert shot["best_effect"] is not None
+    # Nobody asked as a player: nobody is "you".
+    assert review["you"] == []
+
+
+def test_a_table_review_names_the_seats_of_the_device_that_asks(
+    web: httpx.Client, finished: str
+) -> None:
+    # The hot-seat device held both seats; another device none (the review is kept once made,
+    # but "you" is each asker's own).
+    mine = web.get(f"/api/tables/{finished}/review.json", headers={"X-Device-Token": HOT_SEAT})
+    assert mine.status_code == 200, mine.text
+    assert mine.json()["you"] == ["south", "north"]
+    other = web.get(
+        f"/api/tables/{finished}/review.json", headers={"X-Device-Token": "someone-else-0001"}
+    )
+    assert other.json()["you"] == []
+    assert {k: v for k, v in mine.json().items() if k != "you"} == {
+        k: v for k, v in other.json().items() if k != "you"
+    }
 
 
 def test_an_uploaded_record_is_reviewed_as_its_table_s_game(
@@ -103,6 +129,8 @@ def test_an_uploaded_record_is_reviewed_as_its_table_s_game(
     assert answer.status_code == 200, answer.text
     table_review = web.get(f"/api/tables/{finished}/review.json").json()
     assert answer.json()["shots"] == table_review["shots"]
+    # The record's names are the table's (one name per player).
+    assert answer.json()["names"] == table_review["names"]
     steady = web.post("/api/review?accuracy=steady", content=record.content).json()
     assert steady["accuracy"] == "steady" and len(steady["shots"]) == 16
 

@@ -72,12 +72,17 @@ def with_site_bar(html: str, bar: str, nav: str | None) -> str:
 
 
 def _read(static: Path, name: str) -> str:
-    """The page ``name`` with its top bar, read again only when a file of it changed."""
+    """The page ``name`` with its top bar, read again only when a file of it changed.
+
+    A page whose header takes no bar is served as it is (the bar's file need not exist).
+    """
     path, bar = static / name, static / "partials" / "topbar.html"
-    key = (path, path.stat().st_mtime_ns, bar.stat().st_mtime_ns)
+    key = (path, path.stat().st_mtime_ns, bar.stat().st_mtime_ns if bar.exists() else 0)
     if key not in _pages:
         text = path.read_text(encoding="utf-8")
-        _pages[key] = with_site_bar(text, bar.read_text(encoding="utf-8"), NAV.get(name))
+        if SITE_BAR in text:
+            text = with_site_bar(text, bar.read_text(encoding="utf-8"), NAV.get(name))
+        _pages[key] = text
     return _pages[key]
 
 

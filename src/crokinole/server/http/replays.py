@@ -38,7 +38,7 @@ from crokinole.server.http.pages import page
 from crokinole.server.owner.tables import stored_table
 from crokinole.server.ws.messages import TABLE_PATTERN
 from crokinole.server.ws.payloads import report_payload, trajectory_payload
-from crokinole.server.ws.views import game_view, seat_name, shot_payload
+from crokinole.server.ws.views import game_view, seat_name, seat_names, shot_payload
 from crokinole.store import Store
 from crokinole.table import (
     Event,
@@ -164,6 +164,8 @@ def replay_payload(table: Table, events: Sequence[Event]) -> dict[str, Any]:
         else {"winner": outcome.winner, "drawn": list(outcome.drawn)},
         "record": f"/api/tables/{table.id}/record.json",
         "link": f"/replay/{table.id}?game={table.game_number}",
+        # Who sat where, as the review and the record name them ("Ann", "CPU Normal", "South").
+        "names": seat_names(table, shared=True),
         "start": game_view(table, start, shared=True),
         "rounds": rounds,
         "steps": steps,

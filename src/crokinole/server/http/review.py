@@ -77,7 +77,7 @@ from crokinole.server.json_input import JsonInputError, read_json
 from crokinole.server.owner.accuracy import NO_ACCURACY, fitted_accuracy, own_accuracy
 from crokinole.server.ranked.fair_play import daily_refused, engine_help_refused
 from crokinole.server.ws.messages import LEVEL_IDS
-from crokinole.server.ws.views import seat_names
+from crokinole.server.ws.views import seat_names, you_payload
 from crokinole.store import Store
 from crokinole.table import Table, check_name
 
@@ -255,7 +255,7 @@ async def _table_review(request: Request) -> dict[str, Any]:
     key = ("review", found_id, number, version, name)
     found = http.reviews.get(key)
     if found is not None:
-        return found
+        return {**found, "you": await _your_seats(request, found_id, number)}
     try:
         table, game = await anyio.to_thread.run_sync(finished_game, http.store, found_id, number)
     except InvalidRecordError as exc:
@@ -270,7 +270,21 @@ async def _table_review(request: Request) -> dict[str, Any]:
         **reviewed,
     }
     http.reviews.put(key, found)
-    return found
+    return {**found, "you": _seats_of(table, device_token(request, required=False))}
+
+
+def _seats_of(table: Table, device: str | None) -> list[str]:
+    """The seats the asking device held at the table (none for anyone else)."""
+    seats: list[str] = you_payload(table, device)["seats"]
+    return seats
+
+
+async def _your_seats(request: Request, found_id: str, number: int | None) -> list[str]:
+    """The asking device's seats at the table's game, for a review that was kept."""
+    table, _ = await anyio.to_thread.run_sync(
+        table_at_game, context(request).store, found_id, number
+    )
+    return _seats_of(table, device_token(request, required=False))
 
 
 async def _record_review(request: Request) -> dict[str, Any]:

@@ -262,3 +262,196 @@ export function hintNumbers(h) {
   if (Number.isFinite(Number(h.valid))) parts.push(`valid ${chance(h.valid)}`);
   return parts.join(" \u00b7 ");
 }
+
+// ------------------------------------------------------------------ names
+
+/** A seat's title, as the server names a player who gave no name: "South". */
+export function seatTitle(seat) {
+  return SEAT_WORD[seat] || String(seat);
+}
+
+/**
+ * The one name of a seat's player, from a `names` object ({"south": "Ann", "north": "CPU
+ * Easy"}: the replay's and the review's `names`): the name they chose, or their account's
+ * username, or the seat's title ("South") when they had none ("You" is no name to others).
+ */
+export function playerName(names, seat) {
+  const given = names && typeof names[seat] === "string" ? names[seat].trim() : "";
+  return given && given.toLowerCase() !== "you" ? given : seatTitle(seat);
+}
+
+/**
+ * A viewer (as viewerOf) from a `names` object: `you` the seats of the person reading, who is
+ * "you" only when they held one seat (on a shared device everyone is named).
+ */
+export function namesViewer(names, you = []) {
+  const seats = Object.keys(names || {}).map((seat) => ({ seat, name: playerName(names, seat) }));
+  for (const seat of you || []) if (!seats.some((s) => s.seat === seat)) seats.push({ seat, name: seatTitle(seat) });
+  return viewerOf({ seats }, (you || []).length === 1 ? you : [], false);
+}
+
+// ------------------------------------------------------------------ a game's review in words
+
+/** How hard a shot was played, in words (28% reaches the 20 from the line): soft, firm, hard. */
+export function powerFeel(power) {
+  const p = finite(power);
+  if (p <= 35) return "soft";
+  if (p <= 60) return "firm";
+  return "hard";
+}
+
+/**
+ * A shot in a few words, as the hints word place and aim: "a soft straight shot", "a hard shot
+ * aimed 3° left", "a firm shot placed 20° left, aimed 2° right" (the place on the shooting line
+ * when it is not the middle).
+ */
+export function shotStyle(shot) {
+  const s = shot || {};
+  const feel = powerFeel(s.power);
+  const dir = directionWords(s.direction);
+  const placed = Math.round(finite(s.position)) === 0 ? "" : `placed ${placeWords(s.position)}`;
+  if (dir === "straight") return `a ${feel} straight shot${placed ? ` ${placed}` : ""}`;
+  return `a ${feel} shot ${placed ? `${placed}, ` : ""}aimed ${dir}`;
+}
+
+/** "15", "15 and 10", "15, 10 and 5": zones (0: a disc out on the line) in words. */
+function zoneList(zones) {
+  const words = zones.map((z) => (z > 0 ? String(z) : "disc on the line"));
+  if (words.length <= 1) return words.join("");
+  return `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
+}
+
+/** "their 15" / "both their 15s": the discs taken out, owned by `owner` ("their", "your"). */
+function discsOf(owner, zones) {
+  if (zones.length === 2 && zones[0] === zones[1] && zones[0] > 0) return `both ${owner} ${zones[0]}s`;
+  return `${owner} ${zoneList(zones)}`;
+}
+
+const FOUL_WORDS = {
+  no_contact: "touched no opposing disc (a foul)",
+  not_in_fifteen: "left no disc in the 15 on an open board (a foul)",
+  timeout: "ran out of time (a foul)",
+};
+
+/**
+ * What a shot did (a review's `played_effect`), as the end of "you played a soft shot ...":
+ * "that dropped into the 20", "that took out their 15 and stayed in the 10", "that missed and
+ * went into the ditch", "that touched no opposing disc (a foul)".
+ * @param {object} e  {lands, foul, hit, taken, lost}
+ * @param {object} o  {theirs: owner word of the opposing discs ("their", "your"), own: the
+ *                    shooter's ("your", "their")}
+ */
+export function effectWords(e, o = {}) {
+  if (!e || typeof e !== "object") return "";
+  const theirs = o.theirs || "their";
+  const own = o.own || "their own";
+  const taken = Array.isArray(e.taken) ? e.taken : [];
+  const lost = Array.isArray(e.lost) ? e.lost : [];
+  const lands = finite(e.lands);
+  let text;
+  if (e.foul) {
+    text = `that ${FOUL_WORDS[e.foul] || "was a foul"}`;
+  } else if (taken.length) {
+    const rest = lands === 20 ? " and dropped into the 20" : lands > 0 ? ` and stayed in the ${lands}` : " and went into the ditch";
+    text = `that took out ${discsOf(theirs, taken)}${rest}`;
+  } else if (lands === 20) {
+    text = "that dropped into the 20";
+  } else if (lands > 0) {
+    text = e.hit ? `that hit ${theirs} disc and stopped in the ${lands}` : `that stopped in the ${lands}`;
+  } else {
+    text = e.hit ? `that hit ${theirs} disc but went into the ditch` : "that missed and went into the ditch";
+  }
+  if (lost.length && !e.foul) text += `, but knocked out ${discsOf(own, lost)}`;
+  return text;
+}
+
+/**
+ * What the best shot does (a review's `best_effect`), as a thing: "a takeout of their 15", "a
+ * 20", "a shot to the 15", "a shot into the ditch".
+ */
+export function bestWords(e, o = {}) {
+  if (!e || typeof e !== "object") return "another shot";
+  const theirs = o.theirs || "their";
+  const taken = Array.isArray(e.taken) ? e.taken : [];
+  const lands = finite(e.lands);
+  if (e.foul) return "a shot the rules count as a foul";
+  if (taken.length) return `a takeout of ${discsOf(theirs, taken)}${lands === 20 ? " that drops into the 20" : ""}`;
+  if (lands === 20) return "a 20";
+  if (lands > 0) return `a shot to the ${lands}`;
+  return "a shot into the ditch";
+}
+
+/** What the best gained over the shot played: "about 1.8 points more and 12% more chance to win the round". */
+export function gainWords(lossMargin, lossWin) {
+  const m = finite(lossMargin);
+  const w = Math.round(finite(lossWin) * 100);
+  // One decimal for a few points ("1.8"), whole points beyond ten ("23").
+  const size = Math.abs(m) >= 10 ? String(Math.round(Math.abs(m))) : Math.abs(m).toFixed(1);
+  const pts = `${size} point${size === "1.0" ? "" : "s"}`;
+  const chanceMore = w >= 1 ? `${w}% more chance to win the round` : "";
+  if (m >= 0.05) return chanceMore ? `about ${pts} more and ${chanceMore}` : `about ${pts} more`;
+  if (m <= -0.05 && chanceMore) return `${chanceMore}, for about ${pts} less`;
+  return chanceMore || "about as much";
+}
+
+/** A number in words for counts up to ten ("three"), as digits beyond. */
+export function numberWord(n) {
+  const words = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
+  return words[n] || String(n);
+}
+
+/**
+ * One costly shot of a review in a sentence: "Round 2, shot 5: you played a soft straight shot
+ * that missed and went into the ditch; the best was a takeout of their 15 (a firm shot aimed 2° left),
+ * about 1.8 points more and 12% more chance to win the round."
+ * @param {object} s  a review's shot (round, turn, seat, shot, best, loss_margin, loss_win,
+ *                    played_effect, best_effect)
+ * @param {object} v  the viewer (namesViewer)
+ * @param {function} sideOf  a seat's side (doubles: a partner's takeouts are of "their" discs,
+ *                    not "yours"); by default every seat is a side of its own
+ */
+export function costSentence(s, v, sideOf = (seat) => seat) {
+  const mine = isYou(v, s.seat);
+  const partner = !mine && v.you.some((seat) => sideOf(seat) === sideOf(s.seat));
+  const theirs = mine || partner ? "their" : v.you.length ? "your" : "the opposing";
+  const owners = { theirs, own: mine ? "your own" : "their own" };
+  const played = `${shotStyle(s.shot)}${s.played_effect ? ` ${effectWords(s.played_effect, owners)}` : ""}`;
+  const best = s.best || {};
+  const bestStyle = best.shot ? ` (${shotStyle(best.shot)})` : "";
+  return `Round ${s.round}, shot ${s.turn}: ${mine ? "you" : who(v, s.seat)} played ${played}; `
+    + `the best was ${bestWords(s.best_effect, owners)}${bestStyle}, ${gainWords(s.loss_margin, s.loss_win)}.`;
+}
+
+/** A shot costs something worth telling from this loss of round-win chance or of points. */
+export const COSTLY_WIN = 0.01;
+export const COSTLY_POINTS = 0.5;
+
+/** The costliest shots of `seat` in a review (at most `n`, the costliest first: round-win chance, then points). */
+export function costliest(shots, seat, n = 3) {
+  return (shots || [])
+    .filter((s) => s.seat === seat && (finite(s.loss_win) >= COSTLY_WIN || finite(s.loss_margin) >= COSTLY_POINTS))
+    .sort((a, b) => finite(b.loss_win) - finite(a.loss_win) || finite(b.loss_margin) - finite(a.loss_margin) || a.index - b.index)
+    .slice(0, n);
+}
+
+/** "Your three costliest shots", "CPU Easy's costliest shot". */
+export function costliestTitle(v, seat, n) {
+  const owner = isYou(v, seat) ? "Your" : cap(whose(v, seat));
+  const count = n > 1 ? `${numberWord(n)} ` : "";
+  return `${owner} ${count}costliest shot${n === 1 ? "" : "s"}`;
+}
+
+const GRADE_PLURAL = { good: ["good shot", "good shots"], inaccuracy: ["inaccuracy", "inaccuracies"], mistake: ["mistake", "mistakes"], blunder: ["blunder", "blunders"] };
+
+/** A seat's grades in words: "8 shots: 5 good, 2 inaccuracies and 1 mistake." */
+export function gradeWords(grades, shots) {
+  const parts = ["good", "inaccuracy", "mistake", "blunder"]
+    .filter((g) => finite(grades && grades[g]) > 0)
+    .map((g) => {
+      const k = finite(grades[g]);
+      return g === "good" ? `${k} good` : `${k} ${GRADE_PLURAL[g][k === 1 ? 0 : 1]}`;
+    });
+  const list = parts.length <= 1 ? parts.join("") : `${parts.slice(0, -1).join(", ")} and ${parts[parts.length - 1]}`;
+  const n = finite(shots);
+  return n ? `${n} shot${n === 1 ? "" : "s"}: ${list}.` : "No shots to review.";
+}

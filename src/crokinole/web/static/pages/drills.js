@@ -300,34 +300,23 @@ function attemptWords(run, p, explain) {
 async function onShoot(shot) {
   const run = D.run;
   if (!run || run.done || D.submitting) return;
-  B.setBusy(true);
   // An attempt of the set: the server draws the hand's noise, plays the shot from the set's
   // position, keeps it and scores it (points_scored), answering what was aimed and played.
-  const r = await fetchJson("/api/practice/shoot", { method: "POST", body: { set: run.set, shot }, token: true });
-  if (D.run !== run) return; // the set was stopped meanwhile
-  if (!r.ok) {
-    B.setBusy(false);
-    B.setMessage(`The shot was not played: ${r.reason}`, true);
-    return;
-  }
-  let after;
-  try {
-    after = positionFromJson(r.body.position);
-  } catch {
-    B.setBusy(false);
-    B.setMessage("The server's answer held no position: try the shot again.", true);
-    return;
-  }
-  await B.animateShot(after, r.body.trajectory, r.body.board);
+  const answer = await B.shootOnServer({ set: run.set, shot }, {
+    noPosition: "The server's answer held no position: try the shot again.",
+    stillWanted: () => D.run === run, // not when the set was stopped meanwhile
+  });
+  if (!answer) return;
+  await B.animateShot(answer.after, answer.trajectory, answer.board);
   if (D.run !== run) return;
-  const report = r.body.summary || {};
-  const points = r.body.points_scored;
+  const report = answer.summary || {};
+  const points = answer.points_scored;
   const p = Number.isFinite(points) ? points : 0;
   run.shots.push(shot);
-  run.played.push(r.body.played || null);
+  run.played.push(answer.played || null);
   run.points.push(p);
-  const hand = handWords(r.body.aimed, r.body.played);
-  B.setMessage(`${attemptWords(run, p, B.shotSentence(r.body.report, report, run.setup))} ${hand}`.trim(), p <= 0 && run.kind !== "daily");
+  const hand = handWords(answer.aimed, answer.played);
+  B.setMessage(`${attemptWords(run, p, B.shotSentence(answer.report, report, run.setup))} ${hand}`.trim(), p <= 0 && run.kind !== "daily");
   if (run.shots.length >= run.attempts) {
     run.done = true;
     $("controls").hidden = true;

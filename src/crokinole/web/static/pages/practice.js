@@ -38,28 +38,17 @@ function pushUndo(what) {
 
 async function onShoot(shot) {
   const before = B.currentPosition();
-  B.setBusy(true);
   B.setMessage("Shooting…");
-  const r = await fetchJson("/api/practice/shoot", { method: "POST", body: { position: positionJson(before), shot }, token: true });
-  if (!r.ok) {
-    B.setBusy(false);
-    B.setMessage(`The shot was not played: ${r.reason}`, true);
-    return;
-  }
-  let after;
-  try {
-    after = positionFromJson(r.body.position);
-  } catch {
-    B.setBusy(false);
-    B.setMessage("The server's answer held no position: the shot is not shown.", true);
-    return;
-  }
+  const answer = await B.shootOnServer({ position: positionJson(before), shot }, {
+    noPosition: "The server's answer held no position: the shot is not shown.",
+  });
+  if (!answer) return;
   P.undo.push({ pos: before, aim: { ...shot }, what: "shot" });
   P.last = { before, shot: { ...shot } };
   B.setMessage("");
-  await B.animateShot(after, r.body.trajectory, r.body.board);
+  await B.animateShot(answer.after, answer.trajectory, answer.board);
   B.setBusy(false);
-  showResult(r.body.report, r.body.summary, before);
+  showResult(answer.report, answer.summary, before);
   P.shots += 1;
   render();
 }

@@ -5,6 +5,7 @@
 
 import { fetchJson } from "../lib/api.js";
 import { ShotAnimation } from "../views/anim.js";
+import { popTwenty } from "../views/pop.js";
 import { BoardView, markSvg, setScheme } from "../views/board.js";
 import { fitBoard } from "../views/fit.js";
 import { resultTable } from "../views/dialogs.js";
@@ -12,7 +13,7 @@ import { $, escapeHtml } from "../lib/dom.js";
 import { play as playSound, setSoundEnabled } from "../lib/sound.js";
 import { sideName } from "../lib/state.js";
 import { loadPrefs } from "../lib/store.js";
-import { describeShot, viewerOf, whose } from "../lib/words.js";
+import { describeShot, playerName, viewerOf, whose } from "../lib/words.js";
 
 const params = new URLSearchParams(location.search);
 const SPEED = Math.min(20, Math.max(0.1, Number.parseFloat(params.get("speed") || "1") || 1));
@@ -30,6 +31,7 @@ const R = {
 const view = new BoardView($("replay-board"));
 const anim = new ShotAnimation({
   speed: SPEED, paused: () => false, onFrame: () => draw(), onSound: (name) => playSound(name),
+  onTwenty: (drop, n) => popTwenty(view, drop, n),
 });
 
 /** The game snapshot after `pos` steps. */
@@ -58,9 +60,11 @@ function numberShots(steps) {
 
 // ------------------------------------------------------------------ words
 
+/** The player's one name (the replay's `names`, as the review and the game name them). */
 function seatName(game, seat) {
+  if (R.data.names) return playerName(R.data.names, seat);
   const x = game.seats.find((y) => y.seat === seat);
-  return x ? x.name : seat;
+  return playerName(x ? { [seat]: x.name } : {}, seat);
 }
 
 /** The explanation of the step that led to `pos`, as live play words it. */
@@ -80,12 +84,15 @@ function stepWords(pos) {
 function positionText(pos) {
   const d = R.data;
   const total = d.steps.length;
-  if (pos === 0) return `Round 1 · before the first shot · step 0 of ${total}`;
+  const rounds = d.rounds.length > 1 ? ` of ${d.rounds.length}` : "";
+  if (pos === 0) return `Round 1${rounds} · before the first shot`;
   const step = d.steps[pos - 1];
-  if (step.type === "next_round") return `Round ${step.round} · before its first shot · step ${pos} of ${total}`;
+  if (step.type === "next_round") return `Round ${step.round}${rounds} · before the first shot`;
   const [n, of] = R.shotNumbers[pos - 1];
-  const by = step.by === "standin" ? " (a CPU standing in)" : "";
-  return `Round ${step.round} · shot ${n} of ${of}: ${seatName(step.game, step.seat)}${by} · step ${pos} of ${total}`;
+  const name = seatName(step.game, step.seat);
+  const by = step.by === "standin" ? `the CPU, playing for ${name}` : name;
+  const what = step.type === "timeout" ? "ran out of time" : "shot";
+  return `Round ${step.round}${rounds} · shot ${n} of ${of}: ${by} ${what}${pos === total ? " (the last of the game)" : ""}`;
 }
 
 function outcomeLine(game) {
@@ -107,7 +114,7 @@ function renderScores(game) {
     <div class="replay-card${shooter && shooter.side === i ? " shot" : ""}" data-testid="replay-side-${i}">
       <span class="name">${markSvg(game, i, 18)}<span>${escapeHtml(sideName(game, i))}</span></span>
       <span class="score" data-testid="replay-score-${i}">${side.score}</span>
-      <span class="stats">round <b data-testid="replay-round-total-${i}">${side.round_total}</b> · 20s <b>${side.twenties}</b></span>
+      <span class="stats"><span>this round <b data-testid="replay-round-total-${i}">${side.round_total}</b></span> <span>20s <b>${side.twenties}</b></span></span>
     </div>`).join("");
 }
 

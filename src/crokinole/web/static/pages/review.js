@@ -1,8 +1,11 @@
 // The game review (/review/{table}, and /review with a record file): every shot of a game
 // valued against the Expert's best in the same position (GameReview.to_dict from
-// GET /api/tables/{table}/review.json or POST /api/review), graded good / inaccuracy / mistake /
-// blunder; per round a swing chart (the lead after each shot) and a table of the shots, each
-// with "Retry from here": the position before it in the practice room.
+// GET /api/tables/{table}/review.json or POST /api/review). First, in sentences, each player's
+// costliest shots ("Round 2, shot 5: you played a soft straight shot that missed …; the best
+// was a takeout of their 15 …", lib/words.js); the numbers one tap away ("Show the numbers"):
+// the grades (good / inaccuracy / mistake / blunder), per round a swing chart (the lead after
+// each shot) and a table of the shots, each with "Retry from here": the position before it in
+// the practice room. Each player has one name, the replay's and the game's (`names`).
 
 import { markSvg, setScheme } from "../views/board.js";
 import { fetchJson } from "../lib/api.js";
@@ -10,12 +13,12 @@ import { drawCharts, lineChart } from "../views/charts.js";
 import { $, escapeHtml } from "../lib/dom.js";
 import { percent, signed } from "../lib/position.js";
 import { loadPrefs } from "../lib/store.js";
+import { costliest, costliestTitle, costSentence, gradeWords, namesViewer, playerName } from "../lib/words.js";
 
 const TABLE_RE = /^\/review\/([a-f0-9]{32})\/?$/;
 const params = new URLSearchParams(location.search);
 /** The largest record POST /api/review takes (the server's limit: 512 KiB). */
 const MAX_RECORD_BYTES = 512 * 1024;
-const SEAT_WORD = { south: "South", west: "West", north: "North", east: "East" };
 const GRADE_WORD = { good: "Good", inaccuracy: "Inaccuracy", mistake: "Mistake", blunder: "Blunder" };
 const GRADES = ["good", "inaccuracy", "mistake", "blunder"];
 const HAND_WORD = {
@@ -25,7 +28,7 @@ const HAND_WORD = {
   expert: "CPU Expert's accuracy", mine: "your own accuracy",
 };
 
-const R = { data: null, names: {}, table: null, file: null };
+const R = { data: null, names: {}, viewer: namesViewer({}), table: null, file: null };
 
 function status(text, bad = false) {
   const e = $("review-status");
@@ -35,7 +38,7 @@ function status(text, bad = false) {
 }
 
 function seatName(seat) {
-  return R.names[seat] || SEAT_WORD[seat] || seat;
+  return playerName(R.names, seat);
 }
 
 function sideIndex(seat) {
@@ -75,6 +78,43 @@ function sameShot(a, b) {
 }
 
 // ------------------------------------------------------------------ rendering
+
+/** The viewer's seats first (their shots are what they came for), then the others in order. */
+function seatOrder() {
+  const seats = R.data.seats || [];
+  const you = R.viewer.you;
+  return [...seats.filter((s) => you.includes(s)), ...seats.filter((s) => !you.includes(s))];
+}
+
+function retryLink(s, testid) {
+  if (!s.position_code) return "";
+  return ` <a class="try-again" href="/practice?p=${encodeURIComponent(s.position_code)}" data-testid="${testid}" aria-label="Try it again: shot ${s.turn} of round ${s.round}, in the practice room">Try it again</a>`;
+}
+
+/** Each player's costliest shots in sentences: what they played, what the best was, what it cost. */
+function renderCostly() {
+  const d = R.data;
+  const box = $("review-costly");
+  box.innerHTML = "";
+  for (const seat of seatOrder()) {
+    const s = (d.summary || {})[seat];
+    if (!s) continue;
+    const worst = costliest(d.shots, seat, 3);
+    const card = document.createElement("section");
+    card.className = "card costly-card";
+    card.setAttribute("data-testid", `costly-${seat}`);
+    card.setAttribute("aria-labelledby", `costly-title-${seat}`);
+    const title = worst.length ? costliestTitle(R.viewer, seat, worst.length) : `${seatName(seat)}: no costly shot`;
+    const items = worst.map((x) => `<li data-testid="costly-shot-${x.index}">${escapeHtml(costSentence(x, R.viewer, sideIndex))}${retryLink(x, `summary-retry-${x.index}`)}</li>`).join("");
+    const none = R.viewer.you.includes(seat)
+      ? "Every one of your shots was as good as the best found, or nearly."
+      : `Every shot of ${seatName(seat)} was as good as the best found, or nearly.`;
+    card.innerHTML = `<h2 id="costly-title-${seat}">${mark(seat, 18)}<span>${escapeHtml(title)}</span></h2>
+      <p class="note" data-testid="costly-grades-${seat}">${escapeHtml(gradeWords(s.grades, s.shots))}</p>
+      ${worst.length ? `<ol class="costly-list">${items}</ol>` : `<p>${escapeHtml(none)}</p>`}`;
+    box.append(card);
+  }
+}
 
 function renderSummary() {
   const d = R.data;
@@ -182,16 +222,20 @@ function renderRounds() {
 function show(data) {
   R.data = data;
   R.names = data.names && typeof data.names === "object" ? data.names : {};
+  R.viewer = namesViewer(R.names, Array.isArray(data.you) ? data.you : []);
   const select = $("accuracy-select");
   if (Array.from(select.options).some((o) => o.value === data.accuracy)) select.value = data.accuracy;
   const t = data.thresholds || { good: 0.05, inaccuracy: 0.12, mistake: 0.25 };
   $("review-about").textContent = `Every shot is valued under ${HAND_WORD[data.accuracy] || `the ${data.accuracy} hand`}, against the best shot the Expert finds in the same position with the same noise draws: "points" is the expected round margin after the shot, "round" the chance to win the round. Grades go by the round-win chance a shot gave away: good below ${winPoints(t.good)} points of percent, an inaccuracy below ${winPoints(t.inaccuracy)}, a mistake below ${winPoints(t.mistake)}, a blunder beyond.`;
+  // Who played, by the names the game and the replay call them ("Ann v CPU Easy").
+  if (R.table) $("review-title").textContent = `Game review: ${(data.sides || []).map((_, i) => sideName(i)).join(" v ")}`;
+  $("review-lead").textContent = "Each shot was compared with the best one the computer finds in the same spot. These cost the most:";
   $("review-body").hidden = false; // first: the charts are drawn at their boxes' widths
+  renderCostly();
   renderSummary();
   renderRounds();
   $("review").setAttribute("aria-busy", "false");
-  const n = (data.shots || []).length;
-  status(`${n} shot${n === 1 ? "" : "s"} reviewed.`);
+  status(""); // the review itself says it all
 }
 
 // ------------------------------------------------------------------ loading
@@ -214,7 +258,7 @@ async function loadTable(table) {
   const game = params.get("game");
   replay.href = `/replay/${table}${game ? `?game=${encodeURIComponent(game)}` : ""}`;
   replay.hidden = false;
-  status("Reviewing the game: each shot is compared with the Expert's best (this takes a few seconds)…");
+  status("Looking at every shot of the game (this takes a few seconds)…");
   const r = await fetchJson(`/api/tables/${table}/review.json${query()}`, { token: true });
   if (!r.ok || !Array.isArray(r.body.shots)) {
     status(`No review: ${r.reason || "the server's answer held none."}`, true);
@@ -246,7 +290,7 @@ async function reviewFile(file) {
     status(`"${file.name}" is not a record: it is not JSON.`, true);
     return;
   }
-  status(`Reviewing "${file.name}": each shot is compared with the Expert's best (this takes a few seconds)…`);
+  status(`Looking at every shot of "${file.name}" (this takes a few seconds)…`);
   $("record-file").disabled = true;
   const r = await fetchJson(`/api/review${query()}`, { method: "POST", body: record, token: true });
   $("record-file").disabled = false;
@@ -273,6 +317,8 @@ function start() {
     $("review").setAttribute("aria-busy", "false");
   }
   window.addEventListener("resize", () => drawCharts(document.querySelectorAll(".chart-box")));
+  // The charts are drawn at their boxes' widths: again when the numbers are opened.
+  $("review-numbers").addEventListener("toggle", () => drawCharts(document.querySelectorAll(".chart-box")));
   $("accuracy-select").addEventListener("change", (e) => {
     params.set("accuracy", e.target.value);
     history.replaceState(null, "", `${location.pathname}?${params.toString()}`);

@@ -49,8 +49,36 @@ export function framesAt(before, trajectory, sideOf, t) {
 export const FADE_S = 0.45;
 
 /**
+ * The drops into the 20 hole that count, in time order: [{t, id, owner}]. A drop counts unless
+ * the shot's `report` (docs/protocol.md, "Shot report") sends that disc to the ditch (a foul
+ * cancels its 20); without a report every drop counts.
+ */
+export function twentyDrops(traj, report = null) {
+  const result = new Map(report && Array.isArray(report.discs) ? report.discs.map((d) => [d.id, d.result]) : []);
+  return (traj.discs || [])
+    .filter((d) => d.leaves && d.leaves.how === "hole" && (!result.has(d.id) || result.get(d.id) === "hole"))
+    .map((d) => ({ t: d.leaves.t, id: d.id, owner: d.owner }))
+    .sort((x, y) => x.t - y.t);
+}
+
+/**
+ * The cues of a shot, in time order: [[t, cue]] (lib/sound.js CUES). The trajectory's own
+ * sounds give the contacts ("disc", "peg"); each disc that leaves gives its drop, a "twenty"
+ * (one that counts) or a "hole" (one a foul cancels), or its "ditch" thud.
+ */
+export function shotCues(traj, report = null) {
+  const twenties = new Set(twentyDrops(traj, report).map((d) => d.id));
+  const contacts = (traj.sounds || []).filter((x) => x[1] !== "hole");
+  const leaving = (traj.discs || []).filter((d) => d.leaves)
+    .map((d) => [d.leaves.t, d.leaves.how === "ditch" ? "ditch" : twenties.has(d.id) ? "twenty" : "hole"]);
+  return contacts.concat(leaving).sort((x, y) => x[0] - y[0]);
+}
+
+/**
  * One shot at a time, animated from its trajectory at each animation frame.
- * `hooks`: {speed, paused(), onFrame(), onSound(name)}.
+ * `hooks`: {speed, paused(), onFrame(), onSound(name), onTwenty?(drop, n)}: `onTwenty` as a
+ * disc drops into the 20 hole for a 20 that counts ({t, id, owner} of twentyDrops; n: how
+ * many such drops came before it in this shot).
  */
 export class ShotAnimation {
   constructor(hooks) {
@@ -73,10 +101,9 @@ export class ShotAnimation {
     return new Promise((resolve) => {
       const traj = msg.trajectory;
       this.current = {
-        msg, before, traj, sideOf, t: 0, last: null, soundIndex: 0, resolve,
-        sounds: (traj.sounds || [])
-          .concat(traj.discs.filter((d) => d.leaves && d.leaves.how === "ditch").map((d) => [d.leaves.t, "ditch"]))
-          .sort((x, y) => x[0] - y[0]),
+        msg, before, traj, sideOf, t: 0, last: null, soundIndex: 0, twentyIndex: 0, resolve,
+        sounds: shotCues(traj, msg.report),
+        twenties: twentyDrops(traj, msg.report),
       };
       requestAnimationFrame((now) => this.step(now));
     });
@@ -90,6 +117,10 @@ export class ShotAnimation {
     while (a.soundIndex < a.sounds.length && a.sounds[a.soundIndex][0] <= a.t) {
       this.hooks.onSound(a.sounds[a.soundIndex][1]);
       a.soundIndex += 1;
+    }
+    while (a.twentyIndex < a.twenties.length && a.twenties[a.twentyIndex].t <= a.t) {
+      if (this.hooks.onTwenty) this.hooks.onTwenty(a.twenties[a.twentyIndex], a.twentyIndex);
+      a.twentyIndex += 1;
     }
     if (a.t >= a.traj.duration + FADE_S) {
       this.finish();

@@ -102,14 +102,46 @@ export function cpuOpponent(s) {
   return levels.length ? levels[0] : null;
 }
 
+/**
+ * The sides the result puts first: the winner, or those who drew (every side when the
+ * outcome names none); none for a game with no outcome (resigned, abandoned, aborted).
+ */
+export function heroSides(g) {
+  const o = g && g.outcome;
+  if (!o) return [];
+  if (o.winner !== null && o.winner !== undefined) return [o.winner];
+  return Array.isArray(o.drawn) && o.drawn.length ? o.drawn : g.sides.map((_, i) => i);
+}
+
+/** The winner's mark drawn large (their disc in their colour), or the marks of a draw. */
+export function gameHero(s) {
+  const g = s.game;
+  const sides = heroSides(g);
+  const size = sides.length > 1 ? 56 : 88;
+  return sides.map((i) => `<span class="hero-disc" data-side="${i}">${markSvg(g, i, size)}</span>`).join("");
+}
+
+/**
+ * Whether the result celebrates (a brighter flourish): your side won; on one device, a side
+ * of people won (every player there is at this screen); never a CPU's win or for a spectator.
+ */
+export function celebrates(s) {
+  const g = s.game;
+  const o = g && g.outcome;
+  if (!o || o.winner === null || o.winner === undefined || isSpectator(s)) return false;
+  if (isHotSeat(s)) return g.seats.some((x) => x.side === o.winner && !x.cpu);
+  return mySide(s) === o.winner;
+}
+
 export function gameBody(s, levelName) {
   const g = s.game;
+  const first = new Set(heroSides(g));
   // Each side's mark, name and score stay on one line (a line may break between sides).
-  const scores = g.sides.map((x, i) => `<span class="side-score">${markSvg(g, i, 16)} ${escapeHtml(sideName(g, i))} <b>${x.score}</b></span>`).join(" · ");
+  const scores = g.sides.map((x, i) => `<span class="side-score${first.has(i) ? " top" : ""}">${markSvg(g, i, 16)} ${escapeHtml(sideName(g, i))} <b>${x.score}</b></span>`).join(" · ");
   const rounds = g.history.map((h) => `<tr><th scope="row">${h.number}</th><td>${h.totals.join(" – ")}</td>
     <td>${(h.points || []).join(" – ")}</td><td>${(h.scores_after || []).join(" – ")}</td></tr>`).join("");
   const last = g.history[g.history.length - 1];
-  return `<p class="result-line">${scores}</p>${hintsUsedLine(s)}
+  return `<p class="result-line final-score">${scores}</p>${hintsUsedLine(s)}
     ${last ? `<h3>Last round</h3>${resultTable(g, last)}` : ""}
     ${rounds ? `<h3>Rounds</h3><table class="result-table"><thead><tr><th scope="col">Round</th><th scope="col">Totals</th>
     <th scope="col">${g.rules.scoring === "to_100" ? "Points added" : "Round points"}</th><th scope="col">Game score</th></tr></thead><tbody>${rounds}</tbody></table>` : ""}
@@ -174,7 +206,8 @@ export function openRoundDialog(S, now, hooks) {
   openDialog($("round-dialog"));
   renderNext(S, now, hooks.roundLeft());
   if (!isSpectator(S)) $("next-button").focus({ preventScroll: true });
-  $("round-dialog").scrollTop = 0; // a phone shows the result's title first, not its buttons
+  $("round-dialog").scrollTop = 0; // a phone shows the result's title first
+  $("round-body").scrollTop = 0; // (the buttons stay in view under the body, which scrolls)
   hooks.say($("round-body").querySelector(".result-line").textContent);
 }
 
@@ -284,13 +317,20 @@ export function openGameDialog(S, hooks) {
   closeDialog($("round-dialog"));
   const title = gameTitle(S);
   $("game-title").textContent = title;
+  // The winner's disc large, with a short flourish (css/feedback.css), brighter for your win.
+  const hero = gameHero(S);
+  const box = $("game-hero");
+  box.innerHTML = hero;
+  box.hidden = !hero;
+  $("game-dialog").classList.toggle("you-won", celebrates(S));
   $("game-body").innerHTML = `<div id="game-ratings" data-testid="game-ratings"></div>${gameBody(S, hooks.levelName)}${replayLink(S)}${reviewLink(S)}`;
   renderGameButtons(S);
   renderGameRecord(S, hooks.levelName, hooks.counted());
   hooks.place();
   openDialog($("game-dialog"));
   ($("rematch-button").hidden ? $("new-game-button") : $("rematch-button")).focus({ preventScroll: true });
-  $("game-dialog").scrollTop = 0; // a phone shows who won first, not the buttons under the tables
+  $("game-dialog").scrollTop = 0; // a phone shows who won first
+  $("game-body").scrollTop = 0; // (the buttons stay in view under the body, which scrolls)
   const g = S.game;
   hooks.say(`${title} Final score ${g.sides.map((x, i) => `${g.seats.filter((y) => y.side === i).map((y) => y.name).join(" & ")} ${x.score}`).join(", ")}.`);
 }

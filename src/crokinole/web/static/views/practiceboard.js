@@ -7,6 +7,7 @@
 // fieldset#controls of index.html (controls.js and input.js find them by id).
 
 import { ShotAnimation } from "./anim.js";
+import { popShotTwenties, popTwenty } from "./pop.js";
 import * as boardjs from "./board.js";
 import { renderControls, wireControls } from "./controls.js";
 import { fitBoard } from "./fit.js";
@@ -15,8 +16,9 @@ import { $ } from "../lib/dom.js";
 import { SEAT_ANGLE, aimVector, clamp, compass, placement, round, zoneOf } from "../lib/geometry.js";
 import { DEFAULT_POWER, aimProblem, cancelDrag, currentDrag, placementFeedback, wireInput } from "../lib/input.js";
 import {
-  BOARD, DISCS_PER_SIDE, MINE, MOST_ON_BOARD, THEIRS, countOf, placementLimit, snapshotOf, spotProblem,
+  BOARD, DISCS_PER_SIDE, MINE, MOST_ON_BOARD, THEIRS, countOf, placementLimit, positionFromJson, snapshotOf, spotProblem,
 } from "../lib/position.js";
+import { fetchJson } from "../lib/api.js";
 import { play as playSound, setSoundEnabled } from "../lib/sound.js";
 import { loadPrefs } from "../lib/store.js";
 import { describeShot, viewerOf } from "../lib/words.js";
@@ -44,6 +46,7 @@ const { BoardView, setScheme } = boardjs;
 const view = new BoardView($("board"));
 const anim = new ShotAnimation({
   speed: 1, paused: () => false, onFrame: () => draw(), onSound: (name) => playSound(name),
+  onTwenty: (drop, n) => popTwenty(view, drop, n),
 });
 
 export function currentPosition() {
@@ -183,8 +186,36 @@ export async function animateShot(after, trajectory, discs = null) {
     const shown = anim.play(before, { trajectory, game: next }, (owner) => (owner === SEAT ? 0 : 1));
     refresh();
     await shown;
+  } else if (trajectory && reducedMotion.matches && !document.hidden) {
+    popShotTwenties(view, { trajectory }); // no animation: the +20 still, at the hole
   }
   setPosition(after);
+}
+
+/**
+ * Play a shot on the server (POST /api/practice/shoot with `body`: a position or a drill's set,
+ * and the shot), the board busy meanwhile. Resolves to the answer with its position read
+ * (`after`), or to null once the message has said why the shot was not played (`noPosition`:
+ * the words when the answer held no position). When `stillWanted()` is false as the answer
+ * comes (a drill stopped meanwhile), the answer is dropped without a word and the board left
+ * as its new owner set it.
+ */
+export async function shootOnServer(body, { noPosition, stillWanted = () => true }) {
+  setBusy(true);
+  const r = await fetchJson("/api/practice/shoot", { method: "POST", body, token: true });
+  if (!stillWanted()) return null;
+  if (!r.ok) {
+    setBusy(false);
+    setMessage(`The shot was not played: ${r.reason}`, true);
+    return null;
+  }
+  try {
+    return { ...r.body, after: positionFromJson(r.body.position) };
+  } catch {
+    setBusy(false);
+    setMessage(noPosition, true);
+    return null;
+  }
 }
 
 /**

@@ -28,6 +28,7 @@ import { Connection } from "../../lib/net.js";
 import { rankedConnected, rankedMessage, wireRanked } from "../../views/ranked.js";
 import { renderClock, renderReactions, renderScoreboard } from "../../views/scoreboard.js";
 import { play, setSoundEnabled } from "../../lib/sound.js";
+import { popShotTwenties, popTwenty } from "../../views/pop.js";
 import { wireSettings } from "../../views/settings.js";
 import { createFrom, fillStart, readStart, renderRecord, updateStartForm, wireStart } from "./start.js";
 import {
@@ -84,6 +85,7 @@ const UI = {
 const view = new BoardView($("board"));
 const shots = new ShotAnimation({
   speed: SPEED, paused: () => UI.paused, onFrame: () => draw(), onSound: (name) => play(name),
+  onTwenty: (drop, n) => popTwenty(view, drop, n),
 });
 const conn = new Connection({
   hello: () => ({
@@ -612,6 +614,7 @@ function renderLog() {
 function animateShot(msg) {
   const traj = msg.trajectory;
   if (!S.game || !traj || !Array.isArray(traj.discs) || reducedMotion.matches || document.hidden || UI.screen !== "game") {
+    if (S.game && traj && reducedMotion.matches && !document.hidden && UI.screen === "game") popShotTwenties(view, msg);
     return Promise.resolve();
   }
   const done = shots.play(S.game, msg, (owner) => sideOfSeat(msg.game, owner));
