@@ -332,12 +332,11 @@ def open_client(page: Any, url: str) -> None:
 
 
 def start_cpu_game(page: Any, base: str, level: str = "normal", query: str = "") -> None:
-    """Start a singles game against the CPU ``level`` on the start screen of ``base``."""
+    """Start a singles game against the CPU ``level`` on the start screen of ``base``: the
+    level's one-tap button (the default rules), as a player does."""
     open_client(page, f"{base}/{query}")
-    page.get_by_test_id("mode-cpu").check()
     page.wait_for_function("() => window.crokinole.levels.length > 0", timeout=STEP_MS)
-    page.get_by_test_id("opponent-select").select_option(level)
-    page.get_by_test_id("start-button").click()
+    page.get_by_test_id(f"quick-{level}").click()
     page.wait_for_function("() => window.crokinole.screen === 'game'", timeout=STEP_MS)
 
 

@@ -84,6 +84,15 @@ def inline_for_csp(page: str) -> list[str]:
     return finder.found
 
 
+def open_more_options(page: Any) -> None:
+    """Open the start screen's "More options" (the full start form, the other pages' links,
+    the record): the big choices come first and the rest is folded under it."""
+    page.wait_for_function("() => !!document.getElementById('more-options')")
+    if not page.evaluate("() => document.getElementById('more-options').open"):
+        page.get_by_test_id("more-options-toggle").click()
+    page.wait_for_function("() => document.getElementById('more-options').open")
+
+
 def need_chromium() -> None:
     """Skip (or, in CI, fail) when Debian's Chromium is not installed."""
     if CHROMIUM.exists():

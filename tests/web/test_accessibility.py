@@ -54,7 +54,10 @@ def test_the_start_and_game_screens_keep_their_heading_order(
     page = new_page()
     open_client(page, server_url)
     start = check_heading_order(page)
-    assert (2, "Ranked play") in start and (2, "New game") in start
+    assert start[0] == (1, "Play crokinole")
+    choices = ("Play the CPU", "Pass and play", "Play friends online", "More options", "Ranked")
+    for choice in choices:
+        assert (2, choice) in start, start
     start_game(page, server_url, "easy", query="?cpu_pause=0")
     wait_my_turn(page)
     game = check_heading_order(page)

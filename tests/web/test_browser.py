@@ -18,7 +18,7 @@ import pytest
 
 from crokinole import TOURNAMENT_BOARD, DiscStatus, Seat, Shot, simulate_shot
 from crokinole.server.ws.views import levels_payload
-from tests.web.conftest import ARTIFACTS, GAME_SOCKET, inline_for_csp, with_csp
+from tests.web.conftest import ARTIFACTS, GAME_SOCKET, inline_for_csp, open_more_options, with_csp
 
 pytestmark = pytest.mark.browser
 
@@ -77,8 +77,10 @@ def start_game(
     contact: bool = True,
     layout: str = "singles",
 ) -> None:
-    """Start a game on this device: against a CPU ``opponent`` level, or ``"local"`` (people)."""
+    """Start a game on this device: against a CPU ``opponent`` level, or ``"local"`` (people),
+    from the full form (under "More options")."""
     open_client(page, url, query)
+    open_more_options(page)
     if opponent == "local":
         page.get_by_test_id("mode-device").check()
     else:
@@ -167,6 +169,7 @@ def drag_shot(page: Any, pull_to: tuple[float, float]) -> None:
 def test_start_screen_and_how_to_play(server_url: str, new_page: Any) -> None:
     page = new_page()
     open_client(page, server_url)
+    open_more_options(page)
     for testid in (
         "start-button",
         "opponent-select",
@@ -412,6 +415,7 @@ def test_a_reconnect_keeps_the_start_form_as_the_player_left_it(
 
     page.route_web_socket(GAME_SOCKET, route)
     open_client(page, server_url)
+    open_more_options(page)
     page.get_by_test_id("opponent-select").select_option("hard")
     page.get_by_test_id("name-input").fill("Ada")
     sockets[-1].close()
@@ -542,6 +546,7 @@ def test_people_on_one_device_are_asked_their_names(server_url: str, new_page: A
     # Sharing a device, the players name their seats (optional): no one name for the device.
     page = new_page()
     open_client(page, server_url)
+    open_more_options(page)
     name = page.get_by_test_id("name-input")
     sync_api.expect(name).to_be_visible()
     sync_api.expect(page.get_by_test_id("seat-names")).to_be_hidden()
@@ -1079,6 +1084,7 @@ def test_a_slow_answer_shows_the_server_is_working(server_url: str, new_page: An
     busy = page.get_by_test_id("busy")
     sync_api.expect(busy).to_be_hidden()
     hold["state"] = True
+    open_more_options(page)
     page.get_by_test_id("opponent-select").select_option("easy")
     page.get_by_test_id("start-button").click()
     for _ in range(100):  # let the route's handlers run until the server's answer is held
@@ -1126,6 +1132,7 @@ def test_abandoning_is_a_loss_and_the_client_says_so(server_url: str, new_page: 
     page.evaluate("() => localStorage.removeItem('crokinole.game')")
     page.reload()
     sync_api.expect(page.get_by_test_id("continue-button")).to_be_visible()
+    open_more_options(page)
     page.get_by_test_id("start-button").click()
     sync_api.expect(page.locator("#start-confirm")).to_contain_text("counts as a loss")
     assert page.evaluate("() => window.crokinole.state") is None
@@ -1146,6 +1153,7 @@ def test_levels_come_from_the_server_and_the_record_from_a_header(
 
     page.on("request", keep)
     open_client(page, server_url)
+    open_more_options(page)
     sync_api.expect(page.get_by_test_id("record")).to_be_visible()
     page.wait_for_function("() => window.crokinole.levels.length > 0")
     options = page.get_by_test_id("opponent-select").locator("option")

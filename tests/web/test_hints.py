@@ -29,7 +29,14 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import ARTIFACTS, GAME_SOCKET, REPO, inline_for_csp, with_csp
+from tests.web.conftest import (
+    ARTIFACTS,
+    GAME_SOCKET,
+    REPO,
+    inline_for_csp,
+    open_more_options,
+    with_csp,
+)
 from tests.web.test_party import create_party, join_by_code, sit
 from tests.web.test_ranked import open_start, sign_up
 
@@ -105,6 +112,7 @@ def game(page: Any) -> dict[str, Any]:
 def start_solo(page: Any, url: str) -> None:
     page.goto(f"{url}/?cpu_pause=0")
     page.wait_for_function("() => window.crokinole && window.crokinole.connected")
+    open_more_options(page)
     page.get_by_test_id("mode-cpu").check()
     page.wait_for_function("() => window.crokinole.levels.length > 0")
     page.get_by_test_id("opponent-select").select_option("easy")

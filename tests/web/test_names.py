@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import with_csp
+from tests.web.conftest import open_more_options, with_csp
 from tests.web.test_browser import new_page, open_client, play_until, state
 
 __all__ = ["new_page"]  # the fixture, shared with the live client's tests
@@ -37,6 +37,7 @@ GAMES = {
 def play_named(page: Any, url: str, mode: str, typed: dict[str, str]) -> dict[str, Any]:
     """Start and finish a one-round singles game with the names typed; the table and game."""
     open_client(page, url, "?rounds=1&cpu_pause=0")
+    open_more_options(page)
     page.get_by_test_id(f"mode-{mode}").check()
     page.get_by_test_id("layout-select").select_option("singles")
     if mode == "cpu":

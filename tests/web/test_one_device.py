@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.web.conftest import open_more_options
 from tests.web.test_browser import (
     board_point,
     expect_visible,
@@ -82,6 +83,7 @@ def test_the_board_turns_to_the_player_to_move_by_default(server_url: str, new_p
 def test_people_on_one_device_give_their_names(server_url: str, new_page: Any) -> None:
     page = new_page(viewport=PHONE, is_mobile=True, has_touch=True, reduced_motion="reduce")
     open_client(page, server_url, "?rounds=1&cpu_pause=0")
+    open_more_options(page)
     page.get_by_test_id("mode-device").check()
     page.get_by_test_id("layout-select").select_option("singles")
     sync_api.expect(page.get_by_test_id("name-input")).to_be_hidden()
@@ -132,6 +134,7 @@ def test_people_on_one_device_give_their_names(server_url: str, new_page: Any) -
 def test_two_people_with_one_name_are_told_in_plain_words(server_url: str, new_page: Any) -> None:
     page = new_page(viewport=PHONE)
     open_client(page, server_url)
+    open_more_options(page)
     page.get_by_test_id("mode-device").check()
     page.get_by_test_id("layout-select").select_option("singles")
     page.get_by_test_id("seat-name-south").fill("Ann")

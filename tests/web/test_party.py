@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from tests.support.server_process import free_port, running_server
-from tests.web.conftest import ARTIFACTS, REPO, with_csp
+from tests.web.conftest import ARTIFACTS, REPO, open_more_options, with_csp
 
 pytestmark = pytest.mark.browser
 
@@ -82,6 +82,7 @@ def create_party(
     """The host creates a party; returns its code."""
     page.goto(f"{url}/{query}")
     connected(page)
+    open_more_options(page)
     page.get_by_test_id("mode-party").check()
     page.get_by_test_id("layout-select").select_option(layout)
     page.get_by_test_id("turn-time-select").select_option(turn_time)
@@ -747,6 +748,7 @@ def test_the_party_form_and_the_rules_fit_a_small_phone(server_url: str, people:
     ann = people(viewport=PHONE)
     ann.goto(server_url)
     connected(ann)
+    open_more_options(ann)
     ann.get_by_test_id("mode-party").check()
     for layout in ("singles", "doubles"):
         ann.get_by_test_id("layout-select").select_option(layout)
@@ -942,6 +944,7 @@ def test_a_party_player_must_give_a_name(server_url: str, people: Any) -> None:
     ann = people()
     ann.goto(server_url)
     connected(ann)
+    open_more_options(ann)
     ann.get_by_test_id("mode-party").check()
     ann.get_by_test_id("name-input").fill("  ")
     ann.get_by_test_id("start-button").click()

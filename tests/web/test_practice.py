@@ -32,7 +32,7 @@ from crokinole.analysis.practice import (
     practice_shot,
 )
 from crokinole.board import TOURNAMENT_BOARD, Shot
-from tests.web.conftest import ARTIFACTS, REPO, STATIC, inline_for_csp, with_csp
+from tests.web.conftest import ARTIFACTS, REPO, STATIC, inline_for_csp, open_more_options, with_csp
 from tests.web.test_browser import new_page
 
 __all__ = ["new_page"]  # the fixture, shared with the live client's tests
@@ -504,6 +504,7 @@ def test_the_practice_room_and_the_drills_are_reachable_from_the_start_screen(
     page = new_page(viewport={"width": 360, "height": 640})
     for link, path in (("practice-link", "/practice"), ("drills-link", "/drills")):
         page.goto(server_url)
+        open_more_options(page)  # the links are under "More options" (the top bar has them too)
         page.get_by_test_id(link).click()
         page.wait_for_url(f"**{path}")
         assert page.title() in {"Crokinole practice room", "Crokinole drills"}

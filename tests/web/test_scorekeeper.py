@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import ARTIFACTS, inline_for_csp, with_csp
+from tests.web.conftest import ARTIFACTS, inline_for_csp, open_more_options, with_csp
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -111,7 +111,8 @@ def test_a_four_round_sheet_through_the_page_shows_the_winner_and_survives_a_rel
         ),
     )
     p.goto(server_url)
-    p.get_by_test_id("keep-score-link").click()  # reachable from the start screen
+    open_more_options(p)  # reachable from the start screen, under "More options"
+    p.get_by_test_id("keep-score-link").click()
     p.wait_for_url("**/keep-score")
     _create(p, ["Ann", "Bob"])
     next_line = p.get_by_test_id("sheet-next")

@@ -1,4 +1,5 @@
-// Ranked play in the browser (docs/protocol.md#ranked-play): the "Play ranked" panel of the start screen
+// Ranked play in the browser (docs/protocol.md#ranked-play): the "Ranked" panel of the start screen (a big
+// choice when logged in, a note in the side column for a guest)
 // (the queue: singles or doubles, alone or with a named doubles partner, the wait counted from the server's clock, the rating window,
 // Leave), and the words and pictures the ranked pages share (the leaderboard, a profile, the
 // table's seats, the result's ratings). The pure helpers at the top touch no DOM and run in node;
@@ -185,6 +186,14 @@ function renderPanel() {
   if (!box) return;
   const signedIn = Boolean(Q.username);
   box.hidden = false;
+  // Logged in, ranked play is one of the start screen's big choices; a guest's note about it
+  // waits in the side column (below everything on a phone).
+  const home = byId(signedIn ? "start-choices" : "start-side");
+  if (home && box.parentElement !== home) {
+    const focused = box.contains(document.activeElement) ? document.activeElement : null;
+    home.append(box);
+    if (focused) focused.focus({ preventScroll: true });
+  }
   byId("ranked-guest").hidden = signedIn;
   byId("ranked-choose").hidden = !signedIn || Boolean(Q.queued) || Boolean(Q.wanted);
   byId("ranked-queue").hidden = !signedIn || !(Q.queued || Q.wanted);

@@ -31,7 +31,7 @@ import { renderClock, renderReactions, renderScoreboard } from "../../views/scor
 import { play, setSoundEnabled } from "../../lib/sound.js";
 import { popShotTwenties, popTwenty } from "../../views/pop.js";
 import { wireSettings } from "../../views/settings.js";
-import { createFrom, fillStart, readStart, renderRecord, updateStartForm } from "./start.js";
+import { createFrom, fillStart, readStart, renderRecord, updateStartForm, wireStart } from "./start.js";
 import {
   bottomSeat, clock, codeFromPath, eventGap, gameEnded, initialState, isHotSeat, isSpectator, leaveTable, levelName, memberOf,
   nearestFree, normalizeCode, placementProblem, reactionLine, reduce, seatOf, shooter, standInText,
@@ -1071,6 +1071,7 @@ function wire() {
     },
   });
 
+  wireStart(); // the big choices (start.js)
   const form = $("start-form");
   form.addEventListener("change", (ev) => {
     if (["mode", "layout", "people"].includes(ev.target.name)) {

@@ -1,5 +1,7 @@
-// The start screen: how to play (against the CPU, on this device, a party), the format and
-// R2's house rules, and the `create` message they make (docs/protocol.md).
+// The start screen: the big choices (the CPU at each level, pass and play, a party: one tap
+// each starts with the default rules), and under "More options" the full form: how to play
+// (against the CPU, on this device, a party), the format and R2's house rules, and the
+// `create` message they make (docs/protocol.md).
 
 import { $, escapeHtml } from "../../lib/dom.js";
 import { clamp } from "../../lib/geometry.js";
@@ -160,4 +162,121 @@ export function renderRecord(S) {
     <tr><td></td><th scope="col" title="wins">W</th><th scope="col" title="draws">D</th><th scope="col" title="losses">L</th>
     <th scope="col" title="wins">W</th><th scope="col" title="draws">D</th><th scope="col" title="losses">L</th></tr></thead>
     <tbody>${rows.join("")}</tbody></table>`;
+}
+
+// ------------------------------------------------------------------ the big choices
+
+/** The rules a one-tap game is played by: the full form's defaults (singles, four rounds, 8 discs). */
+export const QUICK_RULES = Object.freeze({
+  layout: "singles", scoring: "four_rounds", discs: "8", required_contact: true,
+  tie: "extra_rounds", turn_time: "", hand: "human",
+});
+
+let quick = false; // the start form is being sent by a big choice, not by its own Start
+
+/** The full form set to a big choice: `mode` with the default rules (and the CPU's `level`). */
+function setQuick(mode, level) {
+  const f = $("start-form").elements;
+  f.mode.value = mode;
+  f.layout.value = QUICK_RULES.layout;
+  f.scoring.value = QUICK_RULES.scoring;
+  f.required_contact.checked = QUICK_RULES.required_contact;
+  f.tie.value = QUICK_RULES.tie;
+  f.turn_time.value = QUICK_RULES.turn_time;
+  f.hand.value = QUICK_RULES.hand;
+  if (level) f.opponent.value = level;
+  updateStartForm("layout"); // everyone on this device plays (two people in singles)
+  f.discs.value = QUICK_RULES.discs;
+}
+
+/** Send the start form as app.js does for its Start; a question it asks shows in the full form. */
+function submitQuick() {
+  const form = $("start-form");
+  quickStatus();
+  quick = true;
+  try {
+    form.requestSubmit();
+  } finally {
+    quick = false;
+  }
+  // An unfinished game on this device: app.js asks first, in the full form, above its Start.
+  if (!$("start-confirm").hidden) {
+    const more = $("more-options");
+    more.open = true;
+    $("start-confirm").scrollIntoView({ block: "center" });
+    $("start-button").focus({ preventScroll: true });
+  }
+}
+
+/** The start screen's line for the player ("Starting…", any trouble), under the big choices. */
+function quickStatus() {
+  const status = $("start-status");
+  $("start-choices").after(status);
+  return status;
+}
+
+function quickLevel(level) {
+  const options = Array.from($("start-form").elements.opponent.options, (o) => o.value);
+  if (!options.includes(level)) {
+    // The levels come with the server's welcome: not connected yet.
+    quickStatus().textContent = "Connecting to the server… try again in a moment.";
+    return;
+  }
+  setQuick("cpu", level);
+  submitQuick();
+}
+
+function quickParty() {
+  const join = $("join-form").elements;
+  const f = $("start-form").elements;
+  const name = join.name.value.trim() || f.name.value.trim();
+  if (!name) {
+    // The others see this name in the lobby and on every turn.
+    const status = $("join-status");
+    status.textContent = "Enter your name: the other players see it.";
+    status.classList.add("status-bad");
+    join.name.focus();
+    return;
+  }
+  join.name.value = name;
+  f.name.value = name;
+  $("join-status").textContent = "";
+  $("join-status").classList.remove("status-bad");
+  setQuick("party");
+  submitQuick();
+}
+
+/**
+ * Wire the big choices once, as the page starts (app.js, before its own listeners): each level's
+ * button, Pass and play and Create a party fill the full form with the default rules and send
+ * it, so that one path (app.js's submit) makes every game. The two "Your name" fields (the
+ * online card's, the full form's) say the same.
+ */
+export function wireStart() {
+  for (const b of document.querySelectorAll("#start-choices .level[data-level]")) {
+    b.addEventListener("click", () => quickLevel(b.dataset.level));
+  }
+  $("quick-device").addEventListener("click", () => {
+    setQuick("device");
+    submitQuick();
+  });
+  $("quick-party").addEventListener("click", quickParty);
+  // The full form's own Start: its words show beside it.
+  $("start-form").addEventListener("submit", () => {
+    if (!quick) $("start-button").after($("start-status"));
+  });
+  const join = $("join-form").elements.name;
+  const own = $("start-form").elements.name;
+  join.addEventListener("input", () => {
+    own.value = join.value;
+  });
+  // Enter after the name, with no code typed, creates the party (with a code it joins).
+  join.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter" || $("join-form").elements.code.value.trim()) return;
+    ev.preventDefault();
+    quickParty();
+  });
+  own.addEventListener("input", () => {
+    join.value = own.value;
+  });
 }
