@@ -121,6 +121,7 @@ def capture(browser: Any, base: str, out: Path, progress: Progress) -> list[Path
             wait_quiet_turn(page)
             shoot(page, power=power)
         wait_quiet_turn(page)
+        page.evaluate("() => window.scrollTo(0, 0)")  # as a player sees the turn come
         _settle(page)
         written.append(out / f"game-{size}.png")
         page.screenshot(path=str(written[-1]))

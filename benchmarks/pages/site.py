@@ -362,8 +362,14 @@ def shoot(page: Any, power: float, direction: float = 0.0) -> int:
     if position is None:
         raise SetupError("no free place on the shooting line")
     before = int(page.evaluate("() => window.crokinole.lastEvent"))
+    # On a phone the numbers are in the folded "Fine aim" drawer: opened to type, then folded.
+    folded = page.get_by_test_id("fine-aim").get_attribute("open") is None
+    if folded:
+        page.get_by_test_id("fine-aim-toggle").click()
     for name, value in (("position", position), ("direction", direction), ("power", power)):
         page.get_by_test_id(f"{name}-input").fill(str(value))
+    if folded:
+        page.get_by_test_id("fine-aim-toggle").click()
     page.get_by_test_id("shoot-button").click()
     page.wait_for_function(f"() => window.crokinole.lastEvent > {before}", timeout=STEP_MS)
     return before
