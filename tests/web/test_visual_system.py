@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import ARTIFACTS, REPO, with_csp
+from tests.web.conftest import ARTIFACTS, REPO, open_more_options, with_csp
 from tests.web.test_browser import new_page
 from tests.web.test_ranked import contract_answers
 
@@ -184,6 +184,7 @@ def test_the_score_keepers_buttons_are_the_games(
 ) -> None:
     game = open_page(new_page, server_url + "/", scheme)
     game.wait_for_function("() => window.crokinole && window.crokinole.levels.length > 0")
+    open_more_options(game)  # the full form's Start: the game page's plain primary button
     g_primary = game.get_by_test_id("start-button")
     g_plain = game.get_by_test_id("signup-open")
     g_disabled = game.get_by_test_id("pause-button")  # no game yet: disabled
