@@ -147,6 +147,8 @@ test("the titles and the grade counts read as a player says them", () => {
   assert.equal(costliestTitle(v, "south", 1), "Your costliest shot");
   assert.equal(costliestTitle(v, "north", 2), "CPU Easy's two costliest shots");
   assert.equal(costliestTitle(namesViewer({ south: "Ann", north: "Charles" }), "north", 3), "Charles' three costliest shots");
+  // One name per person: a username written in small letters stays so in the heading too.
+  assert.equal(costliestTitle(namesViewer({ south: "ann", north: "bob" }), "south", 3), "ann's three costliest shots");
   assert.equal(gradeWords({ good: 5, inaccuracy: 2, mistake: 1, blunder: 0 }, 8), "8 shots: 5 good, 2 inaccuracies and 1 mistake.");
   assert.equal(gradeWords({ good: 8, inaccuracy: 0, mistake: 0, blunder: 0 }, 8), "8 shots: 8 good.");
   assert.equal(gradeWords({ good: 0, blunder: 1 }, 1), "1 shot: 1 blunder.");

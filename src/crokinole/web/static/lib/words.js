@@ -436,7 +436,7 @@ export function costliest(shots, seat, n = 3) {
 
 /** "Your three costliest shots", "CPU Easy's costliest shot". */
 export function costliestTitle(v, seat, n) {
-  const owner = isYou(v, seat) ? "Your" : cap(whose(v, seat));
+  const owner = isYou(v, seat) ? "Your" : whose(v, seat); // a name as its player wrote it
   const count = n > 1 ? `${numberWord(n)} ` : "";
   return `${owner} ${count}costliest shot${n === 1 ? "" : "s"}`;
 }
