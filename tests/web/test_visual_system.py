@@ -20,19 +20,18 @@ buttons (as the score keeper's once did, with a brown accent) fails them:
 from __future__ import annotations
 
 import json
-import os
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.web.conftest import ARTIFACTS, REPO, open_more_options, with_csp
+from tests.web.conftest import ARTIFACTS, open_more_options, with_csp
+from tests.web.test_axe import RUN, axe_source
 from tests.web.test_browser import new_page
 from tests.web.test_ranked import contract_answers
 
-__all__ = ["new_page"]  # the fixture, shared with the live client's tests
+__all__ = ["axe_source", "new_page"]  # the fixtures, shared with the other browser tests
 
 pytestmark = pytest.mark.browser
 
@@ -52,7 +51,6 @@ PAGES = [
     "/review",
     "/replay/ABC234",
 ]
-AXE = Path(os.environ.get("CROKINOLE_AXE") or REPO / ".cache/axe/node_modules/axe-core/axe.min.js")
 
 #: What a page shows of the system: a primary button's colour (one added to the page, so that
 #: every page is measured alike, whatever buttons it has), the current link's colour, the text's
@@ -219,24 +217,6 @@ def test_the_score_keepers_buttons_are_the_games(
     assert box is not None and box["height"] >= 44
 
 
-@pytest.fixture(scope="module")
-def axe_source() -> str:
-    if not AXE.exists():
-        message = f"{AXE} is missing: `make axe` installs axe-core with npm"
-        if os.environ.get("CI"):
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    return AXE.read_text(encoding="utf-8")
-
-
-RUN_AXE = """async () => {
-  const r = await axe.run(document, {resultTypes: ['violations']});
-  return r.violations.map((v) => ({
-    rule: v.id, impact: v.impact, help: v.help,
-    where: v.nodes.slice(0, 3).map((n) => n.target.join(' ')),
-  }));
-}"""
-
 #: The pages of this part of the issue, each in a state a player sees: the score keeper's new
 #: sheet form and a sheet with a round; the ladders with players (the contract's JSON).
 SYSTEM_PAGES = {
@@ -272,7 +252,7 @@ def test_the_pages_break_no_serious_accessibility_rule(
             _sheet(page)
             page.get_by_test_id("mode-counts").check()
         page.evaluate(axe_source)
-        broken = [v for v in page.evaluate(RUN_AXE) if v["impact"] in ("serious", "critical")]
+        broken = [v for v in page.evaluate(RUN) if v["impact"] in ("serious", "critical")]
         assert broken == [], f"{state}, {scheme}: {json.dumps(broken, indent=1)}"
 
 
