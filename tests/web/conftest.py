@@ -6,8 +6,10 @@ except in CI (``CI`` set), where they must run and fail instead.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import urllib.request
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -120,3 +122,35 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db: Path = tmp_path_factory.mktemp("db") / "crokinole.db"
     with running_server(db) as url:
         yield url
+
+
+def open_site_page(
+    new_page: Any,
+    url: str,
+    width: int = 1280,
+    height: int = 800,
+    *,
+    route: Any = with_csp,
+    **context: Any,
+) -> Any:
+    """A page of the site at ``url`` in a ``width`` x ``height`` window, once the network is quiet.
+
+    ``route`` answers every request (contract 4's policy added, by default; None: the server's
+    answers as they are); ``context`` are more options of the browser context (a colour scheme…).
+    """
+    page = new_page(viewport={"width": width, "height": height}, **context)
+    if route is not None:
+        page.route("**/*", route)
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    return page
+
+
+def sign_up(server_url: str, username: str, password: str = "a long password 1") -> None:
+    """A new account on the server, over its HTTP API (as its signup form sends it)."""
+    body = json.dumps({"username": username, "password": password}).encode()
+    request = urllib.request.Request(
+        f"{server_url}/api/account/signup", body, {"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert answer.status == 201

@@ -8,14 +8,11 @@ behind a button on a phone, and no page wider than a 320 px screen.
 
 from __future__ import annotations
 
-import json
-import urllib.request
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.web.conftest import ARTIFACTS, STATIC, with_csp
+from tests.web.conftest import ARTIFACTS, STATIC, open_site_page, sign_up
 from tests.web.test_browser import new_page
 
 __all__ = ["new_page"]
@@ -40,26 +37,9 @@ PAGES = [
 
 
 @pytest.fixture(scope="module", autouse=True)
-def profile(server_url: str) -> Iterator[None]:
+def profile(server_url: str) -> None:
     """The account whose profile page is one of the pages (a missing one is a 404)."""
-    body = json.dumps({"username": "barprofile", "password": "a long password 1"}).encode()
-    request = urllib.request.Request(
-        f"{server_url}/api/account/signup", body, {"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        assert answer.status == 201
-    yield
-
-
-def open_page(
-    new_page: Any, url: str, width: int = 1280, height: int = 800, csp: bool = True
-) -> Any:
-    page = new_page(viewport={"width": width, "height": height})
-    if csp:
-        page.route("**/*", with_csp)
-    page.goto(url)
-    page.wait_for_load_state("networkidle")
-    return page
+    sign_up(server_url, "barprofile")
 
 
 def test_every_html_page_takes_the_bar_in_its_header() -> None:
@@ -75,7 +55,7 @@ def test_every_html_page_takes_the_bar_in_its_header() -> None:
 def test_the_same_bar_on_every_page(
     new_page: Any, server_url: str, path: str, current: str | None
 ) -> None:
-    page = open_page(new_page, server_url + path)
+    page = open_site_page(new_page, server_url + path)
     nav = page.get_by_test_id("site-nav")
     links = nav.locator("a")
     assert [t.strip() for t in links.all_inner_texts()] == NAV
@@ -96,7 +76,7 @@ def test_the_same_bar_on_every_page(
 
 
 def test_the_links_go_where_they_say(new_page: Any, server_url: str) -> None:
-    page = open_page(new_page, server_url + "/leaderboard")
+    page = open_site_page(new_page, server_url + "/leaderboard")
     for name, path, title in (
         ("nav-practice", "/practice", "Crokinole practice room"),
         ("nav-keep-score", "/keep-score", "Keep score — Crokinole"),
@@ -109,13 +89,13 @@ def test_the_links_go_where_they_say(new_page: Any, server_url: str) -> None:
 
 
 def test_the_old_address_of_the_rules_still_works(new_page: Any, server_url: str) -> None:
-    page = open_page(new_page, server_url + "/static/how-to-play.html", csp=False)
+    page = open_site_page(new_page, server_url + "/static/how-to-play.html", route=None)
     assert page.url == f"{server_url}/how-to-play"
     assert page.locator("h1").inner_text() == "How to play crokinole"
 
 
 def test_on_a_phone_the_links_are_behind_the_menu(new_page: Any, server_url: str) -> None:
-    page = open_page(new_page, server_url + "/practice", 360, 640)
+    page = open_site_page(new_page, server_url + "/practice", 360, 640)
     menu, nav = page.get_by_test_id("menu-button"), page.get_by_test_id("site-nav")
     assert menu.is_visible() and nav.is_hidden()
     assert menu.get_attribute("aria-expanded") == "false"
@@ -136,7 +116,7 @@ def test_the_game_page_opens_the_rules_in_a_dialog_from_the_bar(
     new_page: Any, server_url: str
 ) -> None:
     """In a game, the bar's How to play must not leave the game: it opens the rules over it."""
-    page = open_page(new_page, server_url + "/")
+    page = open_site_page(new_page, server_url + "/")
     page.get_by_test_id("nav-how-to-play").click()
     dialog = page.locator("#help-dialog")
     dialog.wait_for(state="visible")
@@ -145,7 +125,7 @@ def test_the_game_page_opens_the_rules_in_a_dialog_from_the_bar(
 
 
 def test_the_account_link_logs_in_from_any_page(new_page: Any, server_url: str) -> None:
-    page = open_page(new_page, server_url + "/drills")
+    page = open_site_page(new_page, server_url + "/drills")
     page.get_by_test_id("nav-account").click()
     page.get_by_test_id("account-dialog").wait_for(state="visible")
     page.get_by_test_id("account-username").fill("barvisitor")
@@ -174,7 +154,7 @@ def test_the_account_link_logs_in_from_any_page(new_page: Any, server_url: str) 
 def test_no_page_scrolls_sideways_at_320_px(
     new_page: Any, server_url: str, path: str, current: str | None
 ) -> None:
-    page = open_page(new_page, server_url + path, 320, 640)
+    page = open_site_page(new_page, server_url + path, 320, 640)
     wide = page.evaluate("() => document.documentElement.scrollWidth")
     assert wide <= 320, f"{path} is {wide} px wide at 320 px"
     page.get_by_test_id("menu-button").click()

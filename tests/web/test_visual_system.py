@@ -20,13 +20,11 @@ buttons (as the score keeper's once did, with a brown accent) fails them:
 from __future__ import annotations
 
 import json
-import urllib.request
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.web.conftest import ARTIFACTS, open_more_options, with_csp
+from tests.web.conftest import ARTIFACTS, open_more_options, open_site_page, sign_up, with_csp
 from tests.web.test_axe import RUN, axe_source
 from tests.web.test_browser import new_page
 from tests.web.test_ranked import contract_answers
@@ -102,27 +100,23 @@ FOCUS = """(e) => {
 
 
 @pytest.fixture(scope="module", autouse=True)
-def profile(server_url: str) -> Iterator[None]:
+def profile(server_url: str) -> None:
     """The account whose profile page is one of the pages (a missing one is a 404)."""
-    body = json.dumps({"username": PROFILE, "password": "a long password 1"}).encode()
-    request = urllib.request.Request(
-        f"{server_url}/api/account/signup", body, {"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        assert answer.status == 201
-    yield
+    sign_up(server_url, PROFILE)
 
 
 def open_page(
     new_page: Any, url: str, scheme: str, width: int = 1280, height: int = 800, route: Any = None
 ) -> Any:
-    page = new_page(
-        viewport={"width": width, "height": height}, color_scheme=scheme, reduced_motion="reduce"
+    return open_site_page(
+        new_page,
+        url,
+        width,
+        height,
+        route=route or with_csp,
+        color_scheme=scheme,
+        reduced_motion="reduce",
     )
-    page.route("**/*", route or with_csp)
-    page.goto(url)
-    page.wait_for_load_state("networkidle")
-    return page
 
 
 def luminance(css: str) -> float:
