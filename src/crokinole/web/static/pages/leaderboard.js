@@ -5,6 +5,7 @@
 import { fetchJson, said } from "../lib/api.js";
 import { $, escapeHtml } from "../lib/dom.js";
 import { LADDERS, LADDER_NAME, profileLink, provisionalMark } from "../views/ranked.js";
+import { whoIsSignedIn } from "../views/topbar.js";
 
 const MIN_GAMES = [0, 1, 5, 10, 20, 50, 100];
 const P = { me: null, seq: 0 };
@@ -77,8 +78,7 @@ async function load() {
 }
 
 async function whoAmI() {
-  const r = await fetchJson("/api/account");
-  P.me = r.ok && r.body.username ? r.body.username : null;
+  P.me = await whoIsSignedIn();
   if (P.me) {
     $("my-profile-link").href = `/players/${encodeURIComponent(P.me)}`;
     $("my-profile-link").hidden = false;

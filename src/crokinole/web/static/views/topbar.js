@@ -8,6 +8,16 @@ import { fetchJson } from "../lib/api.js";
 
 const byId = (id) => document.getElementById(id);
 
+let signedIn = null;
+/**
+ * Who is signed in as the page opened: a promise of the username, or null for a guest (one
+ * GET /api/account a page, shared by the bar and whatever else on the page asks).
+ */
+export function whoIsSignedIn() {
+  signedIn ??= fetchJson("/api/account").then((r) => (r.ok && r.body ? r.body.username || null : null));
+  return signedIn;
+}
+
 /** The account's link: a signed-in player's profile, or "Log in" (the start page's box). */
 export function renderAccount(username) {
   const link = byId("nav-account");
@@ -53,8 +63,7 @@ export function wire() {
 
 async function start() {
   wire();
-  const r = await fetchJson("/api/account");
-  renderAccount(r.ok && r.body ? r.body.username : null);
+  renderAccount(await whoIsSignedIn());
 }
 
 start();

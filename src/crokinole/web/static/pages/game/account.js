@@ -6,7 +6,7 @@
 import { fetchJson, said } from "../../lib/api.js";
 import { $, closeDialog, openDialog } from "../../lib/dom.js";
 import { deviceToken } from "../../lib/store.js";
-import { renderAccount } from "../../views/topbar.js";
+import { renderAccount, whoIsSignedIn } from "../../views/topbar.js";
 
 /** A request to the accounts' API: {ok, status, data}, data.message the server's words as it wrote them. */
 async function call(path, body, headers = {}) {
@@ -147,8 +147,7 @@ async function start() {
     ev.preventDefault();
     openAccountDialog("login");
   });
-  const answer = await call("/api/account");
-  A.username = answer.ok ? answer.data.username : null;
+  A.username = await whoIsSignedIn();
   render();
   A.ready = true;
   if (!A.username && location.hash === "#account") {
