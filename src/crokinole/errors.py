@@ -91,6 +91,14 @@ class ErrorCode(StrEnum):
     TOO_MANY_ATTEMPTS = "too_many_attempts"
     TOO_MANY_SIGNUPS = "too_many_signups"
     DEVICE_CLAIMED = "device_claimed"
+    # Events (tournaments and league nights: crokinole.events).
+    BAD_EVENT = "bad_event"
+    NOT_ORGANISER = "not_organiser"
+    UNKNOWN_ENTRANT = "unknown_entrant"
+    ROUND_STARTED = "round_started"
+    ROUND_NOT_OVER = "round_not_over"
+    EVENT_OVER = "event_over"
+    BAD_RESULT = "bad_result"
 
 
 class CrokinoleError(Exception):
@@ -188,6 +196,24 @@ class TableError(CrokinoleError, ValueError):
     def of(cls, exc: CrokinoleError) -> TableError:
         """The table's refusal for an error of the rules: its code, its words."""
         return cls(exc.code, str(exc))
+
+
+class EventError(CrokinoleError, ValueError):
+    """A command an event refuses (see :mod:`crokinole.events`); nothing changed.
+
+    Attributes:
+        code: the reason (``bad_event``, ``round_started``, ...), an :class:`ErrorCode`.
+        message: the reason in plain words for the organiser or player.
+
+    >>> error = EventError(ErrorCode.ROUND_STARTED, "round 2 has started: it cannot be paired again")
+    >>> str(error), error.code == "round_started"
+    ('round 2 has started: it cannot be paired again', True)
+    """
+
+    def __init__(self, code: ErrorCode | str, message: str) -> None:
+        super().__init__(message)
+        self.code: ErrorCode = ErrorCode(code)
+        self.message = message
 
 
 class RankingError(CrokinoleError, ValueError):
