@@ -18,6 +18,8 @@ from crokinole.table import (
     Closed,
     Cpu,
     Event,
+    EventLink,
+    EventLinked,
     GameAborted,
     GameFinished,
     GameStarted,
@@ -193,6 +195,11 @@ ONE_OF_EACH: list[Event] = [
     RematchOffered(version=23, at=23.0, mid="m2", until=83.0),
     RematchDeclined(version=24, at=24.0, mid="m1"),
     RematchLapsed(version=25, at=25.0),
+    EventLinked(
+        version=26,
+        at=26.0,
+        link=EventLink("ev1", "Tuesday league", "Round 2", round=2, table=3, game=2, best_of=3),
+    ),
 ]
 
 

@@ -21,8 +21,9 @@ are by kind: :mod:`~crokinole.table.lobby`, :mod:`~crokinole.table.play`,
 # The modules' own ``__all__`` lists are the one list of each name: the
 # package re-exports them whole rather than naming every name again.
 from crokinole.errors import ErrorCode, TableError
-from crokinole.table import commands, events, members, settings, state, table
+from crokinole.table import commands, event_link, events, members, settings, state, table
 from crokinole.table.commands import *  # noqa: F403
+from crokinole.table.event_link import *  # noqa: F403
 from crokinole.table.events import *  # noqa: F403
 from crokinole.table.members import *  # noqa: F403
 from crokinole.table.settings import *  # noqa: F403
@@ -58,6 +59,7 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
 
 __all__ = ["ERROR_CODES", "TableError"]
 __all__ += commands.__all__
+__all__ += event_link.__all__
 __all__ += events.__all__
 __all__ += members.__all__
 __all__ += settings.__all__

@@ -23,6 +23,7 @@ from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 from crokinole.board import Seat, Shot
 from crokinole.errors import CrokinoleError, InvalidRecordError, UnknownSeatError
+from crokinole.table.event_link import EventLink
 from crokinole.table.members import Occupant, occupant_from_dict, occupant_to_dict
 from crokinole.table.settings import Kind, TableSettings, Timings
 
@@ -30,6 +31,7 @@ __all__ = [
     "EVENT_TYPES",
     "Closed",
     "Event",
+    "EventLinked",
     "GameAborted",
     "GameFinished",
     "GameStarted",
@@ -294,6 +296,13 @@ class RankedSeated(Event):
     provisional: bool
 
 
+@_event("event_linked")
+class EventLinked(Event):
+    """A ranked table an event opened for a pairing: where it stands in the event."""
+
+    link: EventLink
+
+
 @_event("rematch_voted")
 class RematchVoted(Event):
     """Member ``mid`` accepts the rematch offered (before offers: voted for one)."""
@@ -375,6 +384,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Closed,
         RankedSeated,
         HintTaken,
+        EventLinked,
     )
 }
 
@@ -386,7 +396,7 @@ def _encode(name: str, value: Any) -> Any:
         return value.key
     if isinstance(value, Shot):
         return shot_to_dict(value)
-    if isinstance(value, TableSettings | Timings):
+    if isinstance(value, TableSettings | Timings | EventLink):
         return value.to_dict()
     if isinstance(value, Kind):
         return value.value
@@ -414,6 +424,7 @@ _DECODE: dict[str, Callable[[Any], Any]] = {
     "timings": Timings.from_dict,
     "occupant": occupant_from_dict,
     "drawn": tuple,
+    "link": EventLink.from_dict,
 }
 
 

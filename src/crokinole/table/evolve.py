@@ -169,6 +169,12 @@ def _ranked_seated(t: Table, e: ev.RankedSeated, _: Played | None) -> _Changes:
     return {"ratings": {**t.ratings, e.seat: SeatRating(e.rating, e.provisional)}}
 
 
+def _event_linked(t: Table, e: ev.EventLinked, _: Played | None) -> _Changes:
+    if t.kind is not Kind.RANKED or t.event is not None:
+        raise InvalidRecordError("only a new ranked table is linked to an event")
+    return {"event": e.link}
+
+
 def _game_started(t: Table, e: ev.GameStarted, _: Played | None) -> _Changes:
     return {
         "turns": {},
@@ -277,6 +283,7 @@ _FOLDS: dict[type[ev.Event], Callable[[Table, Any, Played | None], _Changes]] = 
     ev.SettingsChanged: _settings_changed,
     ev.Presence: _presence,
     ev.RankedSeated: _ranked_seated,
+    ev.EventLinked: _event_linked,
     ev.GameStarted: _game_started,
     ev.ShotPlayed: _turn_played,
     ev.TurnTimedOut: _turn_played,

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING
 
 from crokinole.board import Seat
 from crokinole.errors import ErrorCode, TableError
+from crokinole.rules import Layout
 from crokinole.table.commands import Command
 from crokinole.table.draft import Draft, check_clock_and_seed, layout_name
+from crokinole.table.event_link import EventLink
 from crokinole.table.events import (
     Closed,
     GameFinished,
@@ -59,15 +61,33 @@ def _seated(settings: TableSettings, players: Mapping[Seat, RankedPlayer]) -> li
 
 
 def check_players(
-    settings: TableSettings, players: Mapping[Seat, RankedPlayer], now: float, seed: int
+    settings: TableSettings,
+    players: Mapping[Seat, RankedPlayer],
+    now: float,
+    seed: int,
+    *,
+    event: EventLink | None = None,
 ) -> list[RankedPlayer]:
     """A new ranked table's players in the layout's order, each checked, each once.
 
+    An event's table (``event``: its link) plays the event's rules: singles or
+    doubles, any options, but never hints.
+
     Raises:
         TableError: ``bad_settings`` (settings that are not the ranked rules,
-            seats that are not the layout's, a player twice, a bad seed or time).
+            or for an event not singles or doubles or with hints; seats that
+            are not the layout's, a player twice, a bad seed or time).
     """
-    if not isinstance(settings, TableSettings) or not settings.is_ranked:
+    if event is not None and not isinstance(event, EventLink):
+        raise _bad_settings(f"an event table's link is an EventLink, not {event!r}")
+    if not isinstance(settings, TableSettings):
+        raise _bad_settings(f"a ranked table has the ranked rules, not {settings!r}")
+    if event is not None:
+        if settings.layout not in (Layout.SINGLES, Layout.DOUBLES):
+            raise _bad_settings(f"an event plays singles or doubles, not {layout_name(settings)}")
+        if settings.hints:
+            raise _bad_settings("hints are never allowed in an event's games")
+    elif not settings.is_ranked:
         raise _bad_settings(f"a ranked table has the ranked rules, not {settings!r}")
     check_clock_and_seed(now, seed)
     return _seated(settings, players)

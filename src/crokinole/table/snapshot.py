@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from crokinole.board import Seat
 from crokinole.errors import CrokinoleError, InvalidRecordError
 from crokinole.rules import Game
+from crokinole.table.event_link import EventLink
 from crokinole.table.events import seat_from_name
 from crokinole.table.members import Member, SeatRating, occupant_from_dict, occupant_to_dict
 from crokinole.table.settings import Kind, TableSettings, Timings
@@ -68,6 +69,7 @@ def to_dict(t: Table) -> dict[str, Any]:
         "no_show": None if t.no_show is None else t.no_show.key,
         "seat_names": _keys(t.seat_names),
         "rematch_until": t.rematch_until,
+        "event": None if t.event is None else t.event.to_dict(),
     }
 
 
@@ -93,6 +95,7 @@ def _read(cls: type[Table], data: Mapping[str, Any]) -> Table:
     game = data["game"]
     kind = Kind(data["kind"])
     no_show = data.get("no_show")
+    event = data.get("event")
     return cls(
         id=data["id"],
         kind=kind,
@@ -123,4 +126,5 @@ def _read(cls: type[Table], data: Mapping[str, Any]) -> Table:
         no_show=None if no_show is None else seat_from_name(no_show),
         seat_names=_seats(data.get("seat_names", {}), str),
         rematch_until=data.get("rematch_until"),
+        event=None if event is None else EventLink.from_dict(event),
     )

@@ -77,7 +77,8 @@ from crokinole.table import commands as cmd
 from crokinole.table import evolve, hints, lobby, play, presence, ranked, snapshot
 from crokinole.table.commands import Command
 from crokinole.table.draft import Draft, check_clock_and_seed, open_draft
-from crokinole.table.events import Event
+from crokinole.table.event_link import EventLink
+from crokinole.table.events import Event, EventLinked
 from crokinole.table.members import (
     Cpu,
     Member,
@@ -135,6 +136,8 @@ class Table:
             last game was aborted for it (ranked tables; else None).
         seat_names: on one device, the names its people gave their seats
             (a seat left out is named after itself).
+        event: where an event's table stands in its event (a ranked table an
+            event opened for a pairing; else None).
         last_report: the last shot or timeout (not stored, not compared).
         shot_reports: the shots and timeouts of the last ``apply`` by event
             version (not stored, not compared).
@@ -214,6 +217,7 @@ class Table:
     no_show: Seat | None = None
     seat_names: dict[Seat, str] = field(default_factory=dict)
     rematch_until: float | None = None
+    event: EventLink | None = None
     last_report: Played | None = field(default=None, compare=False, repr=False)
     shot_reports: dict[int, Played] = field(default_factory=dict, compare=False, repr=False)
 
@@ -270,11 +274,15 @@ class Table:
         timings: Timings | None = None,
         seed: int,
         now: float,
+        event: EventLink | None = None,
     ) -> tuple[Table, list[Event]]:
         """A ranked table with its players seated and its game started, and its first events.
 
         Every player is away until they connect (``Connect``); a stand-in
         takes the turn of one who does not come within ``standin_grace``.
+        An event's table (``event``: its link to the event) plays the
+        event's settings (any rules of singles or doubles, no hints) rather
+        than the ranked ones.
 
         >>> from crokinole.board import Seat
         >>> players = {
@@ -296,11 +304,13 @@ class Table:
                 rules, seats that are not the layout's, a player twice, a bad
                 seed or time), ``bad_name``.
         """
-        seated = ranked.check_players(settings, players, now, seed)
+        seated = ranked.check_players(settings, players, now, seed, event=event)
         host = seated[0].device
         draft = open_draft(
             cls, id, Kind.RANKED, None, settings, timings=timings, seed=seed, now=now, device=host
         )
+        if event is not None:
+            draft.emit(EventLinked, link=event)
         ranked.seat_players(draft, seated)
         return draft.table, draft.events
 

@@ -12,7 +12,7 @@ calls in another.  Nothing here is used on its own.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 
 #: Seconds before a failed deadline or CPU move (the store was down) is tried again.
 RETRY_S = 1.0
+
+#: What the owner calls when the game of an event's table ends (the table, and the
+#: events that ended it): the event's result hook (``crokinole.server.events.tables``).
+EventGameHook = Callable[[Table, Sequence[Event]], Awaitable[None]]
 
 #: What a player is told while Redis or the database cannot be reached.
 UNAVAILABLE = "the game service is reconnecting: try again in a moment"
@@ -77,6 +81,8 @@ class OwnerBase:
     hub: Hub
     #: The CPU players' pool.
     cpu: CpuPool
+    #: Called when the game of an event's table ends here (None: nobody listens).
+    on_event_game: EventGameHook | None
     _cluster: ClusterHub | None
     _clock: Callable[[], float]
     _held: dict[str, Held]

@@ -26,11 +26,26 @@ import anyio
 from crokinole import metrics
 from crokinole.errors import ErrorCode
 from crokinole.server.cluster.hub import HubUnavailableError, NoReceiverError
-from crokinole.server.owner.base import UNAVAILABLE, ElsewhereError, Held, OwnerBase, unavailable
+from crokinole.server.owner.base import (
+    UNAVAILABLE,
+    ElsewhereError,
+    EventGameHook,
+    Held,
+    OwnerBase,
+    unavailable,
+)
 from crokinole.server.owner.rows import members_of, results_of
 from crokinole.server.ranked import rated
 from crokinole.store import StoreConflictError, StoreUnavailableError
-from crokinole.table import Command, Event, Stage, Table, TableError, event_from_dict
+from crokinole.table import (
+    Command,
+    Event,
+    GameFinished,
+    Stage,
+    Table,
+    TableError,
+    event_from_dict,
+)
 from crokinole.table.commands import command_from_dict
 
 log = logging.getLogger("crokinole.server")
@@ -238,6 +253,11 @@ class Commands(OwnerBase):
             except Exception:
                 # Subscribers that miss events catch up from the store by version.
                 log.exception("publishing the events of table %s failed", after.id)
+            hook = self.on_event_game
+            ended = any(isinstance(e, GameFinished) for e in events)
+            if after.event is not None and hook is not None and ended:
+                # The owner alone reports an event's game, once it is stored.
+                self._spawn(_report_event_game(hook, after, events))
         return list(events)
 
     def _store_create(self, table: Table, events: Sequence[Event]) -> None:
@@ -268,6 +288,13 @@ class Commands(OwnerBase):
             rating_changes=rated.rating_changes(self.store, before, after, events),
             no_shows=rated.no_shows(before, events),
         )
+
+
+async def _report_event_game(hook: EventGameHook, table: Table, events: Sequence[Event]) -> None:
+    try:
+        await hook(table, events)
+    except Exception:
+        log.exception("the result of event table %s was not reported", table.id)
 
 
 def _refusal(code: str, message: str) -> dict[str, Any]:

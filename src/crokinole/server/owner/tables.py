@@ -148,6 +148,7 @@ class Tables(Commands, Loading, Timers, CpuTurns):
         self._codes = codes
         self.owner = owner or self.hub.origin
         self._cluster = self.hub if isinstance(self.hub, ClusterHub) else None
+        self.on_event_game = None
         self._held: dict[str, Held] = {}
         self._loading: dict[str, asyncio.Lock] = {}
         self._lost: set[str] = set()

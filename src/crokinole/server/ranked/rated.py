@@ -12,7 +12,8 @@ a CPU stood in for more than half its shots loses as if beaten
 aborted because a player never took a first shot (``GameAborted``, a
 no-show) is not rated; :func:`no_shows` names the accounts that did not show.  The
 owner of the table stores the changes in the same transaction as the game's
-last events.
+last events.  An event's table (``Table.event``) is rated only if the event
+is, and its no-shows forfeit the event's game without barring the queue.
 """
 
 from __future__ import annotations
@@ -99,6 +100,8 @@ def rating_changes(
     game = before.game
     if after.kind is not Kind.RANKED or not finished or game is None:
         return []
+    if after.event is not None and not after.event.rated:
+        return []  # an event's game counts on the ladder only if the organiser chose so
     if before.stage is not Stage.PLAYING:
         return []
     if any(isinstance(e, GameAborted) for e in events):
@@ -201,6 +204,8 @@ def no_shows(before: Table, events: Sequence[Event]) -> list[int]:
     for event in events:
         if not isinstance(event, GameAborted) or before.kind is not Kind.RANKED:
             continue
+        if before.event is not None:
+            continue  # an event's no-show forfeits the event's game, not the queue
         occupant = before.seats.get(event.seat)
         member = before.member(occupant.mid) if isinstance(occupant, Person) else None
         account = account_of(member.device if member is not None else None)

@@ -272,6 +272,30 @@ def view(table: Table, device: str | None, now: float) -> dict[str, Any]:
         "game": _shared_game(table),
         "aborted": aborted_payload(table),
         "reactions": list(REACTIONS),
+        "event_link": event_payload(table),
+    }
+
+
+def event_payload(table: Table) -> dict[str, Any] | None:
+    """Where an event's table stands in its event, or None (not an event's table).
+
+    ``{"id", "name", "stage", "round", "table", "game", "best_of", "label", "page"}``;
+    ``label`` is what the client shows (``Tuesday league · Round 2 · Table 3``).
+    """
+    link = table.event
+    if link is None:
+        return None
+    return {
+        "id": link.event_id,
+        "name": link.name,
+        "stage": link.stage,
+        "round": link.round,
+        "table": link.table,
+        "game": link.game,
+        "best_of": link.best_of,
+        "rated": link.rated,
+        "label": link.label,
+        "page": f"/events/{link.event_id}",
     }
 
 
@@ -284,15 +308,16 @@ def aborted_payload(table: Table) -> dict[str, Any] | None:
     if seat is None:
         return None
     name = table.occupant_name(seat)
-    return {
-        "reason": "no_show",
-        "seat": seat.key,
-        "name": name,
-        "message": (
+    message = (
+        f"{name} ({seat.key}) did not take a first shot within the first turn's "
+        "clock: the game is aborted and not rated, nobody's rating changes"
+    )
+    if table.event is not None:
+        message = (
             f"{name} ({seat.key}) did not take a first shot within the first turn's "
-            "clock: the game is aborted and not rated, nobody's rating changes"
-        ),
-    }
+            "clock: the game is aborted and they lose it by forfeit"
+        )
+    return {"reason": "no_show", "seat": seat.key, "name": name, "message": message}
 
 
 def table_message(table: Table, device: str | None, now: float) -> dict[str, Any]:
