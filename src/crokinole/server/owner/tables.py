@@ -51,6 +51,7 @@ from crokinole.server.table_log import stored_table
 from crokinole.store import Store, StoreConflictError
 from crokinole.table import (
     Event,
+    EventLink,
     Join,
     Kind,
     RankedPlayer,
@@ -332,9 +333,15 @@ class Tables(Commands, Loading, Timers, CpuTurns):
         return await self._store_new(new_table, tries=tries, subscriber=subscriber)
 
     async def create_ranked(
-        self, *, settings: TableSettings, players: Mapping[Seat, RankedPlayer]
+        self,
+        *,
+        settings: TableSettings,
+        players: Mapping[Seat, RankedPlayer],
+        event: EventLink | None = None,
     ) -> Table:
         """A new ranked table with ``players`` seated and its game started, stored and held.
+
+        ``event``: the table is an event's, linked to it, on the event's settings.
 
         Raises:
             TableError: ``bad_settings`` (not the ranked rules, seats not the
@@ -343,7 +350,13 @@ class Tables(Commands, Loading, Timers, CpuTurns):
         timings = self._timings
         return await self._store_new(
             lambda table_id, seed, now: Table.create_ranked(
-                id=table_id, players=players, settings=settings, timings=timings, seed=seed, now=now
+                id=table_id,
+                players=players,
+                settings=settings,
+                timings=timings,
+                seed=seed,
+                now=now,
+                event=event,
             )
         )
 
