@@ -34,6 +34,7 @@ from crokinole.server.cluster.hub import Hub
 from crokinole.server.events import http as event_http
 from crokinole.server.events.live import EventStreams
 from crokinole.server.events.service import EventService
+from crokinole.server.events.tables import EventTables
 from crokinole.server.http import (
     accounts,
     metrics,
@@ -123,6 +124,8 @@ def create_app(
     sockets = Connections(tables, settings, logins, queue, shared=shared)
     # Events: changed through the service, heard by every process through the hub.
     events = EventService(store, tables.hub)
+    # The rounds' online tables, and their results entered by the tables' owners.
+    online = EventTables.installed(events, tables)
     streams = EventStreams(events, per_address=settings.connections_per_address)
     per_minute = event_http.JOINS_PER_MINUTE, event_http.REPORTS_PER_MINUTE
     events_http = event_http.EventsHttp(
@@ -148,6 +151,7 @@ def create_app(
             yield
             background.cancel_scope.cancel()
         await streams.stop()
+        await online.close()
         await queue.close()
         await tables.close()
         analysis.close()

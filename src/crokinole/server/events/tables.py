@@ -2,13 +2,17 @@
 
 For each pairing of a started round whose every player has an account, when
 the event is played online (or both online and in a hall),
-:func:`open_round_tables` makes a ranked table linked to the event
+:meth:`EventTables.open_round_tables` makes a ranked table linked to the event
 (:class:`~crokinole.table.EventLink`): the event's rules and clock, each seat
 reserved for one of the pairing's accounts, the no-show abort of ranked play.
 Side 0 sits south and opens the game: it is the pairing's ``first`` side in
 game 1, and the other side in game 2 (the opener alternates game by game in
 a best-of-N); doubles partners sit opposite.  The table is recorded on the
-event (``table_opened``) and in the store (``link_event_table``).
+event (``table_opened``) and in the store (``link_event_table``).  Every
+process hears each event's change (:meth:`EventService.on_change`); when a
+round has started with pairings still without tables, the process that leads
+:data:`LEAD` on the hub makes them (so a round's tables are made once, and
+those a failure left out are made at the next change).
 
 When the game of such a table ends (played out, resigned or left, or aborted
 for a no-show), its owner, the one process that applies its commands, calls
@@ -30,6 +34,7 @@ Whether a game counts on the ranked ladder is the table's own
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,7 +44,7 @@ import anyio.to_thread
 from crokinole.board import Seat
 from crokinole.errors import ErrorCode, EventError
 from crokinole.events.codec import MAX_GAMES
-from crokinole.events.event import SERVER, Event, RoundState
+from crokinole.events.event import SERVER, Event, EventStatus, RoundState
 from crokinole.events.model import (
     Entrant,
     EventSettings,
@@ -71,6 +76,7 @@ from crokinole.table import (
 from crokinole.table.members import MAX_NAME
 
 __all__ = [
+    "LEAD",
     "EventTables",
     "Seated",
     "game_score",
@@ -80,6 +86,9 @@ __all__ = [
 ]
 
 log = logging.getLogger("crokinole.server")
+
+#: What the process that makes the rounds' tables leads on the hub (one at a time).
+LEAD = "events.tables"
 
 
 # ------------------------------------------------------------------ pure parts
@@ -208,6 +217,24 @@ def game_score(table: Table, first: int) -> GameScore | None:
     return GameScore(forfeit=pairing_side(rules.side_of(empty[0])))
 
 
+def _needs_tables(event: Event) -> bool:
+    """Whether the event's current round has started with a pairing of online players
+    that has no table yet."""
+    state = event.current_round
+    if state is None or not state.started or event.settings.venue is Venue.HALL:
+        return False
+    if event.status is EventStatus.FINISHED:
+        return False
+    by_id = entrants_by_id(event.entrants)
+    return any(
+        not p.bye
+        and not state.tables.get(p.table)
+        and p.table not in state.results
+        and all(by_id[e].online for e in p.entrants)
+        for p in state.pairings
+    )
+
+
 def _round_of(event: Event, number: int) -> RoundState:
     if not 1 <= number <= len(event.rounds):
         raise EventError(ErrorCode.BAD_EVENT, f"the event has no round {number}")
@@ -239,12 +266,56 @@ class EventTables:
     def __init__(self, events: EventService, tables: Tables) -> None:
         self.events = events
         self.tables = tables
-        # One settling at a time per pairing here (the hook and settle() may meet).
+        # One settling at a time per pairing here (the hook and settle() may meet), and
+        # one making of a round's tables at a time per event.
         self._settling: dict[tuple[str, int, int], asyncio.Lock] = {}
+        self._opening: dict[str, asyncio.Lock] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._closing = False
+
+    @classmethod
+    def installed(cls, events: EventService, tables: Tables) -> EventTables:
+        """The event tables of a server, hearing what they need (:meth:`install`)."""
+        made = cls(events, tables)
+        made.install()
+        return made
 
     def install(self) -> None:
-        """Hear the end of every event's game this process owns."""
+        """Hear the end of every event's game this process owns, and every event's change
+        (a round started: its tables are made by the process that leads :data:`LEAD`)."""
         self.tables.on_event_game = self.game_ended
+        self.events.on_change(self._changed)
+
+    def _changed(self, event_id: str, _version: int) -> None:
+        """An event changed (here or in another process): its round may need its tables."""
+        if self._closing:
+            return
+        task = asyncio.get_running_loop().create_task(self._open_if_leading(event_id))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _open_if_leading(self, event_id: str) -> None:
+        try:
+            event = await self.events.load(event_id)
+            if event is None or not _needs_tables(event):
+                return
+            if not await self.tables.hub.lead(LEAD):
+                return  # the leading process makes them (it hears the change too)
+            state = event.current_round
+            assert state is not None  # _needs_tables
+            await self.open_round_tables(event_id, state.number)
+        except Exception:
+            log.exception("the online tables of event %s could not all be made", event_id)
+
+    async def close(self) -> None:
+        """Stop making tables (the tasks under way are cancelled)."""
+        self._closing = True
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(BaseException):
+                await task
 
     async def open_round_tables(self, event_id: str, number: int) -> tuple[str, ...]:
         """Make the online tables of round ``number`` (started) of the event; their ids.
@@ -258,20 +329,26 @@ class EventTables:
             EventError: ``not_found`` (no such event), ``bad_event`` (no such
                 round, not started, or rules the tables cannot play).
         """
-        event = await self._event(event_id)
-        if event.settings.venue is Venue.HALL:
-            return ()
-        state = _round_of(event, number)
-        if not state.started:
-            raise EventError(ErrorCode.BAD_EVENT, f"round {number} has not started")
-        made = []
-        for pairing in state.pairings:
-            if pairing.bye or state.tables.get(pairing.table):
-                continue
-            table_id = await self._open(event, pairing, game=1)
-            if table_id is not None:
-                made.append(table_id)
-        return tuple(made)
+        lock = self._opening.setdefault(event_id, asyncio.Lock())
+        try:
+            async with lock:
+                event = await self._event(event_id)  # as it stands once the lock is ours
+                if event.settings.venue is Venue.HALL:
+                    return ()
+                state = _round_of(event, number)
+                if not state.started:
+                    raise EventError(ErrorCode.BAD_EVENT, f"round {number} has not started")
+                made = []
+                for pairing in state.pairings:
+                    if pairing.bye or state.tables.get(pairing.table):
+                        continue
+                    table_id = await self._open(event, pairing, game=1)
+                    if table_id is not None:
+                        made.append(table_id)
+                return tuple(made)
+        finally:
+            if not lock.locked() and self._opening.get(event_id) is lock:
+                del self._opening[event_id]
 
     async def game_ended(self, table: Table, _events: Sequence[TableEvent] = ()) -> None:
         """An event's game ended at ``table`` (held here): report the match if it is
