@@ -21,3 +21,15 @@ from crokinole.events.model import *  # noqa: F403
 
 __all__ = ["EventError"]
 __all__ += model.__all__
+
+# Standings: every public name but the function ``standings``, which would hide
+# the module of the same name (``from crokinole.events.standings import standings``).
+from crokinole.events.standings import Standing, Tally, tallies  # noqa: E402
+
+__all__ += ["Standing", "Tally", "tallies"]
+
+# Export: CSV standings and CMN 1.0.
+from crokinole.events import export  # noqa: E402
+from crokinole.events.export import *  # noqa: E402, F403
+
+__all__ += export.__all__
