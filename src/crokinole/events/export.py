@@ -233,7 +233,7 @@ def _whole(value: Any, what: str, low: int = 0, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise _fail(f"{what} is a whole number, not {value!r}")
     if value < low or (high is not None and value > high):
-        top = f" to {high}" if high is not None else " or more"
+        top = "" if high == low else f" to {high}" if high is not None else " or more"
         raise _fail(f"{what} is {low}{top}, not {value}")
     return value
 
