@@ -302,12 +302,18 @@ def test_single_elimination_with_byes_runs_to_a_champion():
     settings = EventSettings(name="Cup", format=Format.ELIMINATION, venue=Venue.HALL)
     event = new_event(settings, ["Ann", "Bo", "Cy", "Di", "Ed"])  # rated in that order
     event = play_round(event)
-    (first,) = event.current_round.pairings  # seeds 1–3 have byes: only 4 v 5 plays
-    assert set(first.entrants) == {"e4", "e5"}
+    # Seeds 1-3 have byes; 4 v 5 (a quarter-final) and 2 v 3 (a semi-final: both went
+    # through on byes) are ready at once.
+    first = event.current_round.pairings
+    assert {frozenset(p.entrants) for p in first} == {
+        frozenset({"e4", "e5"}),
+        frozenset({"e2", "e3"}),
+    }
     bracket = event.bracket()
     assert bracket is not None and bracket.size == 8
     event = play_round(event)
-    assert len(event.current_round.pairings) == 2  # the semi-finals
+    (semi,) = event.current_round.pairings  # 1 v the winner of 4 v 5
+    assert semi.sides[0] == ("e1",) and semi.stage == "Semi-final"
     while event.status is not EventStatus.FINISHED:
         event = play_round(event)
     assert event.bracket().champion is not None

@@ -1139,9 +1139,8 @@ def _doubles_player(entrant: Entrant, tally: Tally) -> DoublesPlayer:
     )
 
 
-def _drop_absent(pairing: Pairing, present: set[str], pools: Sequence[Sequence[str]]) -> Pairing:
+def _drop_absent(pairing: Pairing, present: set[str]) -> Pairing:
     """A round-robin pairing with a dropped or paused player: the other side has a bye."""
-    del pools
     sides = [tuple(i for i in side if i in present) for side in pairing.sides]
     if not sides[0] and sides[1]:
         sides = [sides[1], ()]
