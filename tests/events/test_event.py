@@ -25,6 +25,8 @@ from crokinole.events import (
     Teams,
     TieBreak,
     Venue,
+    from_cmn,
+    to_cmn,
 )
 from crokinole.events.event import (
     SERVER,
@@ -437,3 +439,21 @@ def test_bad_log_entries_and_settings_are_refused_in_words():
     with pytest.raises(EventError) as fmt:
         EventSettings.from_dict({"name": "x", "format": "ladder"})
     assert fmt.value.code == ErrorCode.BAD_EVENT
+
+
+def test_an_event_exported_as_cmn_and_imported_again_has_the_same_standings():
+    """Issue 23, Export: "an event exported and imported again gives the same standings"."""
+    event = new_event(swiss_hall(rounds=3), ["Ann", "Bo", "Cy", "Di", "Ed"])
+    for winners in ({1: 0, 2: 1}, {1: None, 2: 0}, {1: 1, 2: 1}):
+        event = play_round(event, winners)
+    document = to_cmn(event.settings, event.entrants, event.matches())
+    settings, entrants, matches = from_cmn(document)
+    again = Event.fold(
+        Event.imported(
+            "ev2", "ZZZZZZ", 9, settings=settings, entrants=entrants, matches=matches, now=NOW
+        )
+    )
+    assert again.status is EventStatus.FINISHED
+    assert [(s.rank, s.name, dict(s.values)) for s in again.standings()] == [
+        (s.rank, s.name, dict(s.values)) for s in event.standings()
+    ]

@@ -275,6 +275,64 @@ class Event:
             now,
         )
 
+    @staticmethod
+    def imported(
+        event_id: str,
+        code: str,
+        organiser: int,
+        *,
+        settings: EventSettings,
+        entrants: Sequence[Entrant],
+        matches: Sequence[tuple[Pairing, MatchResult | None]],
+        now: float,
+    ) -> tuple[Entry, ...]:
+        """The log of an event played elsewhere (a CMN 1.0 import): finished, all confirmed.
+
+        Raises:
+            EventError: ``bad_event`` when a match names an unknown entrant
+                or two matches share a round's table.
+        """
+        known = {e.id for e in entrants}
+        entries = [Event.create(event_id, code, organiser, settings, now=now)]
+        entries += [
+            Entry("entrant_added", {"entrant": entrant_to_dict(replace(e, claim=None))}, now)
+            for e in entrants
+        ]
+        by_round: dict[int, list[tuple[Pairing, MatchResult | None]]] = {}
+        for pairing, result in matches:
+            unknown = set(pairing.entrants) - known
+            if unknown:
+                raise _refuse(
+                    ErrorCode.BAD_EVENT, f"a match names unknown players {sorted(unknown)}"
+                )
+            by_round.setdefault(pairing.round, []).append((pairing, result))
+        for number in sorted(by_round):
+            played = by_round[number]
+            tables = [p.table for p, _ in played]
+            if len(set(tables)) != len(tables):
+                raise _refuse(ErrorCode.BAD_EVENT, f"round {number} has two matches at one table")
+            entries.append(
+                Entry(
+                    "round_paired",
+                    {"round": number, "pairings": [pairing_to_dict(p) for p, _ in played]},
+                    now,
+                )
+            )
+            entries.append(Entry("round_started", {"round": number}, now))
+            for pairing, result in played:
+                if result is None:
+                    continue
+                data = {
+                    "round": number,
+                    "table": pairing.table,
+                    "result": result_to_dict(result),
+                    "side": None,
+                    "confirmed": True,
+                }
+                entries.append(Entry("result_reported", data, now))
+        entries.append(Entry("finished", {"imported": True}, now))
+        return tuple(entries)
+
     @classmethod
     def fold(cls, entries: Iterable[Entry]) -> Event:
         """The event its log makes (the first entry is ``created``).
