@@ -226,10 +226,10 @@ def test_a_player_who_never_comes_forfeits_their_game(server: str) -> None:
 
 def test_a_best_of_three_final_opens_game_two_with_the_other_side_first(server: str) -> None:
     """Issue 23: playoff matches are best of 3.  A final of two: game 1's table opens with
-    the pairing's first side at south; its player resigns, the match is not decided, so
-    game 2's table opens with the other side at south; that one's player resigns too and
-    the match (two forfeits by the same side... here the other) is decided: reported once,
-    both games in it."""
+    the pairing's first side at south; the other side resigns it, the match is not
+    decided, so game 2's table opens with the other side at south (the opener
+    alternates); the other side resigns again, and the match is decided 2-0: reported
+    once, with both games, and no third table."""
     organiser, players, event_id = online_event(
         server, ["ann", "bob"], format="elimination", best_of=3,
         rules={"rounds": 1, "tie": "extra_rounds"},
@@ -263,7 +263,7 @@ def test_a_best_of_three_final_opens_game_two_with_the_other_side_first(server: 
         assert decided["state"] == "confirmed"
         other_side = 1 - pairing["first"]
         assert [g["forfeit"] for g in decided["result"]["games"]] == [other_side, other_side]
-        assert decided["winner"] == first
+        assert decided["winner"] == pairing["first"]  # the side that won
         assert len(decided["tables"]) == 2  # no third game
     finally:
         for account in (organiser, *players.values()):
