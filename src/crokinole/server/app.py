@@ -148,10 +148,10 @@ def create_app(
             await tables.startup()
             sockets.listen()
             await queue.startup()
+            background.start_soon(online.run)
             yield
             background.cancel_scope.cancel()
         await streams.stop()
-        await online.close()
         await queue.close()
         await tables.close()
         analysis.close()

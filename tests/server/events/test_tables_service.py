@@ -341,3 +341,30 @@ def test_a_best_of_three_opens_the_next_game_until_it_is_decided(store: Store) -
         await s.tables.close()
 
     anyio.run(scenario)
+
+
+def test_a_game_that_ended_unreported_is_reported_at_startup(store: Store) -> None:
+    """A game that ended while no process was there to report it (the owner went down
+    between storing the game's end and reporting it) is reported when a server starts."""
+
+    async def scenario() -> None:
+        s = await site(store)
+        event_id, _ = await event_of(s, ["ann", "bob"], format=Format.SWISS, rounds=1)
+        await s.run(event_id, "pair_next")
+        await s.run(event_id, "start_round", 1)
+        (table_id,) = await opened(s, event_id, 1)
+        s.tables.on_event_game = None  # nobody hears the game's end
+        done = await play_out(s, table_id)
+        await anyio.sleep(0.1)
+        event = await s.events.load(event_id)
+        assert event is not None and 1 not in event.rounds[0].results
+        await s.online.startup()
+        event = await settled(s, event_id, 1, 1)
+        pairing = event.rounds[0].pairings[0]
+        expected = game_score(done, opener(pairing, 1))
+        assert expected is not None
+        result = event.rounds[0].results[1]
+        assert result.confirmed and result.result == MatchResult((expected,))
+        await s.tables.close()
+
+    anyio.run(scenario)

@@ -307,6 +307,34 @@ class EventTables:
         except Exception:
             log.exception("the online tables of event %s could not all be made", event_id)
 
+    async def run(self) -> None:
+        """A server's life of the event tables: :meth:`startup`, then until cancelled
+        (then :meth:`close`)."""
+        try:
+            await self.startup()
+            await anyio.sleep_forever()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.close()
+
+    async def startup(self) -> None:
+        """What a restart may have missed: the process that leads :data:`LEAD` settles
+        every running event (:meth:`settle`)."""
+        try:
+            if not await self.tables.hub.lead(LEAD):
+                return
+            rows = await anyio.to_thread.run_sync(self.tables.store.list_events)
+        except Exception:
+            log.exception("the running events' online tables could not be settled")
+            return
+        for row in rows:
+            if row.status != "running":
+                continue
+            try:
+                await self.settle(row.id)
+            except Exception:
+                log.exception("the online tables of event %s could not be settled", row.id)
+
     async def close(self) -> None:
         """Stop making tables (the tasks under way are cancelled)."""
         self._closing = True
