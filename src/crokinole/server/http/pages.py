@@ -16,7 +16,7 @@ page (the practice room, the review and the replay viewer use it too).
 | GET | /players/{username} | a player's profile page |
 | GET | /how-to-play | the rules in plain words (``/static/how-to-play.html`` redirects here) |
 | GET | /events | the events: open, under way, finished lately; the create form |
-| GET | /events/{id}, /events/join/{code} | an event (the join link: its form open; docs/events.md) |
+| GET | /events/{id}, /events/join/{code} | an event (the join link opens its form) |
 
 Every page holds the site's top bar (``static/partials/topbar.html``: the logo, the
 navigation, the account) where its header says ``<!--#site-bar-->``, the page's own link
