@@ -15,8 +15,6 @@ page (the practice room, the review and the replay viewer use it too).
 | GET | /leaderboard | the leaderboard page (``?ladder=doubles&min_games=0`` preselect) |
 | GET | /players/{username} | a player's profile page |
 | GET | /how-to-play | the rules in plain words (``/static/how-to-play.html`` redirects here) |
-| GET | /events | the events: open, under way, finished lately; the create form |
-| GET | /events/{id}, /events/join/{code} | an event (the join link opens its form) |
 
 Every page holds the site's top bar (``static/partials/topbar.html``: the logo, the
 navigation, the account) where its header says ``<!--#site-bar-->``, the page's own link
@@ -26,7 +24,7 @@ it, so nothing moves as a page opens).
 >>> [route.path for route in routes][:6]
 ['/', '/join/{code}', '/watch/{code}', '/keep-score', '/leaderboard', '/players/{username}']
 >>> [route.path for route in routes][6:]
-['/how-to-play', '/events', '/events/join/{code}', '/events/{event_id}', '/static/how-to-play.html']
+['/how-to-play', '/static/how-to-play.html']
 """
 
 from __future__ import annotations
@@ -54,8 +52,6 @@ NAV = {
     "profile.html": "leaderboard",
     "scorekeeper.html": "keep-score",
     "how-to-play.html": "how-to-play",
-    "events.html": "events",
-    "event.html": "events",
 }
 
 _pages: dict[tuple[Path, int, int], str] = {}
@@ -116,10 +112,6 @@ routes: list[BaseRoute] = [
     Route("/leaderboard", page("leaderboard.html")),
     Route("/players/{username}", page("profile.html")),
     Route("/how-to-play", page("how-to-play.html")),
-    # Events (docs/events.md): the list, a join link (the page reads the code), an event.
-    Route("/events", page("events.html")),
-    Route("/events/join/{code}", page("event.html")),
-    Route("/events/{event_id}", page("event.html")),
     # Its old address (links and bookmarks from before the top bar).
     Route("/static/how-to-play.html", to_how_to_play),
 ]
