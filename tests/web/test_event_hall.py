@@ -127,8 +127,8 @@ def test_a_hall_event_with_two_boards_through_the_score_keeper(
         for k in range(4)
     ]
     assert figures == [("2", "3", "+55"), ("2", "1", "+35"), ("0", "0", "−35"), ("0", "0", "−55")]
-    # Every phone sees the same standings, live.
-    phone = phones[boards[2][0]]
+    # The other side's phone (still on the event page) sees the same standings, live.
+    phone = phones[boards[1][1]]
     phone.get_by_test_id("standings-table").wait_for(timeout=10_000)
     first = phone.get_by_test_id("standings-table").locator("tbody tr th.name > span").first
     assert first.inner_text() == boards[1][0]

@@ -31,9 +31,10 @@ function remember(entrant) {
   localStorage.setItem(KEY, JSON.stringify(all));
 }
 
-/** Who the viewer is: the server's word (view.viewer) when it gave one, else what we know. */
+/** Who the viewer is: the server's word (the view's `you`, in answers to this page) when it
+ * gave one, else what we know (the entrant this device joined as). */
 function viewerOf(view) {
-  const given = view.viewer;
+  const given = view.you || view.viewer;
   if (given && typeof given === "object") {
     return { organiser: Boolean(given.organiser), entrant: given.entrant || remembered()[S.id] || null };
   }
@@ -66,8 +67,8 @@ function show(id, words) {
 function apply(view) {
   if (!view || typeof view !== "object") return;
   if (S.view && Number(view.version) < Number(S.view.version)) return; // an older one, late
-  if (view.viewer) S.viewer = viewerOf(view);
-  else if (S.view && S.view.viewer) view = { ...view, viewer: S.view.viewer };
+  // The stream's views are everyone's: who the viewer is comes from this page's own answers.
+  if (!(view.you || view.viewer) && S.view && S.view.you) view = { ...view, you: S.view.you };
   S.view = view;
   S.viewer = viewerOf(view);
   render();
@@ -333,12 +334,15 @@ async function pairingAct(action, round, pairing) {
       errorOf(round, pairing, r.error);
       return;
     }
-    const sheet = (r.body && (r.body.sheet || r.body.sheet_id)) || pairing.sheet;
-    if (!sheet) {
+    const body = r.body || {};
+    if (!body.sheet) {
       errorOf(round, pairing, "The server made no score sheet for this board.");
       return;
     }
-    const q = new URLSearchParams({ sheet: typeof sheet === "object" ? sheet.id : sheet, event: S.id, round: String(round.number), table: String(pairing.table) });
+    // The device that opened the sheet first keeps score on it; the others read it by its share link.
+    const own = body.owner !== false;
+    const q = new URLSearchParams(own ? { sheet: body.sheet } : { share: body.share_id });
+    Object.entries({ event: S.id, round: String(round.number), table: String(pairing.table) }).forEach(([k, v]) => q.set(k, v));
     location.assign(`/keep-score?${q}`);
   } else if (action === "enter" || action === "correct") {
     openResult(action, round, pairing);

@@ -5,7 +5,7 @@
 
 import { fetchJson } from "../lib/api.js";
 import { $, el } from "../lib/dom.js";
-import { DEFAULT_TIE_BREAKS, FORMATS, TEAMS, VENUES, eventSummary, moveItem, settingsFrom, tieBreakName } from "../lib/events.js";
+import { DEFAULT_TIE_BREAKS, FORMATS, TEAMS, VENUES, eventSummary, moveItem, settingsFrom, teamsWords, tieBreakName, venueWords } from "../lib/events.js";
 import { whoIsSignedIn } from "../views/topbar.js";
 
 const P = { tieBreaks: DEFAULT_TIE_BREAKS.slice(), username: null };
@@ -147,16 +147,21 @@ function eventsOf(body) {
 }
 
 function item(e) {
+  // A list's row is a summary (name, date, format, venue, teams, entrants: a count, rounds
+  // played); an event's view has its settings.
   const s = e.settings || e;
   const li = el("li", "card");
   li.dataset.testid = `event-${e.id}`;
-  const a = el("a", "", s.name || e.name || e.id);
+  const a = el("a", "", s.name || e.id);
   a.href = `/events/${encodeURIComponent(e.id)}`;
   li.append(a);
-  const bits = [s.format ? eventSummary(s) : ""];
+  const bits = e.settings
+    ? [eventSummary(s)]
+    : [(FORMATS.find(([k]) => k === s.format) || ["", s.format])[1], teamsWords(s.teams), venueWords(s.venue)];
   if (s.date) bits.push(s.date);
-  const count = Array.isArray(e.entrants) ? e.entrants.length : e.entrants_count ?? e.players;
+  const count = Array.isArray(e.entrants) ? e.entrants.length : e.entrants;
   if (typeof count === "number") bits.push(`${count} player${count === 1 ? "" : "s"}`);
+  if (!e.settings && e.status === "running" && typeof e.rounds === "number") bits.push(`round ${e.rounds}`);
   li.append(el("span", "note", bits.filter(Boolean).join(" · ")));
   return li;
 }

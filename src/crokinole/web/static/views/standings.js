@@ -73,6 +73,10 @@ export function render(state) {
   thead.append(head);
   table.append(caption, thead, body);
   const wrap = el("div", "table-card");
+  // It scrolls sideways on a phone: reachable by the keyboard too.
+  wrap.tabIndex = 0;
+  wrap.setAttribute("role", "region");
+  wrap.setAttribute("aria-label", "Standings (scroll sideways for every tie-break)");
   wrap.append(table);
   const note = el("p", "note", `Ordered by ${order.map(tieBreakName).join(", then ")}. The value in bold is the one that decided the place.`);
   box.replaceChildren(wrap, note);
