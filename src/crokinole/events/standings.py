@@ -66,7 +66,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
 
 from crokinole.errors import ErrorCode, EventError
 from crokinole.events.model import (
@@ -447,7 +446,7 @@ def standings(
                     id=entrant_id,
                     name=entrant.name,
                     tally=table[entrant_id],
-                    values=MappingProxyType(values[entrant_id]),
+                    values=values[entrant_id],
                     decided_by=decided.get(entrant_id) if len(group) == 1 else None,
                 )
             )
