@@ -81,7 +81,8 @@ function card(view, state, round, pairing) {
       const href = watch[k] || watch[0];
       if (href) tools.append(link(tables.length > 1 ? `Watch game ${k + 1}` : "Watch", href, `watch-${round.number}-${pairing.table}`));
     });
-    if (!watch.length && mine !== null && viewer.table) tools.append(link("Go to your table", "/", `play-${round.number}-${pairing.table}`));
+    // The player's own table: the game page opens it (the seat is kept for their account).
+    if (mine !== null) tools.append(link("Play your game", "/", `play-${round.number}-${pairing.table}`));
   }
   if (tables.length && (pairing.state === "confirmed" || pairing.state === "reported")) {
     tables.forEach((t, k) => {
