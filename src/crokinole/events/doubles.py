@@ -1,0 +1,272 @@
+"""Rotating-partner doubles (St. Jacobs style): new partners and opponents each round.
+
+Each player is ranked alone (score, then rating, then id).  A round is
+drawn in three steps, each one pure and deterministic:
+
+1. **Byes**: the players beyond a multiple of 4 sit out, those with the
+   fewest byes first, then the lowest-ranked (so nobody has a second bye
+   while someone has none).
+2. **Partners**: a maximum-weight matching of the players
+   (:func:`~crokinole.events.matching.cheapest_matching`) whose costs are,
+   most important first: a repeat partner (forbidden while avoidable),
+   the opponents the two have had between them (a pair with few distinct
+   past opponents is easier to seat against new ones in step 3), the
+   score difference squared, then the distance in the ranking.  Partners
+   are **of similar scores**, as a Swiss pairs them: the four at a table
+   are near each other in the standings.
+3. **Opponents**: a second matching, of the teams, whose costs are: the
+   meetings that would give a player a second repeat opponent (or a third
+   meeting), then the repeat opponent pairs, then the teams' score
+   difference squared, then their distance in the ranking.
+
+Tables are numbered from 1, the best-ranked player's first; the team with
+the better-ranked player is side 0 and shoots first.  Byes come last, one
+pairing ``(("id",), ())`` each.
+
+>>> ps = [DoublesPlayer(f"p{i}", 0.0, 1600.0 - i) for i in range(1, 10)]
+>>> [(p.table, p.sides) for p in pair_rotating(ps, 1)]
+[(1, (('p1', 'p2'), ('p3', 'p4'))), (2, (('p5', 'p6'), ('p7', 'p8'))), (3, (('p9',), ()))]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from crokinole.errors import ErrorCode, EventError
+from crokinole.events.matching import cheapest_matching
+from crokinole.events.model import Pairing
+
+__all__ = ["DoublesPlayer", "pair_rotating"]
+
+#: Candidates on either side in the ranking for fields larger than this (doubled as needed).
+WINDOW = 24
+#: Draws of the partners at most, each without the teams that met old opponents in the last.
+TRIES = 24
+
+
+@dataclass(frozen=True, slots=True)
+class DoublesPlayer:
+    """What rotating-doubles pairing needs to know of a player so far.
+
+    Attributes:
+        id: the player's id.
+        score: match points so far (each player scored alone).
+        rating: the seeding rating (breaks ties of score).
+        partners: times partnered with each player.
+        opponents: times played against each player.
+        byes: byes had.
+    """
+
+    id: str
+    score: float
+    rating: float
+    partners: Mapping[str, int] = field(default_factory=dict)
+    opponents: Mapping[str, int] = field(default_factory=dict)
+    byes: int = 0
+
+
+def _fail(message: str) -> EventError:
+    return EventError(ErrorCode.BAD_EVENT, message)
+
+
+def _check(players: Sequence[DoublesPlayer], round: int) -> None:
+    if isinstance(round, bool) or not isinstance(round, int) or round < 1:
+        raise _fail(f"a round is numbered from 1, not {round!r}")
+    if len(players) < 4:
+        raise _fail(f"rotating doubles needs at least 4 players, not {len(players)}")
+    seen: set[str] = set()
+    for player in players:
+        if not isinstance(player, DoublesPlayer):
+            raise _fail(f"a doubles player is a DoublesPlayer, not {player!r}")
+        if not player.id or player.id in seen:
+            raise _fail(f"player ids are distinct and not empty: {player.id!r} is not")
+        seen.add(player.id)
+        if not (math.isfinite(player.score) and math.isfinite(player.rating)):
+            raise _fail(f"player {player.id}'s score and rating are numbers")
+        if player.byes < 0:
+            raise _fail(f"player {player.id} cannot have had {player.byes} byes")
+
+
+def _met(a: DoublesPlayer, b: DoublesPlayer) -> int:
+    return max(a.opponents.get(b.id, 0), b.opponents.get(a.id, 0))
+
+
+def _repeats(player: DoublesPlayer) -> int:
+    """Meetings beyond the first with the same opponent."""
+    return sum(max(0, times - 1) for times in player.opponents.values())
+
+
+def _match(
+    count: int,
+    costs_of: Callable[[int, int], tuple[int, ...]],
+    bad: Callable[[int, int], bool],
+) -> list[tuple[int, int]]:
+    """The cheapest perfect matching of ``count`` nodes, on a widening window of the ranking."""
+    window = WINDOW
+    while True:
+        full = window >= count
+        edges = {
+            (i, j): costs_of(i, j)
+            for i in range(count)
+            for j in range(i + 1, count if full else min(count, i + window + 1))
+        }
+        pairs = cheapest_matching(count, edges)
+        if full or (2 * len(pairs) == count and not any(bad(i, j) for i, j in pairs)):
+            return pairs
+        window *= 2
+
+
+def _team_cost(
+    playing: Sequence[DoublesPlayer], teams: Sequence[tuple[int, int]]
+) -> Callable[[int, int], tuple[int, ...]]:
+    def cost(t: int, u: int) -> tuple[int, ...]:
+        ours = [playing[k] for k in teams[t]]
+        theirs = [playing[k] for k in teams[u]]
+        severe = repeats = fresh = 0
+        for a in ours:
+            for b in theirs:
+                times = _met(a, b)
+                fresh += int(not _partnered(a, b))
+                if times:
+                    repeats += 1
+                    if times >= 2 or _repeats(a) or _repeats(b):
+                        severe += 1
+        score = round_sq(sum(p.score for p in ours) - sum(p.score for p in theirs))
+        return (severe, repeats, fresh, score, u - t)
+
+    return cost
+
+
+def _team_bad(
+    playing: Sequence[DoublesPlayer], teams: Sequence[tuple[int, int]]
+) -> Callable[[int, int], bool]:
+    def bad(t: int, u: int) -> bool:
+        return any(_met(playing[a], playing[b]) for a in teams[t] for b in teams[u])
+
+    return bad
+
+
+def _partnered(a: DoublesPlayer, b: DoublesPlayer) -> int:
+    return max(a.partners.get(b.id, 0), b.partners.get(a.id, 0))
+
+
+def _table_cost(playing: Sequence[DoublesPlayer], seats: Sequence[int]) -> tuple[int, ...]:
+    a, b, c, d = (playing[k] for k in seats)
+    again = sum(max(x.partners.get(y.id, 0), y.partners.get(x.id, 0)) for x, y in ((a, b), (c, d)))
+    severe = repeats = fresh = 0
+    fresh = int(not _met(a, b)) + int(not _met(c, d))
+    for x in (a, b):
+        for y in (c, d):
+            times = _met(x, y)
+            fresh += int(not _partnered(x, y))
+            if times:
+                repeats += 1
+                if times >= 2 or _repeats(x) or _repeats(y):
+                    severe += 1
+    return (again, severe, repeats, fresh)
+
+
+def _improve(playing: Sequence[DoublesPlayer], tables: list[list[int]]) -> list[tuple[int, ...]]:
+    """Swap two seated players while that lowers the round's repeats (hill climbing, in order).
+
+    The two matchings choose partners, then opponents, each best given the
+    other; a swap between tables can still undo a repeat neither saw alone.
+    """
+    costs = [_table_cost(playing, t) for t in tables]
+    improved = True
+    while improved:
+        improved = False
+        for t in range(len(tables)):
+            for u in range(t, len(tables)):
+                for x in range(4):
+                    for y in range(4):
+                        if t == u and y <= x:
+                            continue
+                        first, second = tables[t], tables[u]
+                        first[x], second[y] = second[y], first[x]
+                        new_t = _table_cost(playing, first)
+                        new_u = _table_cost(playing, second) if u != t else new_t
+                        before = _add(costs[t], costs[u]) if u != t else costs[t]
+                        after = _add(new_t, new_u) if u != t else new_t
+                        if after < before:
+                            costs[t], costs[u] = new_t, new_u
+                            improved = True
+                        else:
+                            first[x], second[y] = second[y], first[x]
+    # Partners in ranking order, the better team first, tables by their best player.
+    ordered = []
+    for a, b, c, d in tables:
+        one, two = sorted((a, b)), sorted((c, d))
+        ordered.append((*one, *two) if one < two else (*two, *one))
+    return sorted(ordered)
+
+
+def _add(x: tuple[int, ...], y: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(p + q for p, q in zip(x, y, strict=True))
+
+
+def pair_rotating(players: Sequence[DoublesPlayer], round: int) -> tuple[Pairing, ...]:
+    """The pairings of rotating-doubles round ``round``: sides ``((a, b), (c, d))``.
+
+    Raises:
+        EventError: ``bad_event`` for fewer than 4 players, repeated ids, a round below 1.
+    """
+    _check(players, round)
+    ranked = sorted(players, key=lambda p: (-p.score, -p.rating, p.id))
+    sitting = set(sorted(range(len(ranked)), key=lambda i: (ranked[i].byes, -i))[: len(ranked) % 4])
+    playing = [p for i, p in enumerate(ranked) if i not in sitting]
+
+    tabu: dict[tuple[int, int], int] = {}
+
+    def partner_cost(i: int, j: int) -> tuple[int, ...]:
+        a, b = playing[i], playing[j]
+        again = max(a.partners.get(b.id, 0), b.partners.get(a.id, 0))
+        faced = len(set(a.opponents) | set(b.opponents))
+        fresh = int(not _met(a, b))
+        return (again, tabu.get((i, j), 0), fresh, faced, round_sq(a.score - b.score), j - i)
+
+    def partner_bad(i: int, j: int) -> bool:
+        return partner_cost(i, j)[0] > 0
+
+    best: tuple[tuple[int, ...], list[tuple[int, ...]]] | None = None
+    for _ in range(TRIES):
+        teams = _match(len(playing), partner_cost, partner_bad)
+        tables = _match(len(teams), _team_cost(playing, teams), _team_bad(playing, teams))
+        seated = _improve(playing, [[*teams[t], *teams[u]] for t, u in tables])
+        costs = [_table_cost(playing, q) for q in seated]
+        worst = tuple(sum(c[k] for c in costs) for k in range(3))
+        if best is None or worst < best[0]:
+            best = (worst, seated)
+        if worst == (0, 0, 0):
+            break
+        # Draw the partners again without the teams that met old opponents.
+        for q, cost in zip(seated, costs, strict=True):
+            if cost[:3] != (0, 0, 0):
+                for team in ((q[0], q[1]), (q[2], q[3])):
+                    tabu[team] = tabu.get(team, 0) + 1
+    assert best is not None
+    seats = best[1]
+    stage = f"Round {round}"
+    pairings = [
+        Pairing(
+            round=round,
+            table=number,
+            sides=((playing[a].id, playing[b].id), (playing[c].id, playing[d].id)),
+            stage=stage,
+        )
+        for number, (a, b, c, d) in enumerate(seats, 1)
+    ]
+    for index in sorted(sitting):
+        pairings.append(
+            Pairing(
+                round=round, table=len(pairings) + 1, sides=((ranked[index].id,), ()), stage=stage
+            )
+        )
+    return tuple(pairings)
+
+
+def round_sq(difference: float) -> int:
+    """A score difference squared, in half points (an integer cost)."""
+    return round((2 * difference) ** 2)
