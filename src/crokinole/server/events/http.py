@@ -66,6 +66,7 @@ from crokinole.events.model import (
     Pairing,
     Person,
     Teams,
+    Venue,
 )
 from crokinole.rules.sheet import ScoreSheet
 from crokinole.server.events.live import EventStreams
@@ -665,7 +666,8 @@ def _file_name(event: Event) -> str:
 async def import_cmn(request: Request) -> Response:
     """``POST /api/events/import``: a CMN 1.0 document → a new, finished event of the account.
 
-    The document's players are entered and checked in, each of its rounds
+    The document's players are entered (as names: an online event's is
+    imported as played online and on boards) and checked in, each of its rounds
     paired as it says and started, each counted match entered by the
     organiser (confirmed), and the event finished: its standings are the
     document's.
@@ -674,6 +676,10 @@ async def import_cmn(request: Request) -> Response:
     account_id = await _logged_in(request, "import an event")
     doc = await json_body(request, MAX_IMPORT, json_only=True, noun="a CMN document")
     settings, entrants, matches = export.from_cmn(doc)
+    if settings.venue is Venue.ONLINE:
+        # Its players are names from a file, not accounts (which an online event needs): the
+        # games were played, and where changes no standing.
+        settings = replace(settings, venue=Venue.BOTH)
     service = events_of(request).service
     now = service.now()
 
