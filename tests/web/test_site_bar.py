@@ -20,7 +20,9 @@ __all__ = ["new_page"]
 pytestmark = pytest.mark.browser
 
 #: The navigation the issue asks for, in its order, then the account's link.
-NAV = ["Play", "Practice", "Drills", "Leaderboard", "Keep score", "How to play", "Log in"]
+NAV = [
+    "Play", "Practice", "Drills", "Leaderboard", "Events", "Keep score", "How to play", "Log in"
+]  # fmt: skip
 
 #: Each page a visitor can open, and the navigation entry that is its own (None: no entry).
 PAGES = [

@@ -31,6 +31,9 @@ from starlette.staticfiles import StaticFiles
 from crokinole.server.accounts import Accounts
 from crokinole.server.background import purge, warm_up_and_freeze
 from crokinole.server.cluster.hub import Hub
+from crokinole.server.events import http as event_http
+from crokinole.server.events.live import EventStreams
+from crokinole.server.events.service import EventService
 from crokinole.server.http import (
     accounts,
     metrics,
@@ -45,7 +48,7 @@ from crokinole.server.http import (
 from crokinole.server.http.context import HttpContext
 from crokinole.server.http.errors import EXCEPTION_HANDLERS
 from crokinole.server.http.security import SecurityHeaders
-from crokinole.server.limits import ServerSettings, SharedCounts
+from crokinole.server.limits import RateLimiter, ServerSettings, SharedCounts
 from crokinole.server.owner.cpu import AnalysisPool
 from crokinole.server.owner.tables import Tables
 from crokinole.server.ranked.queue import RankedQueue
@@ -69,6 +72,7 @@ HTTP_ROUTES: list[BaseRoute] = [
     *practice.routes,
     *records.routes,
     *metrics.routes,
+    *event_http.routes,
 ]
 
 
@@ -117,6 +121,16 @@ def create_app(
     # With Redis the limits hold for the whole site, not for each process.
     shared = None if redis is None else SharedCounts.from_url(redis, redis_prefix)
     sockets = Connections(tables, settings, logins, queue, shared=shared)
+    # Events: changed through the service, heard by every process through the hub.
+    events = EventService(store, tables.hub)
+    streams = EventStreams(events, per_address=settings.connections_per_address)
+    per_minute = event_http.JOINS_PER_MINUTE, event_http.REPORTS_PER_MINUTE
+    events_http = event_http.EventsHttp(
+        events,
+        streams,
+        joins=RateLimiter(per_minute[0], 60.0, shared=shared, kind="event_joins"),
+        reports=RateLimiter(per_minute[1], 60.0, shared=shared, kind="event_reports"),
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -127,11 +141,13 @@ def create_app(
             background.start_soon(purge, store, logins, settings)
             background.start_soon(sockets.sweep_sessions)
             background.start_soon(sockets.per_address.renew_forever)
+            background.start_soon(streams.run)
             await tables.startup()
             sockets.listen()
             await queue.startup()
             yield
             background.cancel_scope.cancel()
+        await streams.stop()
         await queue.close()
         await tables.close()
         analysis.close()
@@ -172,4 +188,5 @@ def create_app(
     app.state.tables = tables
     app.state.accounts = logins
     app.state.ranked = queue
+    app.state.events = events_http
     return app

@@ -13,7 +13,8 @@ One module per aggregate, each a part of the one :class:`Store`
 (:mod:`~crokinole.store.accounts`), ratings and the queue
 (:mod:`~crokinole.store.ranked`), practice and drills
 (:mod:`~crokinole.store.practice`), score sheets
-(:mod:`~crokinole.store.sheets`), what protocol-1 games left
+(:mod:`~crokinole.store.sheets`), events and their logs
+(:mod:`~crokinole.store.events`), what protocol-1 games left
 (:mod:`~crokinole.store.legacy_rooms`, read-only); the values crossing the
 interface are in :mod:`~crokinole.store.values`, the rows in
 :mod:`~crokinole.store.models`.
@@ -35,6 +36,8 @@ from crokinole.store.values import (
     DeadlineIn,
     DeadlineLike,
     DeviceRecord,
+    EventData,
+    EventPlace,
     MemberIn,
     PracticeSetData,
     QueueEntryData,
@@ -58,6 +61,8 @@ __all__ = [
     "DeadlineLike",
     "DeviceClaimedError",
     "DeviceRecord",
+    "EventData",
+    "EventPlace",
     "MemberIn",
     "PracticeSetData",
     "QueueEntryData",

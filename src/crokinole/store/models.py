@@ -406,3 +406,75 @@ class NoShowRow(Base):
     account_id: Mapped[int] = _id_of("accounts")
     table_id: Mapped[str] = mapped_column(String(32))
     at: Mapped[datetime] = mapped_column(DateTime)
+
+
+# ------------------------------------------------------------------ events (0010)
+#
+# An event (a tournament, a league night) is an append-only log of entries
+# numbered from 1, like a table; the store keeps the JSON the server gives it
+# and knows no Event class.
+
+#: What a stored event's ``status`` may be.
+EVENT_STATUSES = ("open", "running", "finished")
+
+
+class EventLogRow(Base):
+    """An event: its join code, organiser, version (its last entry's), status and summary."""
+
+    __tablename__ = "event_logs"
+    __table_args__ = (Index("ix_event_logs_status", "status", "updated_at"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    code: Mapped[str] = mapped_column(String(16), unique=True)
+    organiser_id: Mapped[int] = mapped_column(Integer, index=True)
+    version: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16))  # EVENT_STATUSES
+    summary_json: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class EventEntryRow(Base):
+    """A log entry of an event; the (event, version) key admits one writer per version."""
+
+    __tablename__ = "event_entries"
+
+    event_id: Mapped[str] = _id_of("event_logs", primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, primary_key=True)
+    entry_json: Mapped[str] = mapped_column(Text)
+
+
+class EventAccountRow(Base):
+    """An account that plays in an event (to list an account's events)."""
+
+    __tablename__ = "event_accounts"
+
+    event_id: Mapped[str] = _id_of("event_logs", primary_key=True)
+    account_id: Mapped[int] = mapped_column(Integer, primary_key=True, index=True)
+
+
+class EventTableRow(Base):
+    """An online table made for a game of an event's pairing."""
+
+    __tablename__ = "event_tables"
+    __table_args__ = (Index("ix_event_tables_event", "event_id", "round", "pairing"),)
+
+    table_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    event_id: Mapped[str] = _id_of("event_logs")
+    round: Mapped[int] = mapped_column(Integer)
+    pairing: Mapped[int] = mapped_column(Integer)
+    game: Mapped[int] = mapped_column(Integer)
+
+
+class EventSheetRow(Base):
+    """The score sheet of an event's hall pairing (one per pairing)."""
+
+    __tablename__ = "event_sheets"
+    __table_args__ = (
+        UniqueConstraint("event_id", "round", "pairing", name="uq_event_sheets_pairing"),
+    )
+
+    sheet_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    event_id: Mapped[str] = _id_of("event_logs")
+    round: Mapped[int] = mapped_column(Integer)
+    pairing: Mapped[int] = mapped_column(Integer)

@@ -1,4 +1,5 @@
-"""The store: one object with every part of it (tables, accounts, ratings, practice, sheets).
+"""The store: one object with every part of it (tables, accounts, ratings, practice, sheets,
+events).
 
 :class:`Store` is the database (:mod:`crokinole.store.database`) with the
 queries of each aggregate mixed in: the server holds one ``Store`` and calls
@@ -14,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Generic, TypeVar, cast
 
 from crokinole.store.accounts import AccountStore
+from crokinole.store.events import EventStore
 from crokinole.store.legacy_rooms import LegacyRooms
 from crokinole.store.practice import PracticeStore
 from crokinole.store.ranked import RankedStore
@@ -35,8 +37,11 @@ class _As(Generic[_Part]):
         return cast(_Part, store)
 
 
-class Store(TableStore, AccountStore, RankedStore, PracticeStore, SheetStore, LegacyRooms):
-    """Tables and their event logs, accounts, ratings, practice and sheets in a SQL database.
+class Store(
+    TableStore, AccountStore, RankedStore, PracticeStore, SheetStore, EventStore, LegacyRooms
+):
+    """Tables and their event logs, accounts, ratings, practice, sheets and events in a SQL
+    database.
 
     Each write is one transaction.  A table's events are its domain events
     (``{"type": "shot", "version": 2, ...}``), numbered from 1; the messages
@@ -59,4 +64,5 @@ class Store(TableStore, AccountStore, RankedStore, PracticeStore, SheetStore, Le
     ranked: _As[RankedStore] = _As()
     practice: _As[PracticeStore] = _As()
     sheets: _As[SheetStore] = _As()
+    events: _As[EventStore] = _As()
     legacy_rooms: _As[LegacyRooms] = _As()

@@ -267,6 +267,50 @@ class SheetData:
     updated_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class EventData:
+    """A stored event's row (its log is read with ``event_entries``).
+
+    Attributes:
+        id: the event's id.
+        code: its join code.
+        organiser_id: the account that organises it.
+        version: the version of its last log entry (entries are numbered from 1).
+        status: ``open``, ``running`` or ``finished``.
+        summary: what the lists show without folding the log (name, date,
+            format, venue, entrants ...: the JSON the server gave).
+        created_at: when it was created (UTC, naive).
+        updated_at: when an entry was last appended (UTC, naive).
+    """
+
+    id: str
+    code: str
+    organiser_id: int
+    version: int
+    status: str
+    summary: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class EventPlace:
+    """Where an online table or a score sheet belongs: an event's round and pairing.
+
+    Attributes:
+        event_id: the event.
+        round: the event's round (from 1).
+        table: the pairing's number in the round (from 1).
+        game: the game of the match the table plays (from 1; a sheet keeps
+            the whole match: 1).
+    """
+
+    event_id: str
+    round: int
+    table: int
+    game: int = 1
+
+
 def from_row(value_type: type[_V], row: Any, **given: Any) -> _V:
     """A value of ``value_type`` (a dataclass) from the row's attributes of its fields' names;
     ``given`` are the fields the row holds otherwise (JSON to decode, a joined username ...).

@@ -1,5 +1,5 @@
 """The HTTP routes, one module per group: pages, records and replays, review and practice,
-accounts, ranked, score sheets.
+accounts, ranked, score sheets (the events' routes are :mod:`crokinole.server.events.http`).
 
 Each module exposes its ``routes`` (a list of Starlette routes) whose
 endpoints are module-level functions; they read the services from the app's

@@ -22,7 +22,13 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from crokinole.errors import AnalysisError, CrokinoleError, ErrorCode, InvalidRulesError
+from crokinole.errors import (
+    AnalysisError,
+    CrokinoleError,
+    ErrorCode,
+    EventError,
+    InvalidRulesError,
+)
 from crokinole.server.accounts import AccountError
 from crokinole.server.owner.cpu import AnalysisBusyError
 from crokinole.store import StoreConflictError, StoreUnavailableError
@@ -55,6 +61,14 @@ STATUS: dict[ErrorCode, int] = {
     ErrorCode.RATE_LIMITED: 429,
     ErrorCode.TOO_MANY_ATTEMPTS: 429,
     ErrorCode.TOO_MANY_SIGNUPS: 429,
+    # Events (crokinole.events): refusals of the event's commands.
+    ErrorCode.BAD_EVENT: 400,
+    ErrorCode.BAD_RESULT: 400,
+    ErrorCode.NOT_ORGANISER: 403,
+    ErrorCode.UNKNOWN_ENTRANT: 404,
+    ErrorCode.ROUND_STARTED: 409,
+    ErrorCode.ROUND_NOT_OVER: 409,
+    ErrorCode.EVENT_OVER: 409,
     ErrorCode.SERVER_ERROR: 500,
     ErrorCode.UNAVAILABLE: 503,
     ErrorCode.BUSY: 503,
@@ -88,6 +102,8 @@ def http_error(exc: CrokinoleError) -> HttpError | None:
         return exc
     if isinstance(exc, AccountError):
         return HttpError(ErrorCode(exc.code), exc.message, retry_after=exc.retry_after)
+    if isinstance(exc, EventError):  # an event's command refused: its own code
+        return HttpError(exc.code, exc.message)
     if isinstance(exc, AnalysisBusyError):
         return HttpError(ErrorCode.BUSY, str(exc), retry_after=BUSY_RETRY_S)
     if isinstance(exc, StoreUnavailableError):

@@ -15,6 +15,7 @@ page (the practice room, the review and the replay viewer use it too).
 | GET | /leaderboard | the leaderboard page (``?ladder=doubles&min_games=0`` preselect) |
 | GET | /players/{username} | a player's profile page |
 | GET | /how-to-play | the rules in plain words (``/static/how-to-play.html`` redirects here) |
+| GET | /events, /events/{id}, /events/join/{code} | the events, an event (its join form open) |
 
 Every page holds the site's top bar (``static/partials/topbar.html``: the logo, the
 navigation, the account) where its header says ``<!--#site-bar-->``, the page's own link
@@ -24,7 +25,7 @@ it, so nothing moves as a page opens).
 >>> [route.path for route in routes][:6]
 ['/', '/join/{code}', '/watch/{code}', '/keep-score', '/leaderboard', '/players/{username}']
 >>> [route.path for route in routes][6:]
-['/how-to-play', '/static/how-to-play.html']
+['/how-to-play', '/events', '/events/join/{code}', '/events/{event}', '/static/how-to-play.html']
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ NAV = {
     "profile.html": "leaderboard",
     "scorekeeper.html": "keep-score",
     "how-to-play.html": "how-to-play",
+    "events.html": "events",
+    "event.html": "events",
 }
 
 _pages: dict[tuple[Path, int, int], str] = {}
@@ -86,11 +89,17 @@ def _read(static: Path, name: str) -> str:
     return _pages[key]
 
 
-def page(name: str) -> Callable[[Request], Awaitable[Response]]:
-    """The route of the static page ``name`` (``review.html`` ...), which no cache keeps."""
+def page(name: str, *, optional: bool = False) -> Callable[[Request], Awaitable[Response]]:
+    """The route of the static page ``name`` (``review.html`` ...), which no cache keeps.
+
+    ``optional``: a page that may not be shipped yet answers 404 while it is missing.
+    """
 
     async def serve(request: Request) -> Response:
-        html = _read(context(request).static, name)
+        static = context(request).static
+        if optional and not (static / name).is_file():
+            return HTMLResponse("<h1>Not found</h1>", status_code=404)
+        html = _read(static, name)
         return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
 
     serve.__name__ = serve.__qualname__ = name.removesuffix(".html").replace("-", "_")
@@ -112,6 +121,11 @@ routes: list[BaseRoute] = [
     Route("/leaderboard", page("leaderboard.html")),
     Route("/players/{username}", page("profile.html")),
     Route("/how-to-play", page("how-to-play.html")),
+    # Events: the list and the create form, an event, and a join link (the page opens its
+    # join form from the path).
+    Route("/events", page("events.html", optional=True)),
+    Route("/events/join/{code}", page("event.html", optional=True)),
+    Route("/events/{event}", page("event.html", optional=True)),
     # Its old address (links and bookmarks from before the top bar).
     Route("/static/how-to-play.html", to_how_to_play),
 ]
