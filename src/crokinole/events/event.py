@@ -53,7 +53,6 @@ from crokinole.events.model import (
 from crokinole.events.schedule import pool_round, pool_rounds, snake_pools
 from crokinole.events.standings import Standing, Tally, standings, tallies
 from crokinole.events.swiss import SwissEntrant, pair_swiss
-from crokinole.events.view import event_view
 from crokinole.rules.sheet import clean_name
 
 __all__ = [
@@ -1033,10 +1032,6 @@ class Event:
         """The names of a side: "Ann", or "Ann & Bo"."""
         by_id = {e.id: e.name for e in self.entrants}
         return " & ".join(by_id.get(i, i) for i in ids) if ids else "bye"
-
-    def view(self) -> dict[str, Any]:
-        """The public JSON of the event (:func:`crokinole.events.view.event_view`)."""
-        return event_view(self)
 
 
 def _check_sides(pairing: Pairing, index: int, per_side: int) -> None:

@@ -1,20 +1,20 @@
 """The public JSON of an event (docs/events.md, "The public view"), as every page shows it.
 
+``event_view(event)``; the event itself knows nothing of it.
+
 No device claims and no account ids are in it: it is sent to anyone who
 opens the event's page.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from crokinole.events.bracket import Bracket
 from crokinole.events.codec import pairing_to_dict, result_to_dict
+from crokinole.events.event import Event
 from crokinole.events.model import Format
 from crokinole.events.schedule import pool_name
-
-if TYPE_CHECKING:
-    from crokinole.events.event import Event
 
 __all__ = ["event_view"]
 

@@ -19,6 +19,9 @@
 | PUT | /api/events/{id}/rounds/{n}/tables/{t}/result | organiser | ``{games, reason}`` correct |
 | POST | /api/events/{id}/rounds/{n}/tables/{t}/sheet | a player of it, organiser | its sheet |
 | POST | /api/events/{id}/pause, /finish | organiser | ``{paused?}`` pause (resume), end |
+| GET | /api/events/{id}/standings.csv | anyone | the standings as CSV |
+| GET | /api/events/{id}/cmn.json | anyone | every match as CMN 1.0 |
+| POST | /api/events/import | an account | a CMN 1.0 document → a new, finished event |
 | GET | /api/events/{id}/qr.svg | anyone | a QR code of the join link |
 
 Who asks is an :class:`~crokinole.events.event.Actor`: the account of the
@@ -40,7 +43,7 @@ import io
 import re
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio.to_thread
@@ -51,9 +54,20 @@ from starlette.routing import BaseRoute, Route
 
 from crokinole.board import Seat
 from crokinole.errors import ErrorCode, EventError
-from crokinole.events.codec import pairing_from_dict, result_from_dict
-from crokinole.events.event import Actor, Entry, Event
-from crokinole.events.model import MAX_ENTRANTS, EntrantStatus, EventSettings, Pairing, Person
+from crokinole.events import export
+from crokinole.events.codec import pairing_from_dict, pairing_to_dict, result_from_dict
+from crokinole.events.event import Actor, Entry, Event, EventStatus
+from crokinole.events.model import (
+    MAX_ENTRANTS,
+    Entrant,
+    EntrantStatus,
+    EventSettings,
+    MatchResult,
+    Pairing,
+    Person,
+    Teams,
+    Venue,
+)
 from crokinole.rules.sheet import ScoreSheet
 from crokinole.server.events.live import EventStreams
 from crokinole.server.events.service import EventService
@@ -79,6 +93,8 @@ __all__ = [
 
 #: The largest request body (a CMN import is larger: :data:`MAX_IMPORT`).
 MAX_BODY = 64 * 1024
+#: The largest CMN document imported.
+MAX_IMPORT = 4 * 1024 * 1024
 #: Joins and join-code look-ups a minute from one address (codes can be guessed).
 JOINS_PER_MINUTE = 30
 #: Results reported or confirmed a minute from one address.
@@ -616,6 +632,106 @@ def _new_sheet(event: Event, pairing: Pairing) -> ScoreSheet:
     )
 
 
+async def standings_csv(request: Request) -> Response:
+    """``GET /api/events/{id}/standings.csv``: the standings as CSV (every tie-break)."""
+    event = (await events_of(request).service.require(_event_id(request))).event
+    text = await anyio.to_thread.run_sync(
+        lambda: export.standings_csv(event.standings(), event.settings.tie_breaks)
+    )
+    return Response(
+        text,
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{_file_name(event)}.csv"'},
+    )
+
+
+async def cmn(request: Request) -> Response:
+    """``GET /api/events/{id}/cmn.json``: every counted match as CMN 1.0 (docs/cmn.md)."""
+    event = (await events_of(request).service.require(_event_id(request))).event
+    doc = await anyio.to_thread.run_sync(
+        lambda: export.to_cmn(event.settings, event.entrants, event.matches())
+    )
+    return JSONResponse(
+        doc,
+        headers={"Content-Disposition": f'attachment; filename="{_file_name(event)}.cmn.json"'},
+    )
+
+
+def _file_name(event: Event) -> str:
+    """The event's name as a file name (letters, digits and dashes)."""
+    name = re.sub(r"[^A-Za-z0-9]+", "-", event.settings.name).strip("-").lower()
+    return (name or "event")[:60]
+
+
+async def import_cmn(request: Request) -> Response:
+    """``POST /api/events/import``: a CMN 1.0 document → a new, finished event of the account.
+
+    The document's players are entered (as names: an online event's is
+    imported as played online and on boards) and checked in, each of its rounds
+    paired as it says and started, each counted match entered by the
+    organiser (confirmed), and the event finished: its standings are the
+    document's.
+    """
+    same_site(request)
+    account_id = await _logged_in(request, "import an event")
+    doc = await json_body(request, MAX_IMPORT, json_only=True, noun="a CMN document")
+    settings, entrants, matches = export.from_cmn(doc)
+    if settings.venue is Venue.ONLINE:
+        # Its players are names from a file, not accounts (which an online event needs): the
+        # games were played, and where changes no standing.
+        settings = replace(settings, venue=Venue.BOTH)
+    service = events_of(request).service
+    now = service.now()
+
+    def imported(event: Event) -> Sequence[Entry]:
+        return _imported(event, entrants, matches, now)
+
+    event = await service.create(account_id, settings, now=now, then=imported)
+    return await _answer(request, event, account_id, None, status=201)
+
+
+def _imported(
+    event: Event,
+    entrants: Sequence[Entrant],
+    matches: Sequence[tuple[Pairing, MatchResult | None]],
+    now: float,
+) -> list[Entry]:
+    """The entries that make a new event what a CMN document says (see :func:`import_cmn`)."""
+    organiser = Actor(account_id=event.organiser, organiser=True)
+    entries: list[Entry] = []
+
+    def run(made: Sequence[Entry]) -> None:
+        nonlocal event
+        entries.extend(made)
+        event = event.run(made)
+
+    ids: dict[str, str] = {}
+    for entrant in entrants:
+        people = tuple(Person(p.name) for p in entrant.members)
+        members = people if event.settings.teams is Teams.FIXED else None
+        run(event.add(organiser, entrant.name, rating=entrant.rating, members=members, now=now))
+        ids[entrant.id] = event.entrants[-1].id
+    for entrant in event.entrants:
+        run(event.check_in(organiser, entrant.id, now=now))
+    by_round: dict[int, list[tuple[Pairing, MatchResult | None]]] = {}
+    for pairing, result in matches:
+        by_round.setdefault(pairing.round, []).append((pairing, result))
+    for number in sorted(by_round):
+        pairings = [
+            replace(p, sides=(tuple(ids[e] for e in p.sides[0]), tuple(ids[e] for e in p.sides[1])))
+            for p, _ in by_round[number]
+        ]
+        data = {"round": number, "pairings": [pairing_to_dict(p) for p in pairings]}
+        run((Entry("round_paired", data, now),))
+        run(event.start_round(organiser, number, now=now))
+        for pairing, result in by_round[number]:
+            if result is not None:
+                run(event.report(organiser, number, pairing.table, result, now=now))
+    if event.status is not EventStatus.FINISHED:
+        run(event.finish(organiser, now=now))
+    return entries
+
+
 async def qr(request: Request) -> Response:
     """``GET /api/events/{id}/qr.svg``: a QR code of the event's join link."""
     loaded = await events_of(request).service.require(_event_id(request))
@@ -652,6 +768,9 @@ routes: list[BaseRoute] = [
     _route(P + "/result", result, "POST", "PUT"),
     _route(P + "/confirm", confirm, "POST"),
     _route(P + "/sheet", sheet, "POST"),
+    _route("/api/events/import", import_cmn, "POST"),
+    _route(E + "/standings.csv", standings_csv, "GET"),
+    _route(E + "/cmn.json", cmn, "GET"),
     _route(E + "/pause", pause, "POST"),
     _route(E + "/finish", finish, "POST"),
 ]

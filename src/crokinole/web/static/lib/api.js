@@ -67,3 +67,27 @@ export function capital(text) {
   const t = String(text);
   return t ? t[0].toUpperCase() + t.slice(1) : t;
 }
+
+/**
+ * Listen to a Server-Sent Events stream of JSON (an event's views): `onData(value)` for each
+ * message, `onState(open)` when the stream opens or drops (the browser reconnects by itself).
+ * Returns a function that stops listening. Never throws; a message that is not JSON is skipped.
+ */
+export function listen(url, onData, onState = () => {}) {
+  if (typeof EventSource === "undefined") return () => {};
+  const source = new EventSource(url, { withCredentials: true });
+  const take = (message) => {
+    let value;
+    try {
+      value = JSON.parse(message.data);
+    } catch {
+      return;
+    }
+    onData(value);
+  };
+  source.onmessage = take;
+  source.addEventListener("view", take);
+  source.onopen = () => onState(true);
+  source.onerror = () => onState(false);
+  return () => source.close();
+}

@@ -5,6 +5,7 @@
 // Players are spoken of by name; seats only decide the order of play.
 
 import { fetchJson } from "../lib/api.js";
+import { sheetResult } from "../lib/events.js";
 
 // Per layout: the sides, each a list of seats (R2), the disc counts R2 allows,
 // and how the name boxes are labelled.
@@ -45,6 +46,10 @@ const KEY = "crokinole.sheet";
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const shareId = params.get("share");
+// Opened from an event's hall board (event.html's "Score sheet"): the event, round and board.
+const eventBoard = params.get("event")
+  ? { event: params.get("event"), round: Number(params.get("round")), table: Number(params.get("table")), sent: false }
+  : null;
 let sheet = null; // the server's view of the open sheet
 let editing = null; // the round being entered again (from the view), or null
 const typed = []; // names typed on the new-sheet form, by box, kept across format changes
@@ -395,6 +400,48 @@ function show(view) {
   $("new-sheet").textContent = readOnly ? "Keep your own score" : "New sheet";
   $("csv").href = `/api/shared/${view.share_id}.csv`;
   renderEntry();
+  renderEventSend();
+}
+
+// ------------------------------------------------------------------ an event's board
+
+function eventPath(tail = "") {
+  return `/api/events/${encodeURIComponent(eventBoard.event)}${tail}`;
+}
+
+/** The event and board this sheet is for, above the sheet, with the way back. */
+async function showEventBar() {
+  const bar = $("event-bar");
+  bar.hidden = false;
+  const r = await fetchJson(eventPath(), { token: true });
+  const name = r.ok && r.body && r.body.settings ? r.body.settings.name : "the event";
+  const back = el("a", name);
+  back.href = `/events/${encodeURIComponent(eventBoard.event)}`;
+  bar.replaceChildren(`Board ${eventBoard.table}, round ${eventBoard.round} of `, back);
+}
+
+/** Once the sheet's game (or match) is over: send its rounds to the event, for the other side to confirm. */
+function renderEventSend() {
+  if (!eventBoard || shareId) return;
+  $("event-send").hidden = !(sheet && sheet.over);
+  $("send-result").disabled = eventBoard.sent;
+}
+
+async function sendResult() {
+  $("send-error").textContent = "";
+  const path = eventPath(`/rounds/${eventBoard.round}/tables/${eventBoard.table}/result`);
+  $("send-result").disabled = true;
+  const r = await fetchJson(path, { method: "POST", body: sheetResult(sheet), token: true });
+  if (!r.ok) {
+    $("send-result").disabled = false;
+    $("send-error").textContent = r.error;
+    return;
+  }
+  eventBoard.sent = true;
+  $("send-words").replaceChildren("Sent. The other side (or the organiser) confirms it on ");
+  const back = el("a", "the event's page");
+  back.href = `/events/${encodeURIComponent(eventBoard.event)}`;
+  $("send-words").append(back, ".");
 }
 
 function mode() {
@@ -674,6 +721,8 @@ async function start() {
     }
   });
   $("print").addEventListener("click", () => window.print());
+  $("send-result").addEventListener("click", sendResult);
+  if (eventBoard) showEventBar();
   $("new-sheet").addEventListener("click", () => {
     if (shareId) {
       location.href = "/keep-score";

@@ -25,7 +25,7 @@ export function renderAccount(username) {
   if (username) {
     link.textContent = username;
     link.href = `/players/${encodeURIComponent(username)}`;
-    link.setAttribute("aria-label", `Your profile (signed in as ${username})`);
+    link.setAttribute("aria-label", `${username}, your profile`); // the visible name first (axe: label-content-name-mismatch)
     link.dataset.signedIn = "true";
   } else {
     link.textContent = "Log in";

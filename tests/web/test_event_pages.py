@@ -1,0 +1,403 @@
+"""The event pages in Debian's Chromium against the real server (issue 23, "Watch" and "Checks").
+
+- an organiser creates an event on /events (the form's defaults, a tie-break moved), players
+  join by its code and check in, the organiser adds players, pairs round 1 and starts it; every
+  open page shows each change without a reload (the event's stream);
+- the standings show every tie-break's value, the deciding one in bold with its caption
+  ("decided by 20s"), against figures worked by hand from the rounds entered (R2: 2 game points
+  a round won; the differential is round points scored minus conceded);
+- the bracket page of an 8-player single elimination: three columns (quarter-finals,
+  semi-finals, the final), a line from each match to the next, the winners marked;
+- no sideways scroll at 360x640, 412x915 and 1280x800; axe finds no broken rule.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from tests.web.conftest import open_site_page, sign_up
+from tests.web.test_axe import axe_source, check
+from tests.web.test_browser import new_page
+
+__all__ = ["axe_source", "new_page"]  # the fixtures
+
+pytestmark = pytest.mark.browser
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+PASSWORD = "a long password 1"
+SIZES = ((360, 640), (412, 915), (1280, 800))
+HALL = {"venue": "hall"}
+
+
+def log_in(page: Any, url: str, username: str) -> None:
+    """Log the page's browser context in (the session cookie is the context's)."""
+    answer = page.request.post(
+        f"{url}/api/account/login",
+        data=json.dumps({"username": username, "password": PASSWORD}),
+        headers={"Content-Type": "application/json"},
+    )
+    assert answer.ok, answer.text()
+
+
+class Organiser:
+    """The organiser's requests, over the HTTP routes of docs/events.md, in a logged-in context."""
+
+    def __init__(self, page: Any, url: str, event_id: str = "") -> None:
+        self.page, self.url, self.id = page, url, event_id
+
+    def call(self, method: str, path: str, body: Any = None) -> Any:
+        answer = self.page.request.fetch(
+            f"{self.url}/api/events{path}",
+            method=method,
+            data=None if body is None else json.dumps(body),
+            headers={"Content-Type": "application/json"},
+        )
+        assert answer.ok, f"{method} {path}: {answer.status} {answer.text()}"
+        return answer.json() if answer.text() else None
+
+    def create(self, settings: dict[str, Any]) -> dict[str, Any]:
+        view = self.call("POST", "", {"settings": settings})
+        self.id = view["id"]
+        return dict(view)
+
+    def event(self, method: str, path: str = "", body: Any = None) -> Any:
+        return self.call(method, f"/{self.id}{path}", body)
+
+    def view(self) -> dict[str, Any]:
+        return dict(self.event("GET"))
+
+    def add(self, names: Sequence[str], ratings: Sequence[float] = ()) -> list[str]:
+        """Add named players (a hall's), checked in: their entrant ids."""
+        for k, name in enumerate(names):
+            body: dict[str, Any] = {"name": name}
+            if ratings:
+                body["rating"] = ratings[k]
+            self.event("POST", "/entrants", body)
+        ids = {e["name"]: e["id"] for e in self.view()["entrants"]}
+        for name in names:
+            self.event("POST", f"/entrants/{ids[name]}/check-in", {})
+        return [ids[n] for n in names]
+
+    def pair_and_start(self) -> dict[str, Any]:
+        """Pair the next round and start it: the round as the view shows it."""
+        self.event("POST", "/rounds")
+        number = self.view()["rounds"][-1]["number"]
+        self.event("POST", f"/rounds/{number}/start", {})
+        return dict(self.view()["rounds"][-1])
+
+    def result(self, round_: int, table: int, rounds: Sequence[tuple[int, int, int, int]]) -> None:
+        """Enter a one-game result (each round: total, 20s, total, 20s) and see it confirmed."""
+        games = [{"rounds": [{"totals": [a, c], "twenties": [b, d]} for a, b, c, d in rounds]}]
+        self.event("POST", f"/rounds/{round_}/tables/{table}/result", {"games": games})
+        if self.pairing(round_, table)["state"] == "reported":
+            self.event("POST", f"/rounds/{round_}/tables/{table}/confirm", {})
+        assert self.pairing(round_, table)["state"] == "confirmed"
+
+    def pairing(self, round_: int, table: int) -> dict[str, Any]:
+        r = next(r for r in self.view()["rounds"] if r["number"] == round_)
+        return dict(next(p for p in r["pairings"] if p["table"] == table))
+
+
+#: Side 0 wins 5–3 in game points: 35–10, 0–15, 20–20, 45–5 (100–50 in round points),
+#: 20s 1+0+1+2 = 4 against 0+0+1+0 = 1.
+CLOSE_WIN = ((35, 1, 10, 0), (0, 0, 15, 0), (20, 1, 20, 1), (45, 2, 5, 0))
+#: Side 0 wins every round 30–0 (120–0), no 20s.
+CLEAN_WIN = ((30, 0, 0, 0),) * 4
+
+
+def organiser(new_page: Any, url: str, username: str, width: int = 1280, height: int = 800) -> Any:
+    sign_up(url, username)
+    page = open_site_page(new_page, f"{url}/events", width, height)
+    log_in(page, url, username)
+    return page
+
+
+def no_reload_mark(page: Any) -> None:
+    page.evaluate("() => { window.__sameDocument = true; }")
+
+
+def still_same_document(page: Any) -> bool:
+    return bool(page.evaluate("() => window.__sameDocument === true"))
+
+
+def wait_version_above(page: Any, version: int) -> None:
+    page.wait_for_function(
+        f"() => Number(document.getElementById('main').dataset.version) > {version}",
+        timeout=10_000,
+    )
+
+
+def test_create_join_check_in_pair_and_start(new_page: Any, server_url: str) -> None:
+    """Issue 23, "Create an event" and "Join": the form's defaults, join by code with a
+    check-in, the organiser adds, pairs and starts; the pages follow without a reload."""
+    org = organiser(new_page, server_url, "evorg1")
+    org.goto(f"{server_url}/events")
+    org.wait_for_function("() => window.crokinoleEvents && window.crokinoleEvents.ready")
+    org.get_by_test_id("ev-name").fill("Tuesday league")
+    org.get_by_test_id("ev-format").select_option("swiss")
+    org.get_by_test_id("ev-rounds").fill("3")
+    org.get_by_test_id("ev-venue").select_option("hall")
+    org.get_by_test_id("ev-more-toggle").click()
+    # The default order (issue 23): match points, 20s, head-to-head, differential; one moved up.
+    names = org.get_by_test_id("tie-breaks").locator("li .tb-name").all_inner_texts()
+    assert names == ["1. match points", "2. 20s", "3. head-to-head", "4. points differential"]
+    org.get_by_test_id("tie-break-up-head_to_head").click()
+    org.get_by_test_id("create-button").click()
+    org.wait_for_url("**/events/*")
+    org.wait_for_function("() => window.crokinoleEvent && window.crokinoleEvent.view()")
+    view = org.evaluate("() => window.crokinoleEvent.view()")
+    settings = view["settings"]
+    assert settings["name"] == "Tuesday league"
+    assert (settings["format"], settings["rounds"], settings["venue"]) == ("swiss", 3, "hall")
+    assert settings["tie_breaks"] == ["match_points", "head_to_head", "twenties", "differential"]
+    assert settings["rules"]["discs_per_side"] == 8 and settings["rules"]["required_contact"]
+    assert org.get_by_test_id("event-name").inner_text() == "Tuesday league"
+    assert "Swiss, 3 rounds" in org.get_by_test_id("event-summary").inner_text()
+    code = org.get_by_test_id("join-code").inner_text().strip()
+    assert code == view["code"]
+    assert org.get_by_test_id("join-link").input_value().endswith(f"/events/join/{code}")
+    org.wait_for_function(
+        "() => { const i = document.getElementById('join-qr');"
+        " return i.complete && i.naturalWidth > 0; }"
+    )
+    assert org.get_by_test_id("organiser").is_visible()
+    no_reload_mark(org)
+
+    # Two players join by the code, each on their own device, and check in.
+    players = []
+    for name in ("Ann", "Bob"):
+        page = open_site_page(new_page, f"{server_url}/events/join/{code}", 412, 915)
+        page.wait_for_function("() => window.crokinoleEvent && window.crokinoleEvent.view()")
+        assert page.get_by_test_id("organiser").is_hidden()
+        page.get_by_test_id("join-name").fill(name)
+        page.get_by_test_id("join-button").click()
+        page.get_by_test_id("me-words").filter(has_text=f"You are in as {name}").wait_for()
+        page.get_by_test_id("check-in").click()
+        page.get_by_test_id("me-words").filter(has_text="checked in").wait_for()
+        no_reload_mark(page)
+        players.append(page)
+
+    # The organiser adds two more by name and checks them in.
+    for name in ("Cy", "Dee"):
+        org.get_by_test_id("add-name").fill(name)
+        org.get_by_test_id("add-button").click()
+        org.locator(".entrant-name", has_text=name).wait_for()
+    for e in org.evaluate("() => window.crokinoleEvent.view().entrants"):
+        if not e["checked_in"]:
+            org.get_by_test_id(f"check-in-{e['id']}").click()
+    org.wait_for_function(
+        "() => window.crokinoleEvent.view().entrants.filter((e) => e.checked_in).length === 4"
+    )
+    # Ann's page heard of every one of them (the stream), without a reload.
+    players[0].locator(".entrant-name", has_text="Dee").wait_for(timeout=10_000)
+
+    org.get_by_test_id("pair-next").click()
+    org.get_by_test_id("round-1").wait_for()
+    cards = org.locator("[data-testid^=pairing-1-]")
+    assert cards.count() == 2
+    assert "Board 1" in cards.nth(0).inner_text() and "Board 2" in cards.nth(1).inner_text()
+    assert "shoots first" in cards.nth(0).inner_text()
+    for page in players:
+        page.get_by_test_id("round-1").wait_for(timeout=10_000)
+        assert page.get_by_test_id("pairing-state-1-1").inner_text() == "Not started"
+
+    org.get_by_test_id("start-round").click()
+    org.get_by_test_id("pairing-state-1-1").filter(has_text="Playing").wait_for()
+    for page in players:
+        page.get_by_test_id("pairing-state-1-2").filter(has_text="Playing").wait_for(timeout=10_000)
+        # Each player can open their board's score sheet; nobody but the organiser runs it.
+        assert page.get_by_test_id("pair-next").is_hidden()
+        assert still_same_document(page)
+    assert still_same_document(org)
+
+
+@pytest.fixture(scope="module")
+def swiss_after_round_1(browser: Any, server_url: str) -> str:
+    """A hall Swiss of 4 named players, round 1 played: its id and its organiser's username."""
+    sign_up(server_url, "evorg2")
+    ctx = browser.new_context()
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server_url}/events")
+        log_in(page, server_url, "evorg2")
+        api = Organiser(page, server_url)
+        api.create({"name": "Standings night", "format": "swiss", "rounds": 3, **HALL})
+        api.add(["Ann", "Bob", "Cy", "Dee"])
+        api.pair_and_start()
+        return api.id
+    finally:
+        ctx.close()
+
+
+def test_standings_show_every_tie_break_value(
+    new_page: Any, server_url: str, swiss_after_round_1: str
+) -> None:
+    """Issue 23, "every standing shows the tie-break values that decided it": the results are
+    entered on the page (board 1, the result dialog) and over HTTP (board 2); the values are
+    worked by hand.
+
+    Board 1: side 0 wins 5–3 (CLOSE_WIN: 100–50 in round points, 4 20s to 1); board 2: side 0
+    wins 8–0 (CLEAN_WIN: 120–0, no 20s). Both winners have 2 match points: the board-1 winner
+    is first, decided by 20s (4 to 0); both losers 0: the board-1 loser is third, by 20s (1 to 0).
+    """
+    page = open_site_page(new_page, f"{server_url}/events", 1280, 800)
+    log_in(page, server_url, "evorg2")
+    page.goto(f"{server_url}/events/{swiss_after_round_1}")
+    page.wait_for_function("() => window.crokinoleEvent && window.crokinoleEvent.view()")
+    api = Organiser(page, server_url, swiss_after_round_1)
+    board1 = api.pairing(1, 1)
+    board2 = api.pairing(1, 2)
+
+    page.get_by_test_id("enter-1-1").click()
+    dialog = page.get_by_test_id("result-dialog")
+    rows = dialog.locator(".result-round:not(.result-head)")
+    for k, (a, b, c, d) in enumerate(CLOSE_WIN):
+        for role, value in (("total-0", a), ("twenties-0", b), ("total-1", c), ("twenties-1", d)):
+            rows.nth(k).locator(f"[data-role={role}]").fill(str(value))
+    dialog.get_by_test_id("result-save").click()
+    dialog.wait_for(state="hidden")
+    page.get_by_test_id("pairing-score-1-1").filter(has_text="5–3").wait_for()
+    if api.pairing(1, 1)["state"] == "reported":
+        page.get_by_test_id("confirm-1-1").click()
+    page.get_by_test_id("pairing-state-1-1").filter(has_text="Finished").wait_for()
+    api.result(1, 2, CLEAN_WIN)
+    page.get_by_test_id("pairing-state-1-2").filter(has_text="Finished").wait_for(timeout=10_000)
+
+    ids = [
+        board1["sides"][0][0],
+        board2["sides"][0][0],
+        board1["sides"][1][0],
+        board2["sides"][1][0],
+    ]
+    #: (match points, 20s, differential) by hand, in the expected order.
+    expected = [("2", "4", "+50"), ("2", "0", "+120"), ("0", "1", "−50"), ("0", "0", "−120")]
+    table = page.get_by_test_id("standings-table")
+    table.wait_for()
+    rows = table.locator("tbody tr")
+    assert rows.count() == 4
+    for k, (entrant, figures) in enumerate(zip(ids, expected, strict=True)):
+        row = rows.nth(k)
+        assert row.get_attribute("data-testid") == f"standing-{entrant}"
+        cells = [
+            row.locator(f"td[data-tie-break={key}]").inner_text()
+            for key in ("match_points", "twenties", "differential")
+        ]
+        assert tuple(cells) == figures, (k, cells)
+        assert row.locator("td[data-tie-break=head_to_head]").count() == 1
+    # The deciding value is bold, with its caption.
+    for k in (0, 3):
+        row = rows.nth(k)
+        assert row.locator("td.decider").get_attribute("data-tie-break") == "twenties"
+        assert row.locator("td.decider strong").inner_text() == expected[k][1]
+        assert row.get_by_test_id("decided-by").inner_text() == "decided by 20s"
+
+
+@pytest.fixture(scope="module")
+def bracket_event(browser: Any, server_url: str) -> str:
+    """An 8-player single elimination on real boards played to its final: its id.
+
+    Seeds by rating, Ann (1800) first to Hal (1100); side 0 of every match wins.
+    """
+    sign_up(server_url, "evorg3")
+    ctx = browser.new_context()
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server_url}/events")
+        log_in(page, server_url, "evorg3")
+        api = Organiser(page, server_url)
+        api.create({"name": "Winter cup", "format": "elimination", **HALL})
+        names = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
+        api.add(names, [1800 - 100 * k for k in range(8)])
+        for _ in range(3):
+            round_ = api.pair_and_start()
+            for p in round_["pairings"]:
+                if not p["bye"]:
+                    api.result(round_["number"], p["table"], CLOSE_WIN)
+        return api.id
+    finally:
+        ctx.close()
+
+
+def test_the_bracket_is_drawn_as_a_bracket(
+    new_page: Any, server_url: str, bracket_event: str
+) -> None:
+    """Issue 23, "the bracket drawn as a bracket": 8 players give quarter-finals, semi-finals
+    and a final (3 columns of 4, 2 and 1 matches), 4 + 2 lines joining them, a winner marked
+    in each of the 7 matches, and the champion named."""
+    page = open_site_page(new_page, f"{server_url}/events/{bracket_event}", 1280, 800)
+    page.wait_for_function("() => window.crokinoleEvent && window.crokinoleEvent.view()")
+    svg = page.get_by_test_id("bracket-svg")
+    svg.wait_for()
+    columns = svg.get_by_test_id("bracket-round")
+    assert columns.count() == 3
+    assert [columns.nth(k).get_by_test_id("bracket-match").count() for k in range(3)] == [4, 2, 1]
+    heads = svg.locator(".bracket-head").all_inner_texts()
+    assert heads == ["Quarter-final", "Semi-final", "Final"]
+    assert svg.get_by_test_id("bracket-line").count() == 6
+    assert svg.get_by_test_id("bracket-winner").count() == 7
+    view = page.evaluate("() => window.crokinoleEvent.view()")
+    final = view["bracket"]["rounds"][2]["matches"][0]
+    champion = final["names"][final["sides"].index(final["winner"])]
+    assert page.get_by_test_id("bracket-champion").inner_text() == f"Winner: {champion}."
+    # The columns stand left to right, each match of a later round between the two it follows.
+    xs = [
+        columns.nth(k).get_by_test_id("bracket-match").first.bounding_box()["x"] for k in range(3)
+    ]
+    assert xs[0] < xs[1] < xs[2]
+    qf = [b.bounding_box() for b in columns.nth(0).get_by_test_id("bracket-match").all()]
+    sf = columns.nth(1).get_by_test_id("bracket-match").first.bounding_box()
+    assert qf[0]["y"] < sf["y"] < qf[1]["y"] + qf[1]["height"]
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_no_sideways_scroll(
+    new_page: Any,
+    server_url: str,
+    bracket_event: str,
+    swiss_after_round_1: str,
+    width: int,
+    height: int,
+) -> None:
+    """The list, an event with its standings and one with its bracket fit the screen's width
+    (a wide bracket scrolls inside its own box, the page does not)."""
+    for path in ("/events", f"/events/{swiss_after_round_1}", f"/events/{bracket_event}"):
+        page = open_site_page(new_page, f"{server_url}{path}", width, height)
+        page.wait_for_function(
+            "() => document.getElementById('main').getAttribute('aria-busy') === 'false'"
+        )
+        wide = page.evaluate("() => document.documentElement.scrollWidth")
+        assert wide <= width, f"{path} at {width}x{height}: {wide} px wide"
+
+
+@pytest.mark.parametrize(("width", "height"), [SIZES[0], SIZES[2]])
+def test_axe_finds_no_broken_rule(
+    new_page: Any,
+    server_url: str,
+    axe_source: str,
+    bracket_event: str,
+    width: int,
+    height: int,
+) -> None:
+    page = open_site_page(new_page, f"{server_url}/events", width, height, reduced_motion="reduce")
+    page.wait_for_function("() => window.crokinoleEvents && window.crokinoleEvents.ready")
+    check(page, axe_source, f"events, {width}")
+    page.get_by_test_id("ev-more-toggle").click()
+    check(page, axe_source, f"events with more options, {width}")
+    page.goto(f"{server_url}/events/{bracket_event}")
+    page.wait_for_function("() => window.crokinoleEvent && window.crokinoleEvent.view()")
+    check(page, axe_source, f"an event with its bracket, {width}")
+    # The organiser's page: the controls and the result dialog.
+    log_in(page, server_url, "evorg3")
+    page.reload()
+    page.wait_for_function(
+        "() => window.crokinoleEvent && window.crokinoleEvent.viewer().organiser"
+    )
+    check(page, axe_source, f"the organiser's event page, {width}")
+    page.locator("[data-testid^=correct-]").first.click()
+    page.get_by_test_id("result-dialog").wait_for()
+    check(page, axe_source, f"the result dialog, {width}")
