@@ -319,3 +319,17 @@ test("eventGap: an event message more than one past the last received is a gap; 
   assert.equal(eventGap({ ...s, table: null }, 7, { type: "shot", table: "t1", event: 12 }), false);
   assert.equal(eventGap(s, null, { type: "shot", table: "t1", event: 12 }), false);
 });
+
+test("an event's table keeps where it stands in its event (docs/protocol.md, Event tables)", () => {
+  const link = {
+    id: "0123456789abcdef", name: "Tuesday league", stage: "Round 2", round: 2, table: 3, game: 1,
+    best_of: 1, rated: false, label: "Tuesday league · Round 2 · Table 3", page: "/events/0123456789abcdef",
+  };
+  const s = reduce(initialState(), { type: "table", table: T, event: 3, view: view({ kind: "ranked", event_link: link }) }, 5000);
+  assert.deepEqual(s.eventLink, link);
+  assert.equal(s.ranked, true);
+  // A party's view says null: another table's link is not kept.
+  const other = reduce(s, { type: "table", table: "b".repeat(32), event: 1, view: view({ table: "b".repeat(32), event_link: null }) }, 5000);
+  assert.equal(other.eventLink, null);
+  assert.equal(initialState().eventLink, null);
+});

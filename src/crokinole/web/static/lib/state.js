@@ -81,6 +81,7 @@ export function initialState() {
     seatNames: {}, // {seat: name} of each seat's player as seen at this table (a seat left empty keeps it)
     mySeats: [], // the seats this screen played at this table (kept after it left or resigned)
     hintsUsed: {}, // {seat: hints and heat maps asked for in this game} (the view's hints_used)
+    eventLink: null, // an event's table: {id, name, stage, round, table, game, best_of, label, page}
   };
 }
 
@@ -89,9 +90,12 @@ export function initialState() {
 const LOBBY_KEYS = [
   "kind", "code", "invite", "stage", "host", "you", "members", "spectators", "seats", "settings",
   "deadline", "placement", "next_pressed", "rematch_votes", "ranked", "ratings", "hints_used",
+  "event_link",
 ];
 
-const RENAME = { next_pressed: "nextPressed", rematch_votes: "rematchVotes", hints_used: "hintsUsed" };
+const RENAME = {
+  next_pressed: "nextPressed", rematch_votes: "rematchVotes", hints_used: "hintsUsed", event_link: "eventLink",
+};
 
 /**
  * The game with every seat's name told apart: two seats of one name (two "CPU Easy" against

@@ -82,7 +82,8 @@ function card(view, state, round, pairing) {
       if (href) tools.append(link(tables.length > 1 ? `Watch game ${k + 1}` : "Watch", href, `watch-${round.number}-${pairing.table}`));
     });
     // The player's own table: the game page opens it (the seat is kept for their account).
-    if (mine !== null) tools.append(link("Play your game", "/", `play-${round.number}-${pairing.table}`));
+    const playing = tables.length ? `/?table=${encodeURIComponent(tables[tables.length - 1])}` : "/";
+    if (mine !== null) tools.append(link("Play your game", playing, `play-${round.number}-${pairing.table}`));
   }
   if (tables.length && (pairing.state === "confirmed" || pairing.state === "reported")) {
     tables.forEach((t, k) => {

@@ -102,7 +102,9 @@ export function renderScoreboard(s, ui) {
   // Ranked games always have the human hand (the start screen says so): the label stays short.
   const hand = s.settings && s.settings.hand === "human" && !s.ranked ? " · human hand" : "";
   const watching = s.kind === "party" && s.spectators ? ` · ${s.spectators} watching` : "";
-  $("round-label").textContent = (s.ranked ? "Ranked · " : "") + (rules.scoring === "to_100"
+  // An event's table says where it is in the event ("Tuesday league · Round 2 · Table 3 · …").
+  const where = s.eventLink ? `${s.eventLink.label} · ` : s.ranked ? "Ranked · " : "";
+  $("round-label").textContent = where + (rules.scoring === "to_100"
     ? `Round ${g.round} · to ${rules.target || 100}`
     : `Round ${g.round} of ${rules.rounds}`) + hand + watching;
   const turn = $("turn-indicator");

@@ -50,6 +50,8 @@ const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 const touchScreen = window.matchMedia("(pointer: coarse)");
 // R6: on one device the round result moves on by itself after this long, counted from when it
 // is shown (tests may shorten it from the address: ?round_countdown=2).
+// ?table=<id>: open that table of this device's (an event's page sends a player to theirs).
+const WANTED_TABLE = /^[0-9a-f]{32}$/.test(params.get("table") || "") ? params.get("table") : null;
 const ROUND_COUNTDOWN = clamp(Number.parseFloat(params.get("round_countdown") || "10") || 10, 0.5, 60);
 const BUSY_AFTER_MS = 600; // an answer slower than this shows the "server is working" sign
 const SEAT_WORD = { south: "South", west: "West", north: "North", east: "East" };
@@ -351,6 +353,11 @@ function onWelcome(msg) {
       ? `You are in a party (${t.stage === "lobby" ? "in its lobby" : "game in progress"}).`
       : "You have an unfinished game.";
     $("continue-button").textContent = t.kind === "party" ? "Back to the party" : "Continue game";
+  }
+  if (!S.table && WANTED_TABLE && !UI.reopened) {
+    // The page was sent to one of this device's tables (?table=): it opens that one.
+    UI.reopened = true;
+    send({ type: "open", table: WANTED_TABLE, last_event: null });
   }
   const party = mine.find((t) => t.kind === "party");
   if (!S.table && !UI.joinLink && party && !UI.reopened) {
@@ -1419,6 +1426,7 @@ function init() {
       else UI.joinLink = null;
     }
   }
+  if (WANTED_TABLE && S.table !== WANTED_TABLE) S = { ...leaveTable(S), connection: "connecting" };
   if (S.table) syncScreen();
   else showStart();
   if (UI.joinLink && !UI.joinLink.spectator) {
