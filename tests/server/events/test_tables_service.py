@@ -20,8 +20,8 @@ import pytest
 
 from crokinole.board import Seat
 from crokinole.events.event import Actor, Event
-from crokinole.events.model import EventSettings, Format, GameScore, MatchResult
-from crokinole.rules import Rules, TieSetting
+from crokinole.events.model import EventSettings, Format, GameScore, MatchResult, Teams, Venue
+from crokinole.rules import Layout, Rules, TieSetting
 from crokinole.server.events.service import EventService
 from crokinole.server.events.tables import EventTables, game_score, opener
 from crokinole.server.owner.tables import Tables
@@ -365,6 +365,68 @@ def test_a_game_that_ended_unreported_is_reported_at_startup(store: Store) -> No
         assert expected is not None
         result = event.rounds[0].results[1]
         assert result.confirmed and result.result == MatchResult((expected,))
+        await s.tables.close()
+
+    anyio.run(scenario)
+
+
+def test_rotating_doubles_seat_partners_opposite_at_one_table(store: Store) -> None:
+    """R2 doubles, St. Jacobs style (issue 23): four players, each scored alone; round 1's
+    one pairing gets one table of four accounts, partners opposite (south-north against
+    west-east), the first side at south and north."""
+
+    async def scenario() -> None:
+        s = await site(store)
+        event_id, accounts = await event_of(
+            s, ["ann", "bob", "cat", "dan"], format=Format.SWISS, rounds=1,
+            teams=Teams.ROTATING, rules=Rules.doubles(),
+        )  # fmt: skip
+        await s.run(event_id, "pair_next")
+        await s.run(event_id, "start_round", 1)
+        (table_id,) = await opened(s, event_id, 1)
+        event = await s.events.load(event_id)
+        table = await s.tables.get(table_id)
+        assert event is not None and table is not None
+        (pairing,) = event.rounds[0].pairings
+        first, other = pairing.sides[pairing.first], pairing.sides[1 - pairing.first]
+        at = {seat: table.member(getattr(o, "mid", "")) for seat, o in table.seats.items()}
+        devices = {seat: m.device for seat, m in at.items() if m is not None}
+        assert {devices[Seat.SOUTH], devices[Seat.NORTH]} == {
+            f"account:{accounts[e]}" for e in first
+        }
+        assert {devices[Seat.WEST], devices[Seat.EAST]} == {f"account:{accounts[e]}" for e in other}
+        assert table.settings.layout is Layout.DOUBLES and table.settings.discs == 12
+        await s.tables.close()
+
+    anyio.run(scenario)
+
+
+def test_both_venues_seat_only_the_pairings_of_accounts(store: Store) -> None:
+    """An event played online and on boards (issue 23: "or both"): a pairing with a player
+    who has no account (a name, in the hall) gets no table; the others get theirs."""
+
+    async def scenario() -> None:
+        s = await site(store)
+        event_id, accounts = await event_of(
+            s, ["ann", "bob", "cat"], format=Format.SWISS, rounds=1, venue=Venue.BOTH
+        )
+        event = await s.run(event_id, "add", "Gus")  # a name only: a board in the hall
+        event = await s.run(event_id, "check_in", event.entrants[-1].id)
+        await s.run(event_id, "pair_next")
+        await s.run(event_id, "start_round", 1)
+        for _ in range(100):
+            event = await s.events.load(event_id) or event
+            if any(event.rounds[0].tables.values()):
+                break
+            await anyio.sleep(0.01)
+        await anyio.sleep(0.2)
+        event = await s.events.load(event_id) or event
+        state = event.rounds[0]
+        for pairing in state.pairings:
+            online = all(e in accounts for e in pairing.entrants)
+            assert bool(state.tables.get(pairing.table)) == online, pairing
+        assert sum(1 for p in state.pairings if state.tables.get(p.table)) == 1
+        assert await s.online.open_round_tables(event_id, 1) == ()
         await s.tables.close()
 
     anyio.run(scenario)
