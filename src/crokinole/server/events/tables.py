@@ -56,10 +56,11 @@ from crokinole.events.model import (
     Venue,
     entrants_by_id,
 )
+from crokinole.server.cluster.hub import HubUnavailableError
 from crokinole.server.events.service import EventService
 from crokinole.server.owner.tables import Tables
 from crokinole.server.ranked import rated
-from crokinole.store import StoreConflictError
+from crokinole.store import StoreConflictError, StoreUnavailableError
 from crokinole.table import (
     Event as TableEvent,
 )
@@ -89,6 +90,9 @@ log = logging.getLogger("crokinole.server")
 
 #: What the process that makes the rounds' tables leads on the hub (one at a time).
 LEAD = "events.tables"
+#: Tries, and seconds between them, of a game's report while the store or the hub is out.
+OUTAGE_TRIES = 5
+OUTAGE_WAIT_S = 1.0
 
 
 # ------------------------------------------------------------------ pure parts
@@ -384,15 +388,30 @@ class EventTables:
         link = table.event
         if link is None:
             return
-        await self._settle_pairing(link.event_id, link.round, link.table, ended=table)
+        for attempt in range(OUTAGE_TRIES):
+            try:
+                await self._settle_pairing(link.event_id, link.round, link.table, ended=table)
+                return
+            except (StoreUnavailableError, HubUnavailableError, StoreConflictError) as exc:
+                reason = str(exc)
+            except TableError as exc:
+                if exc.code not in (ErrorCode.UNAVAILABLE, ErrorCode.BUSY, ErrorCode.STALE):
+                    raise
+                reason = exc.message
+            if attempt < OUTAGE_TRIES - 1:
+                await anyio.sleep(OUTAGE_WAIT_S)
+        log.warning("table %s's result waits for the next start (settle): %s", table.id, reason)
 
     async def settle(self, event_id: str) -> None:
         """Report every finished game of the event's current round that was not reported
-        (a game that ended while its process was going down), and open what is missing."""
+        (a game that ended while its process was going down), and open the tables that
+        are missing (a round's start that was not heard, a best-of's next game)."""
         event = await self.events.load(event_id)
         if event is None or event.current_round is None or not event.current_round.started:
             return
         state = event.current_round
+        if _needs_tables(event):
+            await self.open_round_tables(event_id, state.number)
         for pairing in state.pairings:
             result = state.results.get(pairing.table)
             if pairing.bye or (result is not None and result.confirmed):
