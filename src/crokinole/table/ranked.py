@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from crokinole.board import Seat
 from crokinole.errors import ErrorCode, TableError
 from crokinole.rules import Layout
-from crokinole.table.commands import Command
+from crokinole.table.commands import Command, Join
 from crokinole.table.draft import Draft, check_clock_and_seed, layout_name
 from crokinole.table.event_link import EventLink
 from crokinole.table.events import (
@@ -109,17 +109,23 @@ def seat_players(d: Draft, seated: list[RankedPlayer]) -> None:
 
 
 def check_sender(t: Table, command: Command) -> None:
-    """At a ranked table, only its players' devices send commands (``ranked_table``)."""
+    """At a ranked table, only its players' devices send commands (``ranked_table``); at an
+    event's table anyone may also join as a spectator (and then watch as a member)."""
     if t.kind is Kind.RANKED:
         device = getattr(command, "device", None)
-        if device is not None and t.member_of(device) is None:
+        watching = t.event is not None and isinstance(command, Join) and command.spectator
+        if device is not None and t.member_of(device) is None and not watching:
             raise TableError(
                 ErrorCode.RANKED_TABLE, "this is a ranked game: only its players can join"
             )
 
 
 def leave_ranked(d: Draft, member: Member) -> None:
-    """A ranked player goes: during the game, they abandon it (it ends at once)."""
+    """A ranked player goes: during the game, they abandon it (it ends at once).  A
+    spectator of an event's table just goes."""
+    if member.spectator:
+        d.emit(MemberLeft, mid=member.mid, removed=False)
+        return
     playing = d.table.stage is Stage.PLAYING
     d.emit(MemberLeft, mid=member.mid, removed=False)
     if playing:

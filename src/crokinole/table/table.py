@@ -55,6 +55,9 @@ Decisions taken where the issue and the contract are silent:
   Start and Rematch by its players.  A player who leaves or resigns during
   the game abandons it: it ends at once (``abandoned``), their seat empty.
   The names are the accounts': ``rename`` is ``ranked_table``.
+* **Events.**  An event's table (``event``: :class:`EventLink`) is a ranked
+  table on the event's settings; anyone may join it as a spectator by its
+  code (a spectator who leaves abandons nothing).
 * **No-shows.**  At a ranked table a seat's first turn of a game has no
   stand-in and no ditch: if its player has not shot by the end of that turn's
   clock (``turn_time + turn_grace``, the ranked clock), the game is aborted
@@ -101,7 +104,7 @@ class Table:
     Attributes:
         id: the table's id (32 hex digits from the server).
         kind: party or solo.
-        code: the party's code (None for solo).
+        code: the party's code (None for solo), or the spectators' code of an event's table.
         version: the version of the last event folded in (1 after creation's first).
         created_at: server time of creation.
         host: the host's mid (None: nobody).
@@ -275,6 +278,7 @@ class Table:
         seed: int,
         now: float,
         event: EventLink | None = None,
+        code: str | None = None,
     ) -> tuple[Table, list[Event]]:
         """A ranked table with its players seated and its game started, and its first events.
 
@@ -282,7 +286,7 @@ class Table:
         takes the turn of one who does not come within ``standin_grace``.
         An event's table (``event``: its link to the event) plays the
         event's settings (any rules of singles or doubles, no hints) rather
-        than the ranked ones.
+        than the ranked ones, and its ``code`` lets spectators join it (``/watch/{code}``).
 
         >>> from crokinole.board import Seat
         >>> players = {
@@ -305,9 +309,11 @@ class Table:
                 seed or time), ``bad_name``.
         """
         seated = ranked.check_players(settings, players, now, seed, event=event)
+        if code is not None and event is None:
+            raise TableError(ErrorCode.BAD_SETTINGS, "only an event's ranked table has a code")
         host = seated[0].device
         draft = open_draft(
-            cls, id, Kind.RANKED, None, settings, timings=timings, seed=seed, now=now, device=host
+            cls, id, Kind.RANKED, code, settings, timings=timings, seed=seed, now=now, device=host
         )
         if event is not None:
             draft.emit(EventLinked, link=event)

@@ -20,7 +20,7 @@ import pytest
 
 from crokinole.server.limits import ServerSettings
 from tests.server.ranked.test_ranked_protocol import Ranked, open_table, play_to_the_end, sign_up
-from tests.support.server import serving
+from tests.support.server import Player, serving
 
 #: The event's rules: one round a game, so that a played game is short (R2: 1-4 rounds).
 QUICK = {"rounds": 1}
@@ -266,5 +266,45 @@ def test_a_best_of_three_final_opens_game_two_with_the_other_side_first(server: 
         assert decided["winner"] == pairing["first"]  # the side that won
         assert len(decided["tables"]) == 2  # no third game
     finally:
+        for account in (organiser, *players.values()):
+            account.close()
+
+
+def test_anyone_can_watch_an_event_game_live(server: str) -> None:
+    """Issue 23, "Watch": live tables, spectate any online game.  The table's view gives
+    its spectators' link (``watch``; no invite: nobody else can play there); a guest joins
+    by its code as a spectator, sees the shots as they are played, and leaving ends
+    nothing; the players' game goes on to its result."""
+    organiser, players, event_id = online_event(server, ["ann", "bob"], format="swiss", rounds=1)
+    guest = Player(server)
+    try:
+        organiser.post(f"/api/events/{event_id}/rounds")
+        organiser.post(f"/api/events/{event_id}/rounds/1/start")
+        view = until(organiser, event_id, with_tables(1), "the table")
+        pairing = view["rounds"][0]["pairings"][0]
+        at_table = seated(players, pairing, pairing["tables"][0])
+        table_view = at_table["view"]
+        assert table_view["invite"] is None and table_view["watch"].startswith("/watch/")
+        code = table_view["watch"].removeprefix("/watch/")
+        guest.hello()
+        watching = guest.join(code, name="Eve", spectator=True)["view"]
+        assert watching["you"]["spectator"] is True and watching["you"]["seats"] == []
+        assert watching["event_link"] == table_view["event_link"]
+        south = at_table["by_seat"]["south"]
+        lo, hi = watching["placement"]["south"][0]
+        south.shoot("south", position=(lo + hi) / 2, direction=0.0, power=26.0)
+        assert guest.until("shot")["seat"] == "south"
+        guest.act("leave")
+        gone = south.until("member", lambda m: m["change"] == "left")
+        assert gone["member"] == watching["you"]["member"]
+        at_table["by_seat"]["north"].act("resign")
+        south.until("finished")
+        view = until(organiser, event_id, round_over(1), "the result")
+        assert (
+            view["rounds"][0]["pairings"][0]["result"]["games"][0]["forfeit"]
+            == 1 - (pairing["first"])
+        )
+    finally:
+        guest.close()
         for account in (organiser, *players.values()):
             account.close()

@@ -28,13 +28,16 @@ from crokinole.table import (
     EventLink,
     GameAborted,
     GameFinished,
+    Join,
     Kind,
+    Leave,
     RankedPlayer,
     Resign,
     SeatRating,
     Stage,
     Table,
     TableError,
+    TableSettings,
     Tick,
 )
 from tests.support.table import T0, shoot
@@ -178,7 +181,7 @@ def event_table(first: int, settings: EventSettings = SWISS) -> Table:
     link = EventLink("ev1", settings.name, "Round 1", round=1, table=1)
     table, _ = Table.create_ranked(
         id="e" * 32, players=players, settings=table_settings(one_round), seed=5, now=T0,
-        event=link,
+        event=link, code="WATCH2",
     )  # fmt: skip
     return table
 
@@ -257,3 +260,30 @@ def test_a_player_who_resigns_loses_by_forfeit() -> None:
     table, _ = table.apply(Resign("account:1"), T0 + 3)
     assert table.stage is Stage.FINISHED
     assert game_score(table, 1) == GameScore(forfeit=0)
+
+
+def test_anyone_may_watch_an_events_table_and_go_without_ending_it() -> None:
+    """Issue 23, "Watch": live tables, spectate any online game.  A spectator joins an
+    event's table (a Join as a spectator; the table has a code for it), and leaving
+    ends nothing; joining as a player is still refused, and a ranked table that is not
+    an event's takes no spectator."""
+    table = event_table(0)
+    table, events = table.apply(Join("dev-eve", "Eve", spectator=True), T0 + 1)
+    assert [e.TYPE for e in events] == ["member_joined"]
+    assert table.spectators == 1 and table.stage is Stage.PLAYING
+    table, events = table.apply(Leave("dev-eve"), T0 + 2)
+    assert [e.TYPE for e in events] == ["member_left"]
+    assert table.stage is Stage.PLAYING and table.spectators == 0
+    with pytest.raises(TableError, match="only its players can join"):
+        table.apply(Join("dev-fay", "Fay"), T0 + 3)
+    ranked_players = {
+        Seat.SOUTH: RankedPlayer("account:1", "ann", SeatRating(1000, True)),
+        Seat.NORTH: RankedPlayer("account:2", "bob", SeatRating(1000, True)),
+    }
+    plain, _ = Table.create_ranked(
+        id="r" * 32, players=ranked_players, settings=TableSettings.ranked("singles"), seed=1,
+        now=T0,
+    )  # fmt: skip
+    assert plain.code is None
+    with pytest.raises(TableError, match="only its players can join"):
+        plain.apply(Join("dev-eve", "Eve", spectator=True), T0 + 1)

@@ -341,13 +341,15 @@ class Tables(Commands, Loading, Timers, CpuTurns):
     ) -> Table:
         """A new ranked table with ``players`` seated and its game started, stored and held.
 
-        ``event``: the table is an event's, linked to it, on the event's settings.
+        ``event``: the table is an event's, linked to it, on the event's settings, with a
+        code its spectators join it by.
 
         Raises:
             TableError: ``bad_settings`` (not the ranked rules, seats not the
                 layout's, a player twice); nothing was stored.
         """
         timings = self._timings
+        # An event's table has a code for its spectators (drawn again if it is taken).
         return await self._store_new(
             lambda table_id, seed, now: Table.create_ranked(
                 id=table_id,
@@ -357,7 +359,9 @@ class Tables(Commands, Loading, Timers, CpuTurns):
                 seed=seed,
                 now=now,
                 event=event,
-            )
+                code=None if event is None else self._codes(),
+            ),
+            tries=1 if event is None else 8,
         )
 
     async def _store_new(

@@ -215,9 +215,12 @@ class Session(Dispatch):
         return self.account.id if self.account is not None else None
 
     def _me_at(self, table: Table) -> str | None:
-        """Who this connection is at ``table``: its account at a ranked table, else its device."""
+        """Who this connection is at ``table``: its account at a ranked table, else its device
+        (and at an event's table the device of a spectator who is not one of its players)."""
         if table.kind is Kind.RANKED:
-            return rated.identity(self.account.id) if self.account is not None else None
+            player = rated.identity(self.account.id) if self.account is not None else None
+            if table.event is None or (player is not None and table.member_of(player)):
+                return player
         return self.token
 
     # ------------------------------------------------------------ sending
@@ -511,7 +514,8 @@ class Session(Dispatch):
             )
         self._switch_table()
         self._me = me
-        if table.kind is Kind.RANKED and table.stage == "playing":
+        # A ranked player's device (not an event's spectator, who is there by its device).
+        if table.kind is Kind.RANKED and table.stage == "playing" and me != self.token:
             await self._note_ranked_device(table.id)
         missed = table.version - last_event if last_event is not None else 0
         if last_event is not None and last_event >= 1 and 0 < missed <= MAX_CATCH_UP:

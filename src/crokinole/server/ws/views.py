@@ -264,7 +264,7 @@ def view(table: Table, device: str | None, now: float) -> dict[str, Any]:
         "kind": table.kind,
         "ranked": table.kind == "ranked",
         "code": table.code,
-        "invite": None if table.code is None else f"/join/{table.code}",
+        "invite": None if table.code is None or table.kind == "ranked" else f"/join/{table.code}",
         "watch": None if table.code is None else f"/watch/{table.code}",
         **lobby_parts(table, device),
         "server_time": now,
