@@ -331,9 +331,7 @@ def test_a_result_reported_by_one_side_counts_once_the_other_confirms(users: Use
     second.refused("post", table + "/result", WON_BY_SECOND, status=409, code="conflict")
 
 
-def test_results_are_limited_per_address_but_the_organisers(
-    users: Users, served: Served
-) -> None:
+def test_results_are_limited_per_address_but_the_organisers(users: Users, served: Served) -> None:
     event = event_of(users, ["ann", "bob", "cyd", "dee"])
     event.organiser.ok("post", event.path("/rounds"))
     event.organiser.ok("post", event.path("/rounds/1/start"))

@@ -157,7 +157,7 @@ def test_a_change_through_another_process_reaches_the_watchers_by_the_store(
     """Two processes on one store whose broadcasts never meet (two memory hubs): the watched
     event's version is read from the store, so the change still arrives."""
     db = tmp_path / "shared.db"
-    here, there = new_app(db), new_app(db)
+    here, there = new_app(db, memory_hub=True), new_app(db, memory_hub=True)
     here.state.events.streams.poll_s = 0.05
     with running(here) as served_here, running(there) as served_there:
         organiser = User(served_there.url).sign_up("organiser")
