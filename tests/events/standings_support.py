@@ -132,10 +132,11 @@ def results(draw: st.DrawFn, best_of: int) -> MatchResult:
 def events(
     draw: st.DrawFn, max_players: int = 8
 ) -> tuple[EventSettings, list[Entrant], list[Match]]:
-    """A Swiss-like event: singles or rotating doubles, random pairings (rematches
+    """A Swiss-like event: singles, rotating doubles or fixed teams, random pairings (rematches
     allowed), byes for those left over, best of 1 or 3, random tie-break orders and
     points; ratings from a few values, so that ties happen."""
-    rotating = draw(st.booleans())
+    teams = draw(st.sampled_from(list(Teams)))
+    rotating = teams is Teams.ROTATING
     orders = st.permutations(list(TieBreak)).flatmap(
         lambda order: st.integers(1, len(order)).map(lambda n: tuple(order[:n]))
     )
@@ -143,8 +144,8 @@ def events(
         name=draw(st.sampled_from(["Club night", "=Cup", 'Sa,int\'s "Open"'])),
         format=Format.SWISS,
         rounds=3,
-        teams=Teams.ROTATING if rotating else Teams.SINGLES,
-        rules=Rules.doubles() if rotating else Rules(),
+        teams=teams,
+        rules=Rules() if teams is Teams.SINGLES else Rules.doubles(),
         tie_breaks=draw(st.one_of(st.just(DEFAULT_TIE_BREAKS), orders)),
         points=draw(st.sampled_from([Points(), Points(3, 1, 0), Points(1, 0, 0)])),
     )
@@ -154,7 +155,8 @@ def events(
         Entrant(
             f"e{i + 1}",
             names[i % len(names)],
-            (Person(names[i % len(names)]),),
+            (Person(names[i % len(names)]),)
+            + ((Person(names[(i + 1) % len(names)]),) if teams is Teams.FIXED else ()),
             rating=draw(st.sampled_from([0.0, 1500.0, 1520.5])),
             status=draw(st.sampled_from(list(EntrantStatus))),
         )

@@ -22,12 +22,15 @@ from crokinole.events.export import from_cmn, standings_csv, to_cmn
 from crokinole.events.model import (
     Entrant,
     EventSettings,
+    Format,
     MatchResult,
     Pairing,
     Person,
+    Teams,
     TieBreak,
 )
 from crokinole.events.standings import standings
+from crokinole.rules.options import Rules
 from tests.events.standings_support import doubles, events, forfeit, game, one, pair, people, swiss
 from tests.events.test_standings import FIVE, FIVE_MATCHES, SIX, SIX_MATCHES
 
@@ -267,6 +270,13 @@ _DELETE = object()
         (_set("event", _DELETE), "the document: 'event' is missing"),
         (_set("event.format", "ladder"), "event: the event's settings are not valid"),
         (_set("event.rounds", 0), "event: a Swiss event plays 1 to 30 rounds"),
+        (_set("event.name", 5), "event: name is a text, not 5"),
+        (_set("event.rated", "no"), "event: rated is true or false, not 'no'"),
+        (_set("event.tie_breaks", "wins"), "event: tie_breaks is a list"),
+        (_set("event.tie_breaks", ["luck"]), "event: the event's settings are not valid"),
+        (_set("event.points", [3, 1, 0]), "event: points is a JSON object"),
+        (_set("event.points.win", 2.5), "event: points.win is a whole number, not 2.5"),
+        (_set("event.rules", {"layout": "doubles"}), "event: the event's settings are not valid"),
         (_set("players", {"A": 1}), "players is a list"),
         (_set("players.0", "A"), "players[0] is a JSON object"),
         (_set("players.0.id", _DELETE), "players[0]: 'id' is missing"),
@@ -384,3 +394,21 @@ def test_any_broken_document_is_refused_with_an_event_error_only(data: st.DataOb
     except EventError as exc:
         assert exc.code is ErrorCode.BAD_EVENT
         assert exc.message
+
+
+def test_fixed_teams_list_both_members_and_need_two() -> None:
+    """Doubles of fixed teams: an entrant is a team of two (issue 23); CMN lists both."""
+    fixed = EventSettings(
+        name="Pairs", format=Format.SWISS, rounds=1, teams=Teams.FIXED, rules=Rules.doubles()
+    )
+    teams = [
+        Entrant("t1", "Reds", (Person("Ann"), Person("Bo"))),
+        Entrant("t2", "Blues", (Person("Cy"), Person("Dee"))),
+    ]
+    matches = [(pair(1, 1, "t1", "t2"), one(20, 10))]
+    doc = to_cmn(fixed, teams, matches)
+    assert [p["members"] for p in doc["players"]] == [["Ann", "Bo"], ["Cy", "Dee"]]
+    assert from_cmn(doc)[1][0].members == (Person("Ann"), Person("Bo"))
+    doc["players"][1]["members"] = ["Cy"]
+    with pytest.raises(EventError, match="player 't2': members has 2 name"):
+        from_cmn(doc)

@@ -50,7 +50,7 @@ from crokinole.events.model import (
     Teams,
     Venue,
 )
-from crokinole.events.schedule import pool_name, pool_round, pool_rounds, snake_pools
+from crokinole.events.schedule import pool_round, pool_rounds, snake_pools
 from crokinole.events.standings import Standing, Tally, standings, tallies
 from crokinole.events.swiss import SwissEntrant, pair_swiss
 from crokinole.rules.sheet import clean_name
@@ -273,6 +273,64 @@ class Event:
             },
             now,
         )
+
+    @staticmethod
+    def imported(
+        event_id: str,
+        code: str,
+        organiser: int,
+        *,
+        settings: EventSettings,
+        entrants: Sequence[Entrant],
+        matches: Sequence[tuple[Pairing, MatchResult | None]],
+        now: float,
+    ) -> tuple[Entry, ...]:
+        """The log of an event played elsewhere (a CMN 1.0 import): finished, all confirmed.
+
+        Raises:
+            EventError: ``bad_event`` when a match names an unknown entrant
+                or two matches share a round's table.
+        """
+        known = {e.id for e in entrants}
+        entries = [Event.create(event_id, code, organiser, settings, now=now)]
+        entries += [
+            Entry("entrant_added", {"entrant": entrant_to_dict(replace(e, claim=None))}, now)
+            for e in entrants
+        ]
+        by_round: dict[int, list[tuple[Pairing, MatchResult | None]]] = {}
+        for pairing, result in matches:
+            unknown = set(pairing.entrants) - known
+            if unknown:
+                raise _refuse(
+                    ErrorCode.BAD_EVENT, f"a match names unknown players {sorted(unknown)}"
+                )
+            by_round.setdefault(pairing.round, []).append((pairing, result))
+        for number in sorted(by_round):
+            played = by_round[number]
+            tables = [p.table for p, _ in played]
+            if len(set(tables)) != len(tables):
+                raise _refuse(ErrorCode.BAD_EVENT, f"round {number} has two matches at one table")
+            entries.append(
+                Entry(
+                    "round_paired",
+                    {"round": number, "pairings": [pairing_to_dict(p) for p, _ in played]},
+                    now,
+                )
+            )
+            entries.append(Entry("round_started", {"round": number}, now))
+            for pairing, result in played:
+                if result is None:
+                    continue
+                data = {
+                    "round": number,
+                    "table": pairing.table,
+                    "result": result_to_dict(result),
+                    "side": None,
+                    "confirmed": True,
+                }
+                entries.append(Entry("result_reported", data, now))
+        entries.append(Entry("finished", {"imported": True}, now))
+        return tuple(entries)
 
     @classmethod
     def fold(cls, entries: Iterable[Entry]) -> Event:
@@ -974,127 +1032,6 @@ class Event:
         """The names of a side: "Ann", or "Ann & Bo"."""
         by_id = {e.id: e.name for e in self.entrants}
         return " & ".join(by_id.get(i, i) for i in ids) if ids else "bye"
-
-    def view(self) -> dict[str, Any]:
-        """The public JSON of the event (docs/events.md, "The public view").
-
-        No device claims and no account ids are in it.
-        """
-        rules = self.settings.rules
-        rounds = []
-        for state in self.rounds:
-            pairings = []
-            for p in state.pairings:
-                current = state.results.get(p.table)
-                if p.bye:
-                    status = "bye"
-                elif current is not None:
-                    status = "confirmed" if current.confirmed else "reported"
-                else:
-                    status = "playing" if state.started else "waiting"
-                winner = None
-                if current is not None and current.confirmed:
-                    side = current.result.winner(rules, p.best_of)
-                    winner = None if side is None else side
-                pairings.append(
-                    {
-                        **pairing_to_dict(p),
-                        "names": [self.names(p.sides[0]), self.names(p.sides[1])],
-                        "bye": p.bye,
-                        "state": status,
-                        "reported_by": None if current is None else current.reported_by,
-                        "tables": list(state.tables.get(p.table, ())),
-                        "sheet": state.sheets.get(p.table),
-                        "result": None if current is None else result_to_dict(current.result),
-                        "winner": winner,
-                    }
-                )
-            stages = sorted({p.stage for p in state.pairings if p.stage})
-            rounds.append(
-                {
-                    "number": state.number,
-                    "started": state.started,
-                    "over": state.over,
-                    "stage": stages[0] if len(stages) == 1 else f"Round {state.number}",
-                    "pairings": pairings,
-                }
-            )
-        table = []
-        for standing in self.standings():
-            tally = standing.tally
-            table.append(
-                {
-                    "rank": standing.rank,
-                    "id": standing.id,
-                    "name": standing.name,
-                    "played": tally.played,
-                    "wins": tally.wins,
-                    "draws": tally.draws,
-                    "losses": tally.losses,
-                    "byes": tally.byes,
-                    "values": {k.value: v for k, v in standing.values.items()},
-                    "decided_by": None
-                    if standing.decided_by is None
-                    else standing.decided_by.value,
-                }
-            )
-        bracket = self.bracket()
-        return {
-            "id": self.id,
-            "code": self.code,
-            "version": self.version,
-            "status": self.status.value,
-            "paused": self.paused,
-            "complete": self.complete,
-            "settings": self.settings.to_dict(),
-            "organiser": self.organiser,
-            "entrants": [
-                {
-                    "id": e.id,
-                    "name": e.name,
-                    "rating": e.rating,
-                    "status": e.status.value,
-                    "checked_in": e.checked_in,
-                    "joined_round": e.joined_round,
-                    "online": e.online,
-                    "members": [p.name for p in e.members],
-                }
-                for e in self.entrants
-            ],
-            "pools": [
-                {"name": pool_name(i), "entrants": list(pool)} for i, pool in enumerate(self.pools)
-            ]
-            if self.settings.format in (Format.POOLS, Format.POOLS_PLAYOFFS)
-            else [],
-            "rounds": rounds,
-            "standings": table,
-            "bracket": None if bracket is None else _bracket_view(self, bracket),
-            "corrections": [
-                {"round": c.round, "table": c.table, "reason": c.reason, "at": c.at}
-                for c in self.corrections
-            ],
-        }
-
-
-def _bracket_view(event: Event, bracket: Bracket) -> dict[str, Any]:
-    rounds = []
-    for number, matches in enumerate(bracket.rounds, 1):
-        rounds.append(
-            {
-                "name": bracket.round_name(number),
-                "matches": [
-                    {
-                        "slot": list(m.slot),
-                        "sides": list(m.sides),
-                        "names": [event.names((s,)) if s else "—" for s in m.sides],
-                        "winner": m.winner,
-                        "bye": m.bye,
-                    }
-                    for m in matches
-                ],
-            }
-        )
-    return {"size": bracket.size, "rounds": rounds, "champion": bracket.champion}
 
 
 def _check_sides(pairing: Pairing, index: int, per_side: int) -> None:

@@ -402,6 +402,16 @@ def from_cmn(
     if version != CMN_VERSION:
         raise _fail(f"cmn is the version {CMN_VERSION!r}, not {version!r}")
     event = _object(_get(doc, "event", "the document"), "event")
+    for key, kind, words in (
+        ("name", str, "a text"),
+        ("date", str, "a text (YYYY-MM-DD)"),
+        ("rated", bool, "true or false"),
+        ("tie_breaks", list, "a list"),
+        ("points", dict, "a JSON object"),
+        ("rules", dict, "a JSON object"),
+    ):
+        if key in event and not isinstance(event[key], kind):
+            raise _fail(f"event: {key} is {words}, not {event[key]!r}")
     try:
         settings = EventSettings.from_dict(event)
     except EventError as exc:

@@ -66,7 +66,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
 
 from crokinole.errors import ErrorCode, EventError
 from crokinole.events.model import (
@@ -259,6 +258,8 @@ def _winner(settings: EventSettings, pairing: Pairing, result: MatchResult | Non
         winner = result.winner(settings.rules, pairing.best_of)
     except EventError as exc:
         raise _bad(pairing, exc.message, exc.code) from None
+    if pairing.best_of == 1:
+        return winner  # winner() has checked it is one game
     # No game after the match was decided (best of N).
     need = pairing.best_of // 2 + 1
     wins = [0, 0]
@@ -298,12 +299,26 @@ def tallies(
     >>> tallies(settings, [(Pairing(1, 1, (("e1",), ())), None)])["e1"].match_points
     2
     """
-    records: dict[str, _Record] = {entrant: _Record() for entrant in ids}
+    return _tallies(_match_credits(settings, matches), ids)
+
+
+def _match_credits(
+    settings: EventSettings, matches: Sequence[tuple[Pairing, MatchResult | None]]
+) -> list[dict[str, _Credit]]:
+    """Each match's credits, in order (validated)."""
+    credits = []
     for item in matches:
         if not isinstance(item, tuple) or len(item) != 2:
             raise EventError(ErrorCode.BAD_EVENT, "a match is a (pairing, result) pair")
         pairing, result = item
-        for entrant, credit in _credits(settings, pairing, result).items():
+        credits.append(_credits(settings, pairing, result))
+    return credits
+
+
+def _tallies(credits: list[dict[str, _Credit]], ids: Iterable[str]) -> dict[str, Tally]:
+    records: dict[str, _Record] = {entrant: _Record() for entrant in ids}
+    for match in credits:
+        for entrant, credit in match.items():
             records.setdefault(entrant, _Record()).add(credit)
     return {entrant: record.tally(entrant) for entrant, record in records.items()}
 
@@ -360,13 +375,11 @@ class _Record:
         )
 
 
-def _faced(
-    settings: EventSettings, matches: Sequence[tuple[Pairing, MatchResult | None]]
-) -> dict[str, list[tuple[frozenset[str], int]]]:
+def _faced(credits: list[dict[str, _Credit]]) -> dict[str, list[tuple[frozenset[str], int]]]:
     """For each entrant, each match's opponents and the match points it earned there."""
     faced: dict[str, list[tuple[frozenset[str], int]]] = {}
-    for pairing, result in matches:
-        for entrant, credit in _credits(settings, pairing, result).items():
+    for match in credits:
+        for entrant, credit in match.items():
             if credit.outcome != "bye":
                 faced.setdefault(entrant, []).append(
                     (frozenset(credit.opponents), credit.match_points)
@@ -398,7 +411,8 @@ def standings(
         if entrant.id in by_id:
             raise EventError(ErrorCode.BAD_EVENT, f"two entrants have the id {entrant.id!r}")
         by_id[entrant.id] = entrant
-    table = tallies(settings, matches, by_id)
+    credits = _match_credits(settings, matches)
+    table = _tallies(credits, by_id)
     for pairing, _ in matches:
         for entrant_id in pairing.entrants:
             if entrant_id not in by_id:
@@ -406,7 +420,7 @@ def standings(
                     ErrorCode.UNKNOWN_ENTRANT,
                     f"{_where(pairing)}: {entrant_id!r} is not an entrant of the event",
                 )
-    faced = _faced(settings, matches) if TieBreak.HEAD_TO_HEAD in settings.tie_breaks else {}
+    faced = _faced(credits) if TieBreak.HEAD_TO_HEAD in settings.tie_breaks else {}
     values: dict[str, dict[TieBreak, float]] = {}
     for entrant_id, tally in table.items():
         values[entrant_id] = {
@@ -447,7 +461,7 @@ def standings(
                     id=entrant_id,
                     name=entrant.name,
                     tally=table[entrant_id],
-                    values=MappingProxyType(values[entrant_id]),
+                    values=values[entrant_id],
                     decided_by=decided.get(entrant_id) if len(group) == 1 else None,
                 )
             )
