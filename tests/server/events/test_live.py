@@ -204,7 +204,10 @@ def test_a_change_through_another_process_reaches_the_watchers_through_redis(
             # And the other way: a change made here reaches there.
             again = User(served_here.url)
             again.http.cookies = organiser.http.cookies
-            more = again.ok("post", f"/api/events/{view['id']}/entrants", {"name": "Bob"})
+            try:
+                more = again.ok("post", f"/api/events/{view['id']}/entrants", {"name": "Bob"})
+            finally:
+                again.close()
             assert [w.next_view()["data"] for w in watching] == [without_you(more)] * 2
         finally:
             for watcher in watching:
