@@ -11,11 +11,13 @@ round, so the matching is lexicographically best):
 1. a second bye (a bye counts as a win: the entrant's byes so far);
 2. a rematch (the two have met);
 3. the bye's place: it goes to the lowest-ranked entrant still without one;
-4. the score difference, squared (so two floats of one point beat one
+4. a first-shot imbalance of 3: an entrant who would have shot first
+   three games more than second (or the other way);
+5. the score difference, squared (so two floats of one point beat one
    of two);
-5. first-shot imbalance: after the game, how far each ``firsts`` is past
+6. first-shot imbalance: after the game, how far each ``firsts`` is past
    ±1 (squared), and whether someone shoots first twice in a row;
-6. the classic Swiss shape within a score group: its top half against its
+7. the classic Swiss shape within a score group: its top half against its
    bottom half (1 v 5, 2 v 6 … in a group of 8); between groups, the
    lowest of the higher group against the top of the lower one.
 
@@ -130,6 +132,13 @@ def _past_one(firsts: int) -> int:
     return max(0, abs(firsts) - 1) ** 2
 
 
+def _past_two(a: SwissEntrant, b: SwissEntrant) -> int:
+    """How many of the two would shoot first (or second) three games more than the other way."""
+    side = shoots_first(a, b)
+    shooter, other = (a, b) if side == 0 else (b, a)
+    return int(abs(shooter.firsts + 1) >= 3) + int(abs(other.firsts - 1) >= 3)
+
+
 def _first_cost(a: SwissEntrant, b: SwissEntrant) -> int:
     side = shoots_first(a, b)
     shooter, other = (a, b) if side == 0 else (b, a)
@@ -172,10 +181,10 @@ class _Round:
             shape = (2 * (j - i) - self.size[i]) ** 2
         else:
             shape = (self.start[i] + self.size[i] - 1 - i + j - self.start[j]) ** 2
-        return (0, int(self.met(i, j)), 0, score, _first_cost(a, b), shape)
+        return (0, int(self.met(i, j)), 0, _past_two(a, b), score, _first_cost(a, b), shape)
 
     def bye_cost(self, i: int) -> tuple[int, ...]:
-        return (self.ranked[i].byes, 0, self.n - 1 - i, 0, 0, 0)
+        return (self.ranked[i].byes, 0, self.n - 1 - i, 0, 0, 0, 0)
 
     def edges(self, window: int) -> set[tuple[int, int]]:
         """Candidate pairs ``(i, j)``, ``i < j``; ``j == n`` is the bye."""
