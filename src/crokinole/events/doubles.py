@@ -9,15 +9,29 @@ drawn in three steps, each one pure and deterministic:
 2. **Partners**: a maximum-weight matching of the players
    (:func:`~crokinole.events.matching.cheapest_matching`) whose costs are,
    most important first: a repeat partner (forbidden while avoidable),
-   the opponents the two have had between them (a pair with few distinct
-   past opponents is easier to seat against new ones in step 3), the
-   score difference squared, then the distance in the ranking.  Partners
+   (on a redraw, below) the pairs weighed against, two who have never
+   faced each other (a pair that has met as opponents is used up by
+   partnering, leaving fresh pairs for later rounds), the opponents the two
+   have had between them (a pair with few distinct past opponents is easier
+   to seat against new ones in step 3), the score difference squared, then
+   the distance in the ranking.  Partners
    are **of similar scores**, as a Swiss pairs them: the four at a table
    are near each other in the standings.
 3. **Opponents**: a second matching, of the teams, whose costs are: the
-   meetings that would give a player a second repeat opponent (or a third
-   meeting), then the repeat opponent pairs, then the teams' score
-   difference squared, then their distance in the ranking.
+   repeat meetings past each player's one allowed (or a third meeting),
+   then the repeat meetings, then opponents who have never partnered
+   (meeting a past partner uses up a pair that cannot partner again), then
+   the teams' score difference squared, then their distance in the ranking.
+
+The same round is also drawn the other way round, opponents first: a
+matching gives each player one new opponent, a second joins two such pairs
+at a table (the cheaper of its two splits).  Each draw is then improved by
+swapping two seated players while that lowers the round's repeats; while
+they remain, the draws are made again with the pairs of the tables that
+had repeats weighed against (at most ``TRIES`` times, ``PATIENCE`` without
+progress), and the best round is kicked (two swaps) and improved again
+(``KICKS`` times).  The best round is kept: fewest repeat partners, then
+repeats past one a player, then repeat meetings.
 
 Tables are numbered from 1, the best-ranked player's first; the team with
 the better-ranked player is side 0 and shoots first.  Byes come last, one
