@@ -41,9 +41,12 @@ MAY_IMPORT: dict[str, set[str]] = {
     "store": {"rules", "physics", "board", "errors", "metrics"},
     # Ranked play (ratings, the queue) is pure: it decides, the server keeps.
     "ranking": {"errors"},
+    # Events (formats, pairings, standings) are pure: the rules score a game, nothing more.
+    "events": {"rules", "physics", "board", "errors"},
     "web": set(),  # static files, reached over HTTP only
     # The server may use any layer but the command line.
     "server": {
+        "events",
         "table",
         "ranking",
         "analysis",
@@ -59,6 +62,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     },
     "cli": {
         "server",
+        "events",
         "table",
         "ranking",
         "analysis",

@@ -205,9 +205,9 @@ class EventError(CrokinoleError, ValueError):
         code: the reason (``bad_event``, ``round_started``, ...), an :class:`ErrorCode`.
         message: the reason in plain words for the organiser or player.
 
-    >>> error = EventError(ErrorCode.ROUND_STARTED, "round 2 has started: it cannot be paired again")
+    >>> error = EventError(ErrorCode.ROUND_STARTED, "round 2 has started: it cannot be paired")
     >>> str(error), error.code == "round_started"
-    ('round 2 has started: it cannot be paired again', True)
+    ('round 2 has started: it cannot be paired', True)
     """
 
     def __init__(self, code: ErrorCode | str, message: str) -> None:

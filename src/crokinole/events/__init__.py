@@ -16,16 +16,22 @@ Errors: :class:`~crokinole.errors.EventError` with its code.
 """
 
 from crokinole.errors import EventError
-from crokinole.events import bracket, doubles, model, schedule, swiss
+from crokinole.events import bracket, doubles, export, model, schedule, swiss
 from crokinole.events.bracket import *  # noqa: F403
 from crokinole.events.doubles import *  # noqa: F403
+from crokinole.events.export import *  # noqa: F403
 from crokinole.events.model import *  # noqa: F403
 from crokinole.events.schedule import *  # noqa: F403
+
+# Standings: every public name but the function ``standings``, which would hide
+# the module of the same name (``from crokinole.events.standings import standings``).
+from crokinole.events.standings import Standing, Tally, tallies
 from crokinole.events.swiss import *  # noqa: F403
 
-__all__ = ["EventError"]
+__all__ = ["EventError", "Standing", "Tally", "tallies"]
 __all__ += model.__all__
 __all__ += swiss.__all__
 __all__ += doubles.__all__
 __all__ += schedule.__all__
 __all__ += bracket.__all__
+__all__ += export.__all__

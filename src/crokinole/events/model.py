@@ -310,6 +310,9 @@ class Entrant:
         status: active, paused or dropped.
         checked_in: whether they said they are here (needed before round 1).
         joined_round: the first round they can be paired in (late entry: > 1).
+        claim: an opaque key of the device that joined by name (the server's
+            hash of its token), so a hall player can enter their results;
+            never shown.
     """
 
     id: str
@@ -319,6 +322,12 @@ class Entrant:
     status: EntrantStatus = EntrantStatus.ACTIVE
     checked_in: bool = False
     joined_round: int = 1
+    claim: str | None = None
+
+    @property
+    def online(self) -> bool:
+        """Whether every member has an account (so they can play at an online table)."""
+        return all(person.account_id is not None for person in self.members)
 
 
 @dataclass(frozen=True, slots=True)
