@@ -156,12 +156,23 @@ def test_everyone_plays_or_sits_out_once_and_partners_are_new_while_they_can_be(
         assert max(event.byes.values(), default=0) <= 1
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_sixteen_players_over_seven_rounds_never_partner_twice(seed: int) -> None:
-    """The issue's figure: 16 players, 7 rounds: no partner twice, and opponents repeated
-    rarely (the figure asks at most one repeat pair per player; see the benchmark)."""
+def sixteen_over_seven(seed: int) -> None:
     event = Doubles(16, seed)
     for number in range(1, 8):
         event.play(pair_rotating(event.players(), number))
     assert event.most_partnered() == 1
-    assert max(event.repeat_opponents(i) for i in event.ids) <= 2
+    assert max(event.repeat_opponents(i) for i in event.ids) <= 1
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_sixteen_players_over_seven_rounds(seed: int) -> None:
+    """The issue's figure: 16 players, 7 rounds of random results: no partner twice and at
+    most one repeat opponent pair per player."""
+    sixteen_over_seven(seed)
+
+
+@pytest.mark.slow
+def test_sixteen_players_over_seven_rounds_many_seeds() -> None:
+    """The figure over 30 more events."""
+    for seed in range(100, 130):
+        sixteen_over_seven(seed)
