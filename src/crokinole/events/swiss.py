@@ -30,10 +30,10 @@ pure-Python blossom; each entrant is joined only to its nearest
 ``window`` in the ranking, to those around its top-half/bottom-half
 counterpart in its group, and the bye node to the ``window`` likeliest to
 take it.  When the matching on that graph is not perfect, has a rematch,
-gives a needless second bye or pairs across more than one score group,
-the window doubles (up to the full graph) and the round is paired again:
-those guarantees hold exactly, the finer levels are optimal within the
-graph used.
+or gives a needless second bye, the window doubles (up to the full graph)
+and the round is paired again: those guarantees hold exactly.  While a pair
+spans more than two score groups it doubles too, up to ``FAR_FLOATS`` times
+its first width.  The finer levels are optimal within the graph used.
 
 The one who shoots first is the one with fewer ``firsts`` (games first
 minus games second); level, the one who did not shoot first last; level
@@ -66,6 +66,8 @@ __all__ = ["SwissEntrant", "pair_swiss"]
 
 #: Each entrant's first candidates on either side in the ranking (doubled as needed).
 WINDOW = 8
+#: How much wider the window grows while a pair spans more than two score groups.
+FAR_FLOATS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,9 +230,13 @@ class _Round:
             perfect
             and not any(self.met(i, j) for i, j in pairs)
             and (bye is None or self.ranked[bye].byes == self.fewest_byes)
-            and all(self.group[j] - self.group[i] <= 1 for i, j in pairs)
         )
-        return pairs, bye, sure or window >= n
+        # A float past the next score group may be the window's doing: look a little
+        # wider (not up to the full graph: a late round of a big field floats far anyway).
+        near = window >= FAR_FLOATS * WINDOW or all(
+            self.group[j] - self.group[i] <= 1 for i, j in pairs
+        )
+        return pairs, bye, (sure and near) or window >= n
 
 
 def pair_swiss(entrants: Sequence[SwissEntrant], round: int) -> tuple[Pairing, ...]:
