@@ -32,8 +32,8 @@ counterpart in its group, and the bye node to the ``window`` likeliest to
 take it.  When the matching on that graph is not perfect, has a rematch,
 or gives a needless second bye, the window doubles (up to the full graph)
 and the round is paired again: those guarantees hold exactly.  While a pair
-spans more than two score groups it doubles too, up to ``FAR_FLOATS`` times
-its first width.  The finer levels are optimal within the graph used.
+of two score groups is as far apart as the window reaches, it doubles too,
+up to ``FAR_FLOATS`` times its first width.  The finer levels are optimal within the graph used.
 
 The one who shoots first is the one with fewer ``firsts`` (games first
 minus games second); level, the one who did not shoot first last; level
@@ -231,10 +231,10 @@ class _Round:
             and not any(self.met(i, j) for i, j in pairs)
             and (bye is None or self.ranked[bye].byes == self.fewest_byes)
         )
-        # A float past the next score group may be the window's doing: look a little
+        # A float as far as the window reaches may be the window's doing: look a little
         # wider (not up to the full graph: a late round of a big field floats far anyway).
         near = window >= FAR_FLOATS * WINDOW or all(
-            self.group[j] - self.group[i] <= 1 for i, j in pairs
+            j - i < window or self.group[i] == self.group[j] for i, j in pairs
         )
         return pairs, bye, (sure and near) or window >= n
 
