@@ -28,12 +28,13 @@ a rematch: both are "while avoidable", and a bye is a free win).
 The full graph of 512 entrants has 130,816 edges, too slow for the
 pure-Python blossom; each entrant is joined only to its nearest
 ``window`` in the ranking, to those around its top-half/bottom-half
-counterpart in its group, and the bye node to the ``window`` likeliest to
-take it.  When the matching on that graph is not perfect, has a rematch,
+counterpart in its group, and the bye node to the ``2 * window`` likeliest
+to take it.  When the matching on that graph is not perfect, has a rematch,
 or gives a needless second bye, the window doubles (up to the full graph)
 and the round is paired again: those guarantees hold exactly.  While a pair
 of two score groups is as far apart as the window reaches, it doubles too,
-up to ``FAR_FLOATS`` times its first width.  The finer levels are optimal within the graph used.
+up to ``FAR_FLOATS`` times its first width.  The finer levels are optimal
+within the graph used.
 
 The one who shoots first is the one with fewer ``firsts`` (games first
 minus games second); level, the one who did not shoot first last; level
