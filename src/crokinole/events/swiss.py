@@ -32,7 +32,8 @@ counterpart in its group, and the bye node to the ``2 * window`` likeliest
 to take it.  When the matching on that graph is not perfect, has a rematch,
 or gives a needless second bye, the window doubles (up to the full graph)
 and the round is paired again: those guarantees hold exactly.  While a pair
-of two score groups is as far apart as the window reaches, it doubles too,
+across more than two score groups is as far apart as the window reaches,
+it doubles too,
 up to ``FAR_FLOATS`` times its first width.  The finer levels are optimal
 within the graph used.
 
@@ -235,7 +236,7 @@ class _Round:
         # A float as far as the window reaches may be the window's doing: look a little
         # wider (not up to the full graph: a late round of a big field floats far anyway).
         near = window >= FAR_FLOATS * WINDOW or all(
-            j - i < window or self.group[i] == self.group[j] for i, j in pairs
+            j - i < window or self.group[j] - self.group[i] <= 1 for i, j in pairs
         )
         return pairs, bye, (sure and near) or window >= n
 
