@@ -7,7 +7,8 @@ their tables are made for them (issue 23, "Play"); from the event page each goes
 their game ("Play your game"), where the table says which event, round and table it
 is; they play their one-round games to the end, and the results enter the event by
 themselves: the event pages show the round over and the standings the games gave,
-without a reload; after round 2 the event is over.
+without a reload; after round 2 the event is over.  A guest watches a live table from
+the event page ("Watch") as a spectator.
 """
 
 from __future__ import annotations
@@ -172,11 +173,21 @@ def play_the_event(new_page: Any, server: str, organiser: Organiser) -> None:
         pages[entrant_of(page)] = page
     assert len(pages) == 4
     totals = {e: [0, 0, 0] for e in pages}
+    guest = new_page(viewport={"width": 1280, "height": 800})
+    guest.route("**/*", live_csp)
     for number in (1, 2):
         organiser.post(f"/{organiser.id}/rounds")
         organiser.post(f"/{organiser.id}/rounds/{number}/start")
         view = organiser.view()
+        if number == 1:
+            # Watch: a guest on the event page watches table 1 live, as a spectator.
+            guest.goto(event_url)
+            guest.get_by_test_id("watch-1-1").click()
+            guest.wait_for_function("() => window.crokinole && window.crokinole.screen === 'game'")
+            assert guest.evaluate("() => window.crokinole.view.you.spectator") is True
         record = play_round(pages, event_url, view, number)
+        if number == 1:
+            guest.wait_for_function(GAME_OVER)  # the guest saw table 1's game to its end
         for entrant, (w, d, lost) in record.items():
             totals[entrant][0] += w
             totals[entrant][1] += d

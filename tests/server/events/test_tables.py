@@ -308,3 +308,34 @@ def test_anyone_can_watch_an_event_game_live(server: str) -> None:
         guest.close()
         for account in (organiser, *players.values()):
             account.close()
+
+
+def test_opening_an_event_table_by_its_id_watches_it(server: str) -> None:
+    """The event page links every live table by its id (``/?table=<id>``): anyone but its
+    players who opens it there watches it, as a spectator named after their account (a
+    guest: "Spectator"); its players open it as players."""
+    organiser, players, event_id = online_event(server, ["ann", "bob"], format="swiss", rounds=1)
+    guest = Player(server)
+    try:
+        organiser.post(f"/api/events/{event_id}/rounds")
+        organiser.post(f"/api/events/{event_id}/rounds/1/start")
+        view = until(organiser, event_id, with_tables(1), "the table")
+        pairing = view["rounds"][0]["pairings"][0]
+        (table_id,) = pairing["tables"]
+        guest.hello()
+        guest.table = table_id
+        seen = open_table(guest)["view"]
+        assert seen["you"]["spectator"] is True and seen["spectators"] == 1
+        watcher = organiser.connect()
+        watcher.table = table_id
+        seen = open_table(watcher)["view"]
+        assert seen["you"]["spectator"] is True and seen["spectators"] == 2
+        names = {m["name"] for m in seen["members"] if m["spectator"]}
+        assert names == {"Spectator", "org"}
+        at_table = seated(players, pairing, table_id)
+        assert at_table["view"]["you"]["spectator"] is False
+        assert sorted(at_table["by_seat"]) == ["north", "south"]
+    finally:
+        guest.close()
+        for account in (organiser, *players.values()):
+            account.close()

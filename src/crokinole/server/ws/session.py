@@ -53,6 +53,7 @@ from crokinole.table import (
     Connect,
     Disconnect,
     Event,
+    Join,
     Kind,
     MemberLeft,
     Played,
@@ -60,6 +61,7 @@ from crokinole.table import (
     TableError,
     event_from_dict,
 )
+from crokinole.table.members import MAX_NAME
 
 log = logging.getLogger("crokinole.server")
 
@@ -486,7 +488,8 @@ class Session(Dispatch):
     # ------------------------------------------------------------ tables
 
     async def _open(self, table_id: str, last_event: int | None = None) -> None:
-        """Open the table on this connection (a member's).
+        """Open the table on this connection (a member's; at an event's table anyone's,
+        who watches it).
 
         A client that was shown the table up to ``last_event`` and missed a
         few events since is sent those events (a shot it missed is animated);
@@ -503,6 +506,8 @@ class Session(Dispatch):
         if table is None:
             raise TableError(ErrorCode.UNKNOWN_TABLE, f"there is no table {table_id}")
         me = self._me_at(table)
+        if (me is None or table.member_of(me) is None) and table.event is not None:
+            table, me = await self._spectate(table), self.token
         if me is None or table.member_of(me) is None:
             self.tables.hub.unsubscribe(table_id, self)
             if table.kind is Kind.RANKED:
@@ -523,6 +528,16 @@ class Session(Dispatch):
         else:
             self._show(table)
         await self._arrive()
+
+    async def _spectate(self, table: Table) -> Table:
+        """Anyone who opens an event's table (its players excepted) watches it: they join
+        as a spectator, named after their account (or ``Spectator``)."""
+        assert self.token is not None
+        name = self.account.username[:MAX_NAME] if self.account is not None else "Spectator"
+        events = await self.tables.command(table.id, Join(self.token, name, spectator=True))
+        at_least = max((e.version for e in events), default=table.version)
+        watched = await self.tables.get(table.id, subscriber=self, at_least=at_least)
+        return watched if watched is not None else table
 
     async def _note_ranked_device(self, table_id: str) -> None:
         """Keep the device a ranked player plays from: engine help is refused to it until

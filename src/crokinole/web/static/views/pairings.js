@@ -78,7 +78,9 @@ function card(view, state, round, pairing) {
   const watch = pairing.watch || [];
   if (place === "online" && pairing.state === "playing") {
     tables.forEach((t, k) => {
-      const href = watch[k] || watch[0];
+      // A live table is watched by its id: opening it makes the viewer a spectator.
+      const live = k === tables.length - 1 && mine === null ? `/?table=${encodeURIComponent(t)}` : null;
+      const href = watch[k] || live;
       if (href) tools.append(link(tables.length > 1 ? `Watch game ${k + 1}` : "Watch", href, `watch-${round.number}-${pairing.table}`));
     });
     // The player's own table: the game page opens it (the seat is kept for their account).
