@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -416,3 +417,105 @@ def test_axe_finds_no_broken_rule(
     page.locator("[data-testid^=correct-]").first.click()
     page.get_by_test_id("result-dialog").wait_for()
     check(page, axe_source, f"the result dialog, {width}")
+
+
+def test_the_organiser_corrects_a_result_and_reads_refusals_in_plain_words(
+    browser: Any, server_url: str
+) -> None:
+    """Issue 23: "correct a result (corrections re-rank at once and are logged)", "drop",
+    "re-pair a round before it starts"; a destructive control asks first, and a refusal is the
+    server's words next to the control that asked."""
+    sign_up(server_url, "evorg4")
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    try:
+        page = ctx.new_page()
+        page.route("**/*", live_csp)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(f"{server_url}/events")
+        log_in(page, server_url, "evorg4")
+        api = Organiser(page, server_url)
+        api.create({"name": "Corrections night", "format": "swiss", "rounds": 3, **HALL})
+        api.add(["Ann", "Bob", "Cy", "Dee"])
+        api.pair_and_start()
+        api.result(1, 1, CLOSE_WIN)
+        api.result(1, 2, CLEAN_WIN)
+        board1 = api.pairing(1, 1)
+        winner, loser = board1["sides"][0][0], board1["sides"][1][0]
+        page.goto(f"{server_url}/events/{api.id}")
+        page.wait_for_function(
+            "() => window.crokinoleEvent && window.crokinoleEvent.viewer().organiser"
+        )
+
+        # A username nobody has: the server says so under the form.
+        page.get_by_test_id("add-name").fill("Zed")
+        page.get_by_test_id("add-account").fill("nobody-has-this-name")
+        page.get_by_test_id("add-button").click()
+        refusal = page.get_by_test_id("add-error")
+        refusal.wait_for()
+        assert refusal.inner_text() and "answered" not in refusal.inner_text()
+
+        # Correct board 1: the dialog holds the result as entered; a reason is needed.
+        before = [r.get_attribute("data-testid") for r in page.locator("tbody tr").all()]
+        assert before.index(f"standing-{winner}") < before.index(f"standing-{loser}")
+        page.get_by_test_id("correct-1-1").click()
+        dialog = page.get_by_test_id("result-dialog")
+        rows = dialog.locator(".result-round:not(.result-head)")
+        assert rows.nth(0).locator("[data-role=total-0]").input_value() == "35"
+        for k, (a, b, c, d) in enumerate(CLOSE_WIN):  # the sheet had the sides swapped
+            for role, value in (
+                ("total-0", c),
+                ("twenties-0", d),
+                ("total-1", a),
+                ("twenties-1", b),
+            ):
+                rows.nth(k).locator(f"[data-role={role}]").fill(str(value))
+        dialog.get_by_test_id("result-save").click()
+        assert "why" in dialog.get_by_test_id("result-error").inner_text()
+        dialog.get_by_test_id("result-reason").fill("the sides were swapped on the sheet")
+        dialog.get_by_test_id("result-save").click()
+        dialog.wait_for(state="hidden")
+        page.get_by_test_id("corrections").filter(has_text="swapped on the sheet").wait_for()
+        assert "Round 1, board 1" in page.get_by_test_id("corrections").inner_text()
+        page.get_by_test_id("pairing-score-1-1").filter(has_text="3–5").wait_for()
+        after = [r.get_attribute("data-testid") for r in page.locator("tbody tr").all()]
+        assert after.index(f"standing-{loser}") < after.index(f"standing-{winner}")  # re-ranked
+
+        # Dropping asks first: Cancel keeps the player, Yes drops them.
+        page.get_by_test_id(f"drop-{loser}").click()
+        page.get_by_test_id("confirm-no").click()
+        assert "dropped" not in page.get_by_test_id(f"entrant-{loser}").inner_text()
+        page.get_by_test_id(f"drop-{loser}").click()
+        page.get_by_test_id("confirm-yes").click()
+        page.get_by_test_id(f"entrant-{loser}").filter(has_text="dropped").wait_for()
+
+        # Round 2 paired, then paired again before it starts (after a yes).
+        page.get_by_test_id("pair-next").click()
+        page.get_by_test_id("round-2").wait_for()
+        version = int(
+            page.get_by_test_id("repair").evaluate("() => window.crokinoleEvent.view().version")
+        )
+        page.get_by_test_id("repair").click()
+        page.get_by_test_id("confirm-yes").click()
+        wait_version_above(page, version)
+        assert page.get_by_test_id("start-round").inner_text() == "Start round 2"
+        assert page.get_by_test_id("organiser-error").inner_text() == ""
+
+        # Pause and resume; finish (after a yes): no more rounds, the standings stay.
+        page.get_by_test_id("pause-event").click()
+        page.get_by_test_id("event-status").filter(has_text="Paused").wait_for()
+        page.get_by_test_id("pause-event").filter(has_text="Resume the event").click()
+        page.get_by_test_id("pause-event").filter(has_text="Pause the event").wait_for()
+        page.get_by_test_id("finish-event").click()
+        page.get_by_test_id("confirm-yes").click()
+        page.get_by_test_id("event-status").filter(has_text="Finished").wait_for()
+        assert page.get_by_test_id("pair-next").is_hidden()
+        assert page.get_by_test_id("standings-table").locator("tbody tr").count() == 4
+    finally:
+        ctx.close()
+    # The refused add is a 4xx the browser logs as a failed resource: expected; nothing else.
+    unexpected = [
+        e for e in errors if not re.match(r"Failed to load resource: .* status of 4\d\d", e)
+    ]
+    assert unexpected == []
