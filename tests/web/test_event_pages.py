@@ -182,6 +182,16 @@ def test_create_join_check_in_pair_and_start(new_page: Any, server_url: str) -> 
         " return i.complete && i.naturalWidth > 0; }"
     )
     assert org.get_by_test_id("organiser").is_visible()
+    # The code on a screen in the hall: big, with its QR code.
+    org.get_by_test_id("show-code").click()
+    screen = org.get_by_test_id("code-dialog")
+    assert screen.locator(".screen-code").inner_text() == code
+    org.wait_for_function(
+        "() => { const i = document.getElementById('screen-qr');"
+        " return i.complete && i.naturalWidth > 0; }"
+    )
+    screen.get_by_role("button", name="Close").click()
+    screen.wait_for(state="hidden")
     no_reload_mark(org)
 
     # Two players join by the code, each on their own device, and check in.

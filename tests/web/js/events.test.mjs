@@ -161,4 +161,6 @@ test("the organiser's next steps follow the rounds", () => {
   assert.equal(nextSteps(done).pair, true);
   assert.equal(nextSteps({ status: "open", rounds: [] }).pair, true);
   assert.equal(nextSteps({ status: "finished", rounds: [] }).pair, false);
+  // The format is done (every round played): nothing more to pair, only to finish.
+  assert.deepEqual(nextSteps({ ...done, complete: true }), { pair: false, repair: null, start: null, finish: true });
 });

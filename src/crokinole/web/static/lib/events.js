@@ -358,7 +358,7 @@ export function nextSteps(view) {
   const waiting = round && !round.started;
   const over = !round || round.over;
   return {
-    pair: !finished && over,
+    pair: !finished && over && !view.complete,
     repair: !finished && Boolean(waiting) ? round.number : null,
     start: !finished && Boolean(waiting) ? round.number : null,
     finish: !finished,

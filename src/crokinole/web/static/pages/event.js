@@ -138,6 +138,7 @@ function renderOrganiser(view) {
   const checked = (view.entrants || []).filter((e) => e.checked_in && e.status === "active").length;
   let next;
   if (view.status === "finished") next = "The event is finished.";
+  else if (view.complete && (!round || round.over)) next = "Every round is played: finish the event to make the standings final.";
   else if (!round) next = `${checked} of ${(view.entrants || []).length} players checked in. Pair round 1 when everyone is here.`;
   else if (!round.started) next = `Round ${round.number} is paired: start it when the boards are ready.`;
   else if (!round.over) next = `Round ${round.number} is under way: results come in below.`;
@@ -155,6 +156,24 @@ function statusWordsOf(e) {
   return parts.join(", ");
 }
 
+function entrantItem(view, e) {
+  const li = el("li", `entrant ${e.status}`);
+  li.dataset.testid = `entrant-${e.id}`;
+  const name = el("span", "entrant-name", e.name);
+  const members = (e.members || []).length > 1 ? ` (${e.members.join(" & ")})` : "";
+  if (members) name.append(el("span", "note", members));
+  li.append(name, el("span", "note entrant-state", statusWordsOf(e)));
+  if (S.viewer.organiser && view.status !== "finished") {
+    const tools = el("span", "entrant-tools");
+    if (!e.checked_in && view.status === "open") tools.append(entrantButton("Check in", () => checkIn(e.id), `check-in-${e.id}`));
+    if (e.status === "active") tools.append(entrantButton("Pause", () => setStatus(e, "paused"), `pause-${e.id}`));
+    if (e.status !== "active") tools.append(entrantButton("Resume", () => setStatus(e, "active"), `resume-${e.id}`));
+    if (e.status !== "dropped") tools.append(entrantButton("Drop", () => setStatus(e, "dropped"), `drop-${e.id}`, "danger"));
+    li.append(tools);
+  }
+  return li;
+}
+
 function renderEntrants(view) {
   const list = $("entrants");
   const entrants = view.entrants || [];
@@ -162,25 +181,27 @@ function renderEntrants(view) {
     list.replaceChildren(el("li", "note", "Nobody has joined yet."));
     return;
   }
-  list.replaceChildren(
-    ...entrants.map((e) => {
-      const li = el("li", `entrant ${e.status}`);
-      li.dataset.testid = `entrant-${e.id}`;
-      const name = el("span", "entrant-name", e.name);
-      const members = (e.members || []).length > 1 ? ` (${e.members.join(" & ")})` : "";
-      if (members) name.append(el("span", "note", members));
-      li.append(name, el("span", "note entrant-state", statusWordsOf(e)));
-      if (S.viewer.organiser && view.status !== "finished") {
-        const tools = el("span", "entrant-tools");
-        if (!e.checked_in && view.status === "open") tools.append(entrantButton("Check in", () => checkIn(e.id), `check-in-${e.id}`));
-        if (e.status === "active") tools.append(entrantButton("Pause", () => setStatus(e, "paused"), `pause-${e.id}`));
-        if (e.status !== "active") tools.append(entrantButton("Resume", () => setStatus(e, "active"), `resume-${e.id}`));
-        if (e.status !== "dropped") tools.append(entrantButton("Drop", () => setStatus(e, "dropped"), `drop-${e.id}`, "danger"));
-        li.append(tools);
-      }
-      return li;
-    }),
-  );
+  const pools = view.pools || [];
+  if (!pools.length) {
+    list.replaceChildren(...entrants.map((e) => entrantItem(view, e)));
+    return;
+  }
+  // Pools: each pool's players under its name, then anyone in none.
+  const byId = new Map(entrants.map((e) => [e.id, e]));
+  const placed = new Set();
+  const items = [];
+  for (const pool of pools) {
+    const head = el("li", "pool-head");
+    head.append(el("h3", "", pool.name));
+    items.push(head);
+    for (const id of pool.entrants) {
+      if (!byId.has(id)) continue;
+      placed.add(id);
+      items.push(entrantItem(view, byId.get(id)));
+    }
+  }
+  for (const e of entrants) if (!placed.has(e.id)) items.push(entrantItem(view, e));
+  list.replaceChildren(...items);
 }
 
 function entrantButton(text, onClick, testid, cls = "") {
@@ -487,6 +508,13 @@ function wire() {
   $("add-game").addEventListener("click", () => {
     const n = $("result-games").querySelectorAll(".result-game").length;
     if (n < R.pairing.best_of) $("result-games").append(gameBlock(R.pairing, n + 1, null));
+  });
+  $("show-code").addEventListener("click", () => {
+    $("screen-code").textContent = S.view ? S.view.code : "";
+    $("screen-link").textContent = $("join-link").value;
+    $("screen-qr").src = api("/qr.svg");
+    $("screen-qr").alt = `A QR code of the join link, ${S.view ? S.view.code : ""}`;
+    openDialog($("code-dialog"));
   });
   $("copy-link").addEventListener("click", async () => {
     try {
