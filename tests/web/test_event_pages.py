@@ -529,3 +529,41 @@ def test_the_organiser_corrects_a_result_and_reads_refusals_in_plain_words(
         e for e in errors if not re.match(r"Failed to load resource: .* status of 4\d\d", e)
     ]
     assert unexpected == []
+
+
+def test_fixed_teams_join_and_are_added_as_teams(new_page: Any, server_url: str) -> None:
+    """Issue 23, "doubles of fixed teams": a team joins by the code with its two players'
+    names, the organiser adds another; both are listed with their players and paired."""
+    org = organiser(new_page, server_url, "evorg5")
+    api = Organiser(org, server_url)
+    api.create({"name": "Doubles night", "format": "swiss", "rounds": 1, "teams": "fixed", **HALL})
+    code = api.view()["code"]
+    phone = open_site_page(new_page, f"{server_url}/events/join/{code}", 360, 640)
+    phone.wait_for_function("() => window.crokinoleEvent && window.crokinoleEvent.view()")
+    phone.get_by_test_id("join-name").fill("Tigers")
+    phone.get_by_test_id("join-member-1").fill("Ann")
+    phone.get_by_test_id("join-button").click()
+    assert (
+        "two players" in phone.get_by_test_id("join-error").inner_text()
+    )  # one name is not a team
+    phone.get_by_test_id("join-member-2").fill("Bob")
+    phone.get_by_test_id("join-button").click()
+    phone.get_by_test_id("check-in").click()
+    phone.get_by_test_id("me-words").filter(has_text="Tigers, checked in").wait_for()
+
+    org.goto(f"{server_url}/events/{api.id}")
+    org.wait_for_function("() => window.crokinoleEvent && window.crokinoleEvent.viewer().organiser")
+    org.get_by_test_id("add-name").fill("Lions")
+    org.get_by_test_id("add-member-1").fill("Cy")
+    org.get_by_test_id("add-member-2").fill("Dee")
+    org.get_by_test_id("add-button").click()
+    org.locator(".entrant-name", has_text="Lions").wait_for()
+    teams = org.get_by_test_id("entrants").locator(".entrant-name").all_inner_texts()
+    assert teams == ["Tigers (Ann & Bob)", "Lions (Cy & Dee)"]
+    lions = next(e["id"] for e in api.view()["entrants"] if e["name"] == "Lions")
+    org.get_by_test_id(f"check-in-{lions}").click()
+    org.get_by_test_id("pair-next").click()
+    card = org.get_by_test_id("pairing-1-1")
+    card.wait_for()
+    assert sorted(card.locator(".pairing-name").all_inner_texts()) == ["Lions", "Tigers"]
+    phone.get_by_test_id("pairing-1-1").wait_for(timeout=10_000)

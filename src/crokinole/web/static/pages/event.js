@@ -108,6 +108,9 @@ function renderJoin(view) {
     qr.alt = `A QR code of the join link, ${view.code}`;
     qr.hidden = false;
   }
+  const teams = fixedTeams(view);
+  $("join-members").hidden = !teams;
+  $("join-name-label").textContent = teams ? "Your team's name" : "Your name";
   const me = (view.entrants || []).find((e) => e.id === S.viewer.entrant);
   const online = (view.settings || {}).venue === "online";
   $("join-form").hidden = Boolean(me);
@@ -145,6 +148,20 @@ function renderOrganiser(view) {
   else next = `Round ${round.number} is over: pair the next round.`;
   $("next-step").textContent = next;
   $("add-form").hidden = view.status === "finished";
+  $("add-members").hidden = !fixedTeams(view);
+  $("add-name-label").textContent = fixedTeams(view) ? "Team name" : "Name";
+  $("add-form").querySelector("h3").textContent = fixedTeams(view) ? "Add a team" : "Add a player";
+}
+
+function fixedTeams(view) {
+  return (view.settings || {}).teams === "fixed";
+}
+
+/** A fixed team's two players from a form's boxes; an Error in words when one is missing. */
+function membersFrom(prefix) {
+  const names = [1, 2].map((k) => $(`${prefix}-member-${k}`).value.trim());
+  if (names.some((n) => !n)) throw new Error("A team is two players: write both names.");
+  return names;
 }
 
 function statusWordsOf(e) {
@@ -286,13 +303,20 @@ async function addPlayer(ev) {
   }
   const body = { name: name || account };
   if (account) body.account = account;
+  if (fixedTeams(S.view)) {
+    try {
+      body.members = membersFrom("add");
+    } catch (err) {
+      show("add-error", err.message);
+      return;
+    }
+  }
   const r = await ask("POST", "/entrants", body);
   if (!r.ok) {
     show("add-error", r.error);
     return;
   }
-  $("add-name").value = "";
-  $("add-account").value = "";
+  for (const id of ["add-name", "add-account", "add-member-1", "add-member-2"]) $(id).value = "";
   $("add-name").focus();
   if (!(r.body && r.body.rounds)) await reload();
 }
@@ -321,7 +345,16 @@ async function join(ev) {
     show("join-error", "Write your name to join.");
     return;
   }
-  const r = await fetchJson(api("/join"), { method: "POST", body: { name }, token: true });
+  const sent = { name };
+  if (fixedTeams(S.view)) {
+    try {
+      sent.members = membersFrom("join");
+    } catch (err) {
+      show("join-error", err.message);
+      return;
+    }
+  }
+  const r = await fetchJson(api("/join"), { method: "POST", body: sent, token: true });
   if (!r.ok) {
     show("join-error", r.error);
     return;

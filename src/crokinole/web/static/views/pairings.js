@@ -39,7 +39,7 @@ function act(text, action, round, pairing, cls = "") {
 function sideLine(pairing, k) {
   const li = el("li", "pairing-side");
   const won = pairing.winner !== null && pairing.winner !== undefined && pairing.winner === k;
-  const name = el(won ? "strong" : "span", "side-name", pairing.names[k] ?? "");
+  const name = el(won ? "strong" : "span", "pairing-name", pairing.names[k] ?? "");
   li.append(name);
   if (won) li.append(el("span", "tag won", "won"));
   if (!pairing.bye && pairing.first === k && pairing.state !== "confirmed") li.append(el("span", "tag first", "shoots first"));
