@@ -224,8 +224,9 @@ def _with_import(path: Path, line: str) -> str:
 #: writes with a game's last events (``ranked/rated.py``, ``ranked/fair_play.py``);
 #: the rest of ``ranked/`` (the queue) seats players at tables the owner makes.
 #: ``http`` may use ``ws``'s payloads and views (a replay's shot is a live shot's
-#: message); ``ws`` never imports ``http``.  ``app`` (with ``background``, its
-#: periodic jobs) wires them all.
+#: message); ``ws`` never imports ``http``.  ``events`` (tournaments: their
+#: service, routes, live stream and online tables) stands on all of those but
+#: ``app``.  ``app`` (with ``background``, its periodic jobs) wires them all.
 SERVER_PARTS: dict[str, set[str]] = {
     "shared": set(),
     "cluster": {"shared"},
@@ -234,7 +235,8 @@ SERVER_PARTS: dict[str, set[str]] = {
     "ranked": {"owner", "cluster", "results", "shared"},
     "ws": {"ranked", "owner", "cluster", "results", "shared"},
     "http": {"ws", "ranked", "owner", "cluster", "results", "shared"},
-    "app": {"http", "ws", "ranked", "owner", "cluster", "results", "shared"},
+    "events": {"http", "ws", "ranked", "owner", "cluster", "results", "shared"},
+    "app": {"events", "http", "ws", "ranked", "owner", "cluster", "results", "shared"},
 }
 RESULTS = {"rated", "fair_play"}
 SERVER = SRC / "server"
@@ -296,6 +298,7 @@ def test_every_part_of_the_server_has_a_rule() -> None:
         "owner",
         "cluster",
         "ranked",
+        "events",
     }
 
 

@@ -24,6 +24,7 @@ import uvicorn
 from websockets.sync.client import ClientConnection, connect
 
 from crokinole.server import create_app
+from crokinole.server.events.live import Server
 from crokinole.server.limits import ServerSettings
 from tests.support.server_database import TEST_LEASE_MS, server_database, server_redis
 
@@ -146,7 +147,7 @@ def serving(db: Path, settings: ServerSettings | None = None) -> Iterator[str]:
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, log_level="warning", ws_max_size=65536, lifespan="on"
     )
-    server = uvicorn.Server(config)
+    server = Server(config)  # uvicorn's, ending the event streams at shutdown
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

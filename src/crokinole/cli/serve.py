@@ -61,6 +61,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
 
     from crokinole.server import create_app  # noqa: PLC0415
+    from crokinole.server.events.live import Server  # noqa: PLC0415 - ends the event streams
 
     process = settings_from(ProcessSettings, args)
     db = str(Path(process.db).expanduser()) if "://" not in process.db else process.db
@@ -118,7 +119,8 @@ def run_serve(args: argparse.Namespace) -> int:
             f"crokinole: cannot listen on {process.host}:{process.port}: {error}", file=sys.stderr
         )
         return 1
-    uvicorn.Server(config).run(sockets=[sock])
+    # uvicorn's server, which ends the event streams first when it shuts down.
+    Server(config).run(sockets=[sock])
     return 0
 
 

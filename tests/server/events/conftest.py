@@ -245,3 +245,42 @@ def event_of(
         if checked_in:
             player.ok("post", event.path(f"/entrants/{entrant}/check-in"))
     return event
+
+
+class Watcher:
+    """An open event page: a real Server-Sent Events stream, read as it arrives."""
+
+    def __init__(self, url: str, event_id: str) -> None:
+        self.http = httpx.Client(base_url=url, timeout=PATIENCE)
+        self._stream = self.http.stream("GET", f"/api/events/{event_id}/stream")
+        self.response = self._stream.__enter__()
+        self._messages = sse_messages(self.response.iter_lines())
+
+    def next(self) -> dict[str, Any]:
+        """The next message (a comment, ``retry``, or a view)."""
+        return next(self._messages)
+
+    def next_view(self) -> dict[str, Any]:
+        """The next view's message (``id`` and ``data``), comments skipped."""
+        while True:
+            message = self.next()
+            if "data" in message:
+                return message
+
+    def close(self) -> None:
+        self._stream.__exit__(None, None, None)
+        self.http.close()
+
+
+def without_you(view: dict[str, Any]) -> dict[str, Any]:
+    """A view as the stream sends it to everyone (a request's answer adds who asks)."""
+    return {k: v for k, v in view.items() if k != "you"}
+
+
+def eventually(check: Callable[[], bool], what: str) -> None:
+    """Wait until ``check()`` holds (at most :data:`PATIENCE` seconds: a safety net)."""
+    deadline = time.monotonic() + PATIENCE
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never: {what}")
+        time.sleep(0.02)
