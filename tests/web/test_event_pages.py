@@ -241,6 +241,14 @@ def test_create_join_check_in_pair_and_start(new_page: Any, server_url: str) -> 
         assert still_same_document(page)
     assert still_same_document(org)
 
+    # The list: the event is under way; the organiser's own list has it too.
+    players[0].goto(f"{server_url}/events")
+    players[0].get_by_test_id("running-events").filter(has_text="Tuesday league").wait_for()
+    assert "4 players" in players[0].get_by_test_id(f"event-{view['id']}").inner_text()
+    assert players[0].get_by_test_id("create-button").is_disabled()  # a guest cannot organise
+    org.goto(f"{server_url}/events")
+    org.get_by_test_id("my-events").filter(has_text="Tuesday league").wait_for()
+
 
 @pytest.fixture(scope="module")
 def swiss_after_round_1(browser: Any, server_url: str) -> str:
