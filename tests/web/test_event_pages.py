@@ -575,3 +575,27 @@ def test_fixed_teams_join_and_are_added_as_teams(new_page: Any, server_url: str)
     card.wait_for()
     assert sorted(card.locator(".pairing-name").all_inner_texts()) == ["Lions", "Tigers"]
     phone.get_by_test_id("pairing-1-1").wait_for(timeout=10_000)
+
+
+def test_an_online_event_needs_an_account_to_join(new_page: Any, server_url: str) -> None:
+    """Issue 23, "players may be accounts or, for a hall, names": a guest is told to log in
+    and cannot join an online event; an account joins under its username and checks in."""
+    org = organiser(new_page, server_url, "evorg6")
+    api = Organiser(org, server_url)
+    api.create({"name": "Online ladder night", "format": "swiss", "rounds": 2, "venue": "online"})
+    code = api.view()["code"]
+    guest = open_site_page(new_page, f"{server_url}/events/join/{code}", 360, 640)
+    guest.wait_for_function("() => window.crokinoleEvent && window.crokinoleEvent.view()")
+    assert guest.get_by_test_id("join-button").is_disabled()
+    assert "log in" in guest.locator("#join-login").inner_text()
+    sign_up(server_url, "onlineann")
+    player = open_site_page(new_page, f"{server_url}/events", 360, 640)
+    log_in(player, server_url, "onlineann")
+    player.goto(f"{server_url}/events/join/{code}")
+    player.wait_for_function("() => window.crokinoleEvent && window.crokinoleEvent.view()")
+    assert player.get_by_test_id("join-name").input_value() == "onlineann"
+    player.get_by_test_id("join-button").click()
+    player.get_by_test_id("check-in").click()
+    player.get_by_test_id("me-words").filter(has_text="checked in").wait_for()
+    (entrant,) = api.view()["entrants"]
+    assert entrant["online"] and entrant["name"] == "onlineann"
