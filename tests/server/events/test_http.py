@@ -331,6 +331,26 @@ def test_a_result_reported_by_one_side_counts_once_the_other_confirms(users: Use
     second.refused("post", table + "/result", WON_BY_SECOND, status=409, code="conflict")
 
 
+def test_results_are_limited_per_address_but_the_organisers(
+    users: Users, served: Served
+) -> None:
+    event = event_of(users, ["ann", "bob", "cyd", "dee"])
+    event.organiser.ok("post", event.path("/rounds"))
+    event.organiser.ok("post", event.path("/rounds/1/start"))
+    served.events.reports = RateLimiter(1, 60.0)
+    one, two = event.path("/rounds/1/tables/1"), event.path("/rounds/1/tables/2")
+    event.side(1, 1, 0).ok("post", one + "/result", WON_BY_FIRST)
+    event.side(1, 1, 1).refused("post", one + "/confirm", status=429, code="rate_limited")
+    event.side(1, 2, 0).refused(
+        "post", two + "/result", WON_BY_FIRST, status=429, code="rate_limited"
+    )
+    assert event.pairing(1, 1)["state"] == "reported"  # the refused confirmation changed nothing
+    # The organiser enters a hall's sheets one after another.
+    event.organiser.ok("post", one + "/confirm")
+    event.organiser.ok("post", two + "/result", WON_BY_SECOND)
+    assert [p["state"] for p in event.view()["rounds"][0]["pairings"]] == ["confirmed"] * 2
+
+
 def test_the_organiser_corrects_a_result_with_a_reason(users: Users) -> None:
     event = event_of(users, ["ann", "bob"])
     event.organiser.ok("post", event.path("/rounds"))

@@ -32,8 +32,9 @@ shown).  The event's commands decide what each may do; a refusal is the
 event's :class:`~crokinole.errors.EventError`, answered ``{code, message}``
 with the status of its code (:data:`crokinole.server.http.errors.STATUS`).
 Every POST and PUT is refused from another site (403) and takes JSON only
-(415), at most :data:`MAX_BODY` bytes (413); joining, reporting and looking
-up join codes are limited per address (429: codes can be guessed).
+(415), at most :data:`MAX_BODY` bytes (413); joining and looking up join
+codes are limited per address (429: codes can be guessed), and so are
+results reported and confirmed by anyone but the organiser.
 """
 
 from __future__ import annotations
@@ -196,6 +197,17 @@ async def _limited(limiter: RateLimiter, request: Request, what: str) -> None:
         raise HttpError(ErrorCode.RATE_LIMITED, f"too many {what} from this address: wait a minute")
 
 
+async def _limited_unless_organiser(request: Request, account_id: int | None) -> None:
+    """Results reported and confirmed are limited per address, but the organiser's (who
+    may enter a whole hall's sheets)."""
+    http = events_of(request)
+    if account_id is not None:
+        loaded = await http.service.loaded(_event_id(request))
+        if loaded is not None and loaded.event.organiser == account_id:
+            return
+    await _limited(http.reports, request, "results")
+
+
 def _text(body: dict[str, Any], name: str, *, required: bool = True, limit: int = 80) -> str:
     value = body.get(name)
     if value is None and not required:
@@ -259,10 +271,12 @@ async def _answer(
     status: int = 200,
 ) -> Response:
     """The event's view, and who the asker is in it (``you``)."""
-    view = await anyio.to_thread.run_sync(event.view)
-    actor = events_of(request).service.actor(event, account_id, claim)
+    service = events_of(request).service
+    shared = await anyio.to_thread.run_sync(service.view, event)
+    actor = service.actor(event, account_id, claim)
     entrant = event.entrant_of(actor)
-    view["you"] = {"organiser": actor.organiser, "entrant": None if entrant is None else entrant.id}
+    you = {"organiser": actor.organiser, "entrant": None if entrant is None else entrant.id}
+    view = {**shared, "you": you}
     return JSONResponse(view, status_code=status, headers={"Cache-Control": "no-store"})
 
 
@@ -484,7 +498,8 @@ async def result(request: Request) -> Response:
             return event.correct(actor, number, table, played, reason, now=now)
 
         return await _as_organiser(request, correct)
-    await _limited(events_of(request).reports, request, "results")
+    account_id = await _account(request)
+    await _limited_unless_organiser(request, account_id)
 
     def report(event: Event, actor: Actor, now: float) -> Sequence[Entry]:
         return event.report(actor, number, table, played, now=now)
@@ -497,15 +512,14 @@ async def result(request: Request) -> Response:
 async def confirm(request: Request) -> Response:
     """``POST .../rounds/{n}/tables/{t}/confirm``: the other side (or the organiser) agrees."""
     await _body(request, ())
-    await _limited(events_of(request).reports, request, "results")
+    account_id = await _account(request)
+    await _limited_unless_organiser(request, account_id)
     number, table = _number(request, "round", "a round"), _number(request, "table", "a table")
 
     def command(event: Event, actor: Actor, now: float) -> Sequence[Entry]:
         return event.confirm(actor, number, table, now=now)
 
-    return await _command(
-        request, command, account_id=await _account(request), claim=_claim(request)
-    )
+    return await _command(request, command, account_id=account_id, claim=_claim(request))
 
 
 async def pause(request: Request) -> Response:

@@ -163,7 +163,7 @@ class EventStreams:
                 loaded = await self.service.loaded(event_id)
                 if loaded is None or loaded.version <= watched.version:
                     break
-                watched.frame = await anyio.to_thread.run_sync(_render, loaded)
+                watched.frame = await anyio.to_thread.run_sync(self._frame, loaded)
                 watched.version = loaded.version
                 self.renders += 1
                 for watcher in watched.watchers:
@@ -175,6 +175,11 @@ class EventStreams:
             # heard (or the next poll).
             watched.wanted = min(watched.wanted, watched.version)
             watched.rendering = None
+            if not watched.watchers and self._watched.get(event_id) is watched:
+                del self._watched[event_id]
+
+    def _frame(self, loaded: Loaded) -> bytes:
+        return sse_frame(loaded.version, self.service.view(loaded.event))
 
     def listen(self) -> None:
         """Hear the events' changes (on the event loop: a hub on Redis joins its channel)."""
@@ -279,10 +284,6 @@ class EventStreams:
         """End every stream and the renders under way."""
         self.close()
         await stop_tasks([w.rendering for w in self._watched.values() if w.rendering is not None])
-
-
-def _render(loaded: Loaded) -> bytes:
-    return sse_frame(loaded.version, loaded.event.view())
 
 
 class Server(uvicorn.Server):

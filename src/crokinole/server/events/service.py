@@ -109,6 +109,7 @@ class EventService:
         self.hub: Hub = hub if hub is not None else MemoryHub()
         self.clock = clock
         self._cache: LruCache[str, Loaded] = LruCache(CACHE_SIZE)
+        self._views: LruCache[tuple[str, int], dict[str, Any]] = LruCache(CACHE_SIZE)
         self._locks: dict[str, asyncio.Lock] = {}
         self._listeners: list[ChangeListener] = []
         self._listening = False
@@ -150,6 +151,11 @@ class EventService:
         kept = self._cache.get(event_id)
         if kept is None or kept.version < loaded.version:
             self._cache.put(event_id, loaded)
+
+    def view(self, event: Event) -> dict[str, Any]:
+        """The event's public view, made once per version (a worker thread's call: it works
+        out the standings).  Shared: a caller that adds to it copies it first."""
+        return self._views.get_or_make((event.id, event.version), event.view)
 
     async def require(self, event_id: str) -> Loaded:
         """The event, or ``not_found`` (404) when there is none."""
