@@ -77,6 +77,16 @@ function apply(view) {
 function render() {
   const view = S.view;
   if (!view) return;
+  // The parts are drawn again: the control that had the focus gets it back.
+  const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.testid : null;
+  draw(view);
+  if (focused && document.activeElement === document.body) {
+    const again = document.querySelector(`[data-testid="${CSS.escape(focused)}"]`);
+    if (again && !again.disabled) again.focus();
+  }
+}
+
+function draw(view) {
   const s = view.settings || {};
   document.title = `${s.name} — Crokinole event`;
   $("event-name").textContent = s.name;

@@ -115,8 +115,9 @@ function roundBlock(view, state, round, latest) {
   details.dataset.testid = `round-${round.number}`;
   const key = round.number;
   details.open = folded.has(key) ? folded.get(key) : latest;
-  details.addEventListener("toggle", () => folded.set(key, details.open));
   const summary = el("summary");
+  // Only the viewer's own opening or folding is kept (the latest round opens by itself).
+  summary.addEventListener("click", () => folded.set(key, !details.open));
   const title = el("h3", "", round.stage && round.stage !== `Round ${round.number}` ? `Round ${round.number}: ${round.stage}` : `Round ${round.number}`);
   summary.append(title);
   const words = round.over ? "finished" : round.started ? "under way" : "paired, not started";
