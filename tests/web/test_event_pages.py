@@ -599,3 +599,21 @@ def test_an_online_event_needs_an_account_to_join(new_page: Any, server_url: str
     player.get_by_test_id("me-words").filter(has_text="checked in").wait_for()
     (entrant,) = api.view()["entrants"]
     assert entrant["online"] and entrant["name"] == "onlineann"
+
+
+def test_a_bracket_with_byes_shows_them(new_page: Any, server_url: str) -> None:
+    """Issue 23, "single elimination, seeded, with byes to a power of two": 6 players fill a
+    bracket of 8; the top two seeds have byes, drawn as such, and go through marked."""
+    org = organiser(new_page, server_url, "evorg7")
+    api = Organiser(org, server_url)
+    api.create({"name": "Six cup", "format": "elimination", **HALL})
+    api.add(["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"], [1600, 1500, 1400, 1300, 1200, 1100])
+    api.pair_and_start()
+    org.goto(f"{server_url}/events/{api.id}")
+    svg = org.get_by_test_id("bracket-svg")
+    svg.wait_for()
+    byes = svg.locator(".bracket-match.bye")
+    assert byes.count() == 2
+    texts = sorted(" ".join(byes.nth(k).locator("text").all_text_contents()) for k in range(2))
+    assert texts == ["✓ Ann bye", "✓ Bob bye"]  # the top seeds (by rating) through
+    assert svg.get_by_test_id("bracket-round").count() == 3
