@@ -519,6 +519,20 @@ def test_the_organiser_corrects_a_result_and_reads_refusals_in_plain_words(
         wait_version_above(page, version)
         assert page.get_by_test_id("start-round").inner_text() == "Start round 2"
         assert page.get_by_test_id("organiser-error").inner_text() == ""
+        # The organiser's own change: two players swap boards before the start.
+        paired = api.view()["rounds"][1]["pairings"]
+        a, b = paired[0]["sides"][0][0], paired[0]["sides"][1][0]
+        others = [e for p in paired[1:] for e in p["sides"][0] + p["sides"][1]]
+        page.get_by_test_id("swap-a").select_option(a)
+        page.get_by_test_id("swap-b").select_option(others[0])
+        page.get_by_test_id("swap-button").click()
+        page.wait_for_function(
+            "(id) => window.crokinoleEvent.view().rounds[1].pairings[0].sides.flat().includes(id)",
+            arg=others[0],
+        )
+        now = api.view()["rounds"][1]["pairings"]
+        assert now[0]["sides"] == [[others[0]], [b]]
+        assert a in [e for p in now[1:] for e in p["sides"][0] + p["sides"][1]]
 
         # Pause and resume; finish (after a yes): no more rounds, the standings stay.
         page.get_by_test_id("pause-event").click()

@@ -8,7 +8,7 @@
 
 import { fetchJson, listen } from "../lib/api.js";
 import { $, closeDialog, el, openDialog } from "../lib/dom.js";
-import { currentRound, eventFromPath, eventSummary, joinLink, nextSteps, rulesWords, statusWords } from "../lib/events.js";
+import { currentRound, eventFromPath, eventSummary, joinLink, nextSteps, rulesWords, statusWords, swapEntrants } from "../lib/events.js";
 import * as bracketView from "../views/bracket.js";
 import * as pairingsView from "../views/pairings.js";
 import * as standingsView from "../views/standings.js";
@@ -158,9 +158,39 @@ function renderOrganiser(view) {
   else next = `Round ${round.number} is over: pair the next round.`;
   $("next-step").textContent = next;
   $("add-form").hidden = view.status === "finished";
+  renderSwap(view, steps.repair ? round : null);
   $("add-members").hidden = !fixedTeams(view);
   $("add-name-label").textContent = fixedTeams(view) ? "Team name" : "Name";
   $("add-form").querySelector("h3").textContent = fixedTeams(view) ? "Add a team" : "Add a player";
+}
+
+/** Before a round starts, the organiser may swap two of its entrants (their own pairings). */
+function renderSwap(view, round) {
+  $("swap-form").hidden = !round;
+  if (!round) return;
+  $("swap-title").textContent = `Change round ${round.number}'s pairings`;
+  const names = new Map((view.entrants || []).map((e) => [e.id, e.name]));
+  const ids = (round.pairings || []).flatMap((p) => p.sides.flat());
+  for (const [id, other] of [["swap-a", 0], ["swap-b", 1]]) {
+    const select = $(id);
+    const before = select.value;
+    select.replaceChildren(...ids.map((e) => new Option(names.get(e) || e, e)));
+    select.value = ids.includes(before) ? before : ids[Math.min(other, ids.length - 1)] || "";
+  }
+}
+
+async function swap(ev) {
+  ev.preventDefault();
+  show("swap-error", "");
+  const round = currentRound(S.view);
+  const a = $("swap-a").value;
+  const b = $("swap-b").value;
+  if (!round || a === b) {
+    show("swap-error", "Choose two different players to swap.");
+    return;
+  }
+  const r = await ask("PUT", `/rounds/${round.number}`, { pairings: swapEntrants(round.pairings, a, b) });
+  if (!r.ok) show("swap-error", r.error);
 }
 
 function fixedTeams(view) {
@@ -540,6 +570,7 @@ function wire() {
   $("pause-event").addEventListener("click", togglePause);
   $("finish-event").addEventListener("click", finish);
   $("add-form").addEventListener("submit", addPlayer);
+  $("swap-form").addEventListener("submit", swap);
   $("join-form").addEventListener("submit", join);
   $("check-in").addEventListener("click", () => checkIn(S.viewer.entrant));
   $("result-form").addEventListener("submit", saveResult);
