@@ -56,6 +56,17 @@ def test_a_new_event_has_its_first_entry_as_version_1(store: Store) -> None:
     assert store.event_entries("ev1") == [_created()]
 
 
+def test_an_event_imported_whole_is_stored_with_its_whole_log(store: Store) -> None:
+    store.create_event(
+        "ev1", "K7QM2P", 7, _created(), T0, status="finished",
+        then=[_joined("Ann"), {"type": "finished"}],
+    )  # fmt: skip
+    assert store.event_entries("ev1") == [_created(), _joined("Ann"), {"type": "finished"}]
+    data = store.event_data("ev1")
+    assert data is not None and (data.version, data.status) == (3, "finished")
+    assert store.append_event_entries("ev1", [_joined("Bob")], 3) == 4
+
+
 def test_entries_appended_at_the_expected_version_read_back_in_order(store: Store) -> None:
     _event(store)
     assert store.append_event_entries("ev1", [_joined("Ann"), _joined("Bob")], 1) == 3

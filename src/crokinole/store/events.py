@@ -138,12 +138,15 @@ class EventStore(Database):
         status: str = "open",
         summary: dict[str, Any] | None = None,
         accounts: Iterable[int] = (),
+        then: Sequence[dict[str, Any]] = (),
     ) -> None:
         """Store a new event with its first entry (version 1), all or nothing.
 
         ``summary`` is what the lists show (the event's name, date, format
         ...); ``accounts`` the accounts that play in it (the organiser is
-        found by :meth:`list_events` without being listed).
+        found by :meth:`list_events` without being listed); ``then`` the
+        entries that follow the first at once (versions 2, 3 ...: an event
+        imported whole).
 
         >>> store = EventStore.open("sqlite://")
         >>> store.create_event("ev1", "K7QM2P", 7, {"type": "created"})
@@ -159,13 +162,13 @@ class EventStore(Database):
         """
         _check_status(event_id, status)
         at = _at(now)
-        rows = _entry_rows(event_id, 0, [entry_json])
+        rows = _entry_rows(event_id, 0, [entry_json, *then])
         ids = _account_ids(event_id, accounts)
         row = EventLogRow(
             id=event_id,
             code=code,
             organiser_id=int(organiser_account_id),
-            version=1,
+            version=len(rows),
             status=status,
             summary_json=to_json(summary or {}, f"the summary of event {event_id}"),
             created_at=at,

@@ -11,6 +11,7 @@ counts) and lower their limits.  :class:`User` is a browser: its own cookies
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import secrets
 import socket
@@ -30,7 +31,7 @@ from crokinole.server import create_app
 from crokinole.server.events.http import EventsHttp
 from crokinole.server.events.live import Server
 from crokinole.server.limits import ServerSettings
-from tests.support.server_database import server_database
+from tests.support.server_database import TEST_LEASE_MS, server_database, server_redis
 
 #: Upper bound on any wait of these tests (a safety net against a hang, not a measurement).
 PATIENCE = 20.0
@@ -74,8 +75,17 @@ def running(app: Starlette) -> Iterator[Served]:
             raise RuntimeError("the server did not stop")
 
 
-def new_app(db: Path | str, **options: Any) -> Starlette:
-    return create_app(server_database(db), ServerSettings(warm_up=False), **options)
+def new_app(db: Path | str, *, memory_hub: bool = False, **options: Any) -> Starlette:
+    """The app on ``db`` where this test run keeps servers' data (SQLite, or PostgreSQL under
+    ``$CROKINOLE_TEST_DATABASE_URL``), and on Redis under ``$CROKINOLE_TEST_REDIS_URL``
+    (unless ``memory_hub`` or the options name a Redis: ``make test-cluster``)."""
+    settings = ServerSettings(warm_up=False)
+    redis = None if memory_hub or "redis" in options else server_redis(db)
+    if redis is not None:
+        url, prefix = redis
+        settings = dataclasses.replace(settings, lease_ms=TEST_LEASE_MS)
+        options = {**options, "redis": url, "redis_prefix": prefix}
+    return create_app(server_database(db), settings, **options)
 
 
 @pytest.fixture

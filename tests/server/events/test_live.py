@@ -157,7 +157,7 @@ def test_a_change_through_another_process_reaches_the_watchers_by_the_store(
     """Two processes on one store whose broadcasts never meet (two memory hubs): the watched
     event's version is read from the store, so the change still arrives."""
     db = tmp_path / "shared.db"
-    here, there = new_app(db), new_app(db)
+    here, there = new_app(db, memory_hub=True), new_app(db, memory_hub=True)
     here.state.events.streams.poll_s = 0.05
     with running(here) as served_here, running(there) as served_there:
         organiser = User(served_there.url).sign_up("organiser")
@@ -176,28 +176,40 @@ def test_a_change_through_another_process_reaches_the_watchers_by_the_store(
 def test_a_change_through_another_process_reaches_the_watchers_through_redis(
     tmp_path: Path, prefix: str
 ) -> None:
-    """Two processes on one store and one Redis: the change is broadcast on the hub
-    (``events.changed``) and the other process renders it for its watchers.  Its store
-    poll is off, so only Redis can bring it."""
+    """Two processes on one store and one Redis, a watcher on each: the change made on one
+    is broadcast on the hub (``events.changed``) and each process renders it for its own
+    watchers.  The store polls are off, so only Redis can bring it to the other."""
     db = tmp_path / "shared.db"
     here = new_app(db, redis=REDIS_URL, redis_prefix=prefix)
     there = new_app(db, redis=REDIS_URL, redis_prefix=prefix)
-    here.state.events.streams.poll_s = 3600.0
+    for app in (here, there):
+        app.state.events.streams.poll_s = 3600.0
     with running(here) as served_here, running(there) as served_there:
-        hub = here.state.tables.hub
-        channel = hub.topic(CHANGED).encode()
-        eventually(
-            lambda: hub._pubsub is not None and channel in hub._pubsub.channels,
-            "this process listens to the events' changes on Redis",
-        )
+        for app in (here, there):
+            hub = app.state.tables.hub
+            channel = hub.topic(CHANGED).encode()
+            eventually(
+                lambda hub=hub, channel=channel: (
+                    hub._pubsub is not None and channel in hub._pubsub.channels
+                ),
+                "each process listens to the events' changes on Redis",
+            )
         organiser = User(served_there.url).sign_up("organiser")
         view = organiser.ok("post", "/api/events", swiss(venue="both"), status=201)
-        watcher = Watcher(served_here.url, view["id"])
+        watching = [Watcher(served_here.url, view["id"]), Watcher(served_there.url, view["id"])]
         try:
-            assert watcher.next_view()["data"]["version"] == 1
+            assert [w.next_view()["data"]["version"] for w in watching] == [1, 1]
             added = organiser.ok("post", f"/api/events/{view['id']}/entrants", {"name": "Ann"})
-            got = watcher.next_view()
-            assert got["data"] == without_you(added)
+            assert [w.next_view()["data"] for w in watching] == [without_you(added)] * 2
+            # And the other way: a change made here reaches there.
+            again = User(served_here.url)
+            again.http.cookies = organiser.http.cookies
+            try:
+                more = again.ok("post", f"/api/events/{view['id']}/entrants", {"name": "Bob"})
+            finally:
+                again.close()
+            assert [w.next_view()["data"] for w in watching] == [without_you(more)] * 2
         finally:
-            watcher.close()
+            for watcher in watching:
+                watcher.close()
             organiser.close()

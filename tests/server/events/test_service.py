@@ -17,6 +17,7 @@ import pytest
 from crokinole.errors import ErrorCode, EventError
 from crokinole.events.event import Actor, Entry, Event, entry_from_dict
 from crokinole.events.model import EventSettings, Format, Venue
+from crokinole.events.view import event_view
 from crokinole.server.cluster.hub import MemoryHub
 from crokinole.server.events import service as service_module
 from crokinole.server.events.service import RETRIES, EventService
@@ -164,7 +165,7 @@ def test_a_load_folds_what_another_process_appended(stores: Callable[[], Store])
 
     loaded, expected = anyio.run(scenario)
     assert loaded is not None and loaded.version == 3 and names(loaded) == ["Ann", "Bob"]
-    assert loaded.view() == expected.view() == stored(here, loaded.id).view()
+    assert event_view(loaded) == event_view(expected) == event_view(stored(here, loaded.id))
     assert anyio.run(mine.load, "0123456789abcdef") is None
 
 

@@ -44,7 +44,7 @@ import io
 import re
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import anyio.to_thread
@@ -56,19 +56,9 @@ from starlette.routing import BaseRoute, Route
 from crokinole.board import Seat
 from crokinole.errors import ErrorCode, EventError
 from crokinole.events import export
-from crokinole.events.codec import pairing_from_dict, pairing_to_dict, result_from_dict
-from crokinole.events.event import Actor, Entry, Event, EventStatus
-from crokinole.events.model import (
-    MAX_ENTRANTS,
-    Entrant,
-    EntrantStatus,
-    EventSettings,
-    MatchResult,
-    Pairing,
-    Person,
-    Teams,
-    Venue,
-)
+from crokinole.events.codec import pairing_from_dict, result_from_dict
+from crokinole.events.event import Actor, Entry, Event
+from crokinole.events.model import MAX_ENTRANTS, EntrantStatus, EventSettings, Pairing, Person
 from crokinole.rules.sheet import ScoreSheet
 from crokinole.server.events.live import EventStreams
 from crokinole.server.events.service import EventService
@@ -678,72 +668,14 @@ def _file_name(event: Event) -> str:
 
 
 async def import_cmn(request: Request) -> Response:
-    """``POST /api/events/import``: a CMN 1.0 document → a new, finished event of the account.
-
-    The document's players are entered (as names: an online event's is
-    imported as played online and on boards) and checked in, each of its rounds
-    paired as it says and started, each counted match entered by the
-    organiser (confirmed), and the event finished: its standings are the
-    document's.
-    """
+    """``POST /api/events/import``: a CMN 1.0 document → a new, finished event of the account,
+    every match of it confirmed (its standings are the document's)."""
     same_site(request)
     account_id = await _logged_in(request, "import an event")
     doc = await json_body(request, MAX_IMPORT, json_only=True, noun="a CMN document")
     settings, entrants, matches = export.from_cmn(doc)
-    if settings.venue is Venue.ONLINE:
-        # Its players are names from a file, not accounts (which an online event needs): the
-        # games were played, and where changes no standing.
-        settings = replace(settings, venue=Venue.BOTH)
-    service = events_of(request).service
-    now = service.now()
-
-    def imported(event: Event) -> Sequence[Entry]:
-        return _imported(event, entrants, matches, now)
-
-    event = await service.create(account_id, settings, now=now, then=imported)
+    event = await events_of(request).service.import_event(account_id, settings, entrants, matches)
     return await _answer(request, event, account_id, None, status=201)
-
-
-def _imported(
-    event: Event,
-    entrants: Sequence[Entrant],
-    matches: Sequence[tuple[Pairing, MatchResult | None]],
-    now: float,
-) -> list[Entry]:
-    """The entries that make a new event what a CMN document says (see :func:`import_cmn`)."""
-    organiser = Actor(account_id=event.organiser, organiser=True)
-    entries: list[Entry] = []
-
-    def run(made: Sequence[Entry]) -> None:
-        nonlocal event
-        entries.extend(made)
-        event = event.run(made)
-
-    ids: dict[str, str] = {}
-    for entrant in entrants:
-        people = tuple(Person(p.name) for p in entrant.members)
-        members = people if event.settings.teams is Teams.FIXED else None
-        run(event.add(organiser, entrant.name, rating=entrant.rating, members=members, now=now))
-        ids[entrant.id] = event.entrants[-1].id
-    for entrant in event.entrants:
-        run(event.check_in(organiser, entrant.id, now=now))
-    by_round: dict[int, list[tuple[Pairing, MatchResult | None]]] = {}
-    for pairing, result in matches:
-        by_round.setdefault(pairing.round, []).append((pairing, result))
-    for number in sorted(by_round):
-        pairings = [
-            replace(p, sides=(tuple(ids[e] for e in p.sides[0]), tuple(ids[e] for e in p.sides[1])))
-            for p, _ in by_round[number]
-        ]
-        data = {"round": number, "pairings": [pairing_to_dict(p) for p in pairings]}
-        run((Entry("round_paired", data, now),))
-        run(event.start_round(organiser, number, now=now))
-        for pairing, result in by_round[number]:
-            if result is not None:
-                run(event.report(organiser, number, pairing.table, result, now=now))
-    if event.status is not EventStatus.FINISHED:
-        run(event.finish(organiser, now=now))
-    return entries
 
 
 async def qr(request: Request) -> Response:

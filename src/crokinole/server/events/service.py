@@ -40,7 +40,8 @@ import anyio.to_thread
 
 from crokinole.errors import ErrorCode, EventError
 from crokinole.events.event import Actor, Entry, Event, entry_from_dict
-from crokinole.events.model import EventSettings
+from crokinole.events.model import Entrant, EventSettings, MatchResult, Pairing
+from crokinole.events.view import event_view
 from crokinole.server.cache import LruCache
 from crokinole.server.cluster.hub import Hub, HubUnavailableError, MemoryHub
 from crokinole.server.owner.tables import new_code
@@ -155,7 +156,7 @@ class EventService:
     def view(self, event: Event) -> dict[str, Any]:
         """The event's public view, made once per version (a worker thread's call: it works
         out the standings).  Shared: a caller that adds to it copies it first."""
-        return self._views.get_or_make((event.id, event.version), event.view)
+        return self._views.get_or_make((event.id, event.version), lambda: event_view(event))
 
     async def require(self, event_id: str) -> Loaded:
         """The event, or ``not_found`` (404) when there is none."""
@@ -224,47 +225,79 @@ class EventService:
         return fresh
 
     async def create(
-        self,
-        organiser: int,
-        settings: EventSettings,
-        *,
-        now: float | None = None,
-        then: Decision | None = None,
+        self, organiser: int, settings: EventSettings, *, now: float | None = None
     ) -> Event:
         """A new event of ``organiser`` (an account) with ``settings``, and a join code of its own.
 
-        ``then``: a decision run on the new event at once (an import's
-        entrants and results).
-
         Raises:
-            EventError: the settings or ``then`` refused.
+            EventError: the settings refused.
         """
         at = self.now() if now is None else now
+        return await self._create(
+            organiser,
+            lambda event_id, code: (Event.create(event_id, code, organiser, settings, now=at),),
+            at,
+        )
+
+    async def import_event(
+        self,
+        organiser: int,
+        settings: EventSettings,
+        entrants: Sequence[Entrant],
+        matches: Sequence[tuple[Pairing, MatchResult | None]],
+        *,
+        now: float | None = None,
+    ) -> Event:
+        """A new event of ``organiser`` played elsewhere (a CMN 1.0 import): finished, every
+        match confirmed (:meth:`~crokinole.events.event.Event.imported`).
+
+        Raises:
+            EventError: a match names an unknown entrant, two share a table.
+        """
+        at = self.now() if now is None else now
+
+        def log(event_id: str, code: str) -> Sequence[Entry]:
+            return Event.imported(
+                event_id,
+                code,
+                organiser,
+                settings=settings,
+                entrants=entrants,
+                matches=matches,
+                now=at,
+            )
+
+        return await self._create(organiser, log, at)
+
+    async def _create(
+        self, organiser: int, log: Callable[[str, str], Sequence[Entry]], at: float
+    ) -> Event:
+        """A new event whose log ``log(id, code)`` makes, under a new id and a free code."""
         for _ in range(RETRIES):
             event_id, code = new_event_id(), new_code()
-            entry = Event.create(event_id, code, organiser, settings, now=at)
-            event = Event.fold([entry])
+            entries = tuple(log(event_id, code))
+            event = await anyio.to_thread.run_sync(Event.fold, entries)
             try:
-                await anyio.to_thread.run_sync(self._create_sync, event, entry, at)
+                await anyio.to_thread.run_sync(self._create_sync, event, entries, at)
             except StoreConflictError:  # the code was taken: draw another
                 continue
-            self._keep(event_id, Loaded(event, 1))
-            await self._tell(event_id, 1)
-            if then is not None:
-                return await self.run(event_id, then)
+            self._keep(event_id, Loaded(event, len(entries)))
+            await self._tell(event_id, len(entries))
             return event
         raise EventError(ErrorCode.CONFLICT, "no join code was free: try again")
 
-    def _create_sync(self, event: Event, entry: Entry, at: float) -> None:
+    def _create_sync(self, event: Event, entries: Sequence[Entry], at: float) -> None:
+        first, *then = (entry.to_dict() for entry in entries)
         self.store.create_event(
             event.id,
             event.code,
             event.organiser,
-            entry.to_dict(),
+            first,
             at,
             status=_status(event),
             summary=summary(event),
             accounts=accounts_of(event),
+            then=then,
         )
 
     def _lock(self, event_id: str) -> asyncio.Lock:
