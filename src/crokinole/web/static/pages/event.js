@@ -447,8 +447,11 @@ async function pairingAct(action, round, pairing) {
 
 const R = { action: null, round: null, pairing: null };
 
-function roundRow(pairing, values) {
+function roundRow(pairing, values, nth) {
   const row = el("div", "result-round");
+  const label = el("span", "note round-no", String(nth));
+  label.setAttribute("aria-hidden", "true");
+  row.append(label);
   const number = (k) => {
     const input = document.createElement("input");
     input.type = "number";
@@ -461,10 +464,10 @@ function roundRow(pairing, values) {
   [0, 1].forEach((side) => {
     const total = number(side * 2);
     total.dataset.role = `total-${side}`;
-    total.setAttribute("aria-label", `${pairing.names[side]}: round total`);
+    total.setAttribute("aria-label", `Round ${nth}, ${pairing.names[side]}: total`);
     const twenties = number(side * 2 + 1);
     twenties.dataset.role = `twenties-${side}`;
-    twenties.setAttribute("aria-label", `${pairing.names[side]}: 20s`);
+    twenties.setAttribute("aria-label", `Round ${nth}, ${pairing.names[side]}: 20s`);
     const cell = el("span", "result-side");
     cell.append(total, el("span", "note", "20s"), twenties);
     row.append(cell);
@@ -476,11 +479,11 @@ function gameBlock(pairing, number, game) {
   const box = el("fieldset", "result-game");
   box.append(el("legend", "", `Game ${number}: ${pairing.names[0]} – ${pairing.names[1]}`));
   const head = el("div", "result-round result-head");
-  head.append(el("span", "note", `${pairing.names[0]}: total, 20s`), el("span", "note", `${pairing.names[1]}: total, 20s`));
+  head.append(el("span", "note", "#"), el("span", "note", `${pairing.names[0]}: total, 20s`), el("span", "note", `${pairing.names[1]}: total, 20s`));
   head.setAttribute("aria-hidden", "true");
   box.append(head);
   const rounds = game && game.rounds && game.rounds.length ? game.rounds : [null, null, null, null];
-  for (const r of rounds) box.append(roundRow(pairing, r));
+  rounds.forEach((r, k) => box.append(roundRow(pairing, r, k + 1)));
   return box;
 }
 
@@ -577,7 +580,8 @@ function wire() {
   $("result-cancel").addEventListener("click", () => closeDialog($("result-dialog")));
   $("add-round").addEventListener("click", () => {
     const games = $("result-games").querySelectorAll(".result-game");
-    games[games.length - 1].append(roundRow(R.pairing, null));
+    const last = games[games.length - 1];
+    last.append(roundRow(R.pairing, null, last.querySelectorAll(".result-round:not(.result-head)").length + 1));
   });
   $("add-game").addEventListener("click", () => {
     const n = $("result-games").querySelectorAll(".result-game").length;
