@@ -42,6 +42,8 @@ BENCHMARKS = {
     "(the same work either way)",
     "cpu": "CPU Hard's and Expert's decision time (p50/p95, CPU seconds) on crowded boards "
     "(12-disc singles, 20-disc doubles, many seeds) against their targets",
+    "events_pairing": "Swiss pairing per round (128 and 512 players, 7 rounds of random "
+    "results: CPU ms, rematches, byes) and rotating doubles' repeats (16 players, 7 rounds)",
     "compile": "CPU time of a cold numba compile (fresh process, empty cache): the first "
     "shot and the server's warm-up, against the target",
 }

@@ -11,11 +11,13 @@ round, so the matching is lexicographically best):
 1. a second bye (a bye counts as a win: the entrant's byes so far);
 2. a rematch (the two have met);
 3. the bye's place: it goes to the lowest-ranked entrant still without one;
-4. the score difference, squared (so two floats of one point beat one
+4. a first-shot imbalance of 3: an entrant who would have shot first
+   three games more than second (or the other way);
+5. the score difference, squared (so two floats of one point beat one
    of two);
-5. first-shot imbalance: after the game, how far each ``firsts`` is past
+6. first-shot imbalance: after the game, how far each ``firsts`` is past
    ±1 (squared), and whether someone shoots first twice in a row;
-6. the classic Swiss shape within a score group: its top half against its
+7. the classic Swiss shape within a score group: its top half against its
    bottom half (1 v 5, 2 v 6 … in a group of 8); between groups, the
    lowest of the higher group against the top of the lower one.
 
@@ -26,12 +28,14 @@ a rematch: both are "while avoidable", and a bye is a free win).
 The full graph of 512 entrants has 130,816 edges, too slow for the
 pure-Python blossom; each entrant is joined only to its nearest
 ``window`` in the ranking, to those around its top-half/bottom-half
-counterpart in its group, and the bye node to the ``window`` likeliest to
-take it.  When the matching on that graph is not perfect, has a rematch,
-gives a needless second bye or pairs across more than one score group,
-the window doubles (up to the full graph) and the round is paired again:
-those guarantees hold exactly, the finer levels are optimal within the
-graph used.
+counterpart in its group, and the bye node to the ``2 * window`` likeliest
+to take it.  When the matching on that graph is not perfect, has a rematch,
+or gives a needless second bye, the window doubles (up to the full graph)
+and the round is paired again: those guarantees hold exactly.  While a pair
+across more than two score groups is as far apart as the window reaches,
+it doubles too,
+up to ``FAR_FLOATS`` times its first width.  The finer levels are optimal
+within the graph used.
 
 The one who shoots first is the one with fewer ``firsts`` (games first
 minus games second); level, the one who did not shoot first last; level
@@ -64,6 +68,8 @@ __all__ = ["SwissEntrant", "pair_swiss"]
 
 #: Each entrant's first candidates on either side in the ranking (doubled as needed).
 WINDOW = 8
+#: How much wider the window grows while a pair spans more than two score groups.
+FAR_FLOATS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +136,13 @@ def _past_one(firsts: int) -> int:
     return max(0, abs(firsts) - 1) ** 2
 
 
+def _past_two(a: SwissEntrant, b: SwissEntrant) -> int:
+    """How many of the two would shoot first (or second) three games more than the other way."""
+    side = shoots_first(a, b)
+    shooter, other = (a, b) if side == 0 else (b, a)
+    return int(abs(shooter.firsts + 1) >= 3) + int(abs(other.firsts - 1) >= 3)
+
+
 def _first_cost(a: SwissEntrant, b: SwissEntrant) -> int:
     side = shoots_first(a, b)
     shooter, other = (a, b) if side == 0 else (b, a)
@@ -172,10 +185,10 @@ class _Round:
             shape = (2 * (j - i) - self.size[i]) ** 2
         else:
             shape = (self.start[i] + self.size[i] - 1 - i + j - self.start[j]) ** 2
-        return (0, int(self.met(i, j)), 0, score, _first_cost(a, b), shape)
+        return (0, int(self.met(i, j)), 0, _past_two(a, b), score, _first_cost(a, b), shape)
 
     def bye_cost(self, i: int) -> tuple[int, ...]:
-        return (self.ranked[i].byes, 0, self.n - 1 - i, 0, 0, 0)
+        return (self.ranked[i].byes, 0, self.n - 1 - i, 0, 0, 0, 0)
 
     def edges(self, window: int) -> set[tuple[int, int]]:
         """Candidate pairs ``(i, j)``, ``i < j``; ``j == n`` is the bye."""
@@ -219,9 +232,13 @@ class _Round:
             perfect
             and not any(self.met(i, j) for i, j in pairs)
             and (bye is None or self.ranked[bye].byes == self.fewest_byes)
-            and all(self.group[j] - self.group[i] <= 1 for i, j in pairs)
         )
-        return pairs, bye, sure or window >= n
+        # A float as far as the window reaches may be the window's doing: look a little
+        # wider (not up to the full graph: a late round of a big field floats far anyway).
+        near = window >= FAR_FLOATS * WINDOW or all(
+            j - i < window or self.group[j] - self.group[i] <= 1 for i, j in pairs
+        )
+        return pairs, bye, (sure and near) or window >= n
 
 
 def pair_swiss(entrants: Sequence[SwissEntrant], round: int) -> tuple[Pairing, ...]:

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
+from starlette.requests import Request
 
 from crokinole.errors import ErrorCode, EventError
 from crokinole.events.event import Actor, Entry, Event, entry_from_dict
@@ -20,6 +22,7 @@ from crokinole.events.model import EventSettings, Format, Venue
 from crokinole.events.view import event_view
 from crokinole.server.cluster.hub import MemoryHub
 from crokinole.server.events import service as service_module
+from crokinole.server.events.live import EventStreams
 from crokinole.server.events.service import RETRIES, EventService
 from crokinole.store import Store, StoreConflictError
 
@@ -182,3 +185,33 @@ def test_a_taken_join_code_is_drawn_again(
         return first.code, second.code
 
     assert anyio.run(scenario) == ("AAAAAA", "BBBBBB")
+
+
+def test_a_stream_whose_client_left_before_its_first_frame_is_forgotten(
+    stores: Callable[[], Store],
+) -> None:
+    """The client goes at once: Starlette cancels the response while it sends the headers,
+    before the stream's generator ever runs; the watcher is forgotten all the same (else
+    its address's streams would stay counted for ever)."""
+    service = EventService(stores(), MemoryHub(), clock=lambda: NOW)
+    streams = EventStreams(service)
+    scope: dict[str, Any] = {
+        "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
+        "method": "GET", "path": "/", "raw_path": b"/", "query_string": b"", "headers": [],
+        "client": ("10.0.0.1", 5000), "server": ("127.0.0.1", 8000), "scheme": "http",
+    }  # fmt: skip
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        await anyio.sleep(0.01)
+
+    async def scenario() -> tuple[int, int]:
+        event = await service.create(ORGANISER, SETTINGS)
+        response = await streams.response(Request(scope), event.id)
+        during = streams.streams
+        await response(scope, receive, send)
+        return during, streams.streams
+
+    assert anyio.run(scenario) == (1, 0)

@@ -34,7 +34,7 @@ import asyncio
 import contextlib
 import logging
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +42,7 @@ import anyio.to_thread
 import uvicorn
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from crokinole.errors import ErrorCode
 from crokinole.rules.record_format import compact_json
@@ -231,8 +232,9 @@ class EventStreams:
         except BaseException:
             self._leave(event_id, watched, watcher, address)
             raise
-        return StreamingResponse(
+        return _Stream(
             self._frames(event_id, watched, watcher, address),
+            lambda: self._leave(event_id, watched, watcher, address),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
@@ -284,6 +286,22 @@ class EventStreams:
         """End every stream and the renders under way."""
         self.close()
         await stop_tasks([w.rendering for w in self._watched.values() if w.rendering is not None])
+
+
+class _Stream(StreamingResponse):
+    """A streaming response that calls ``on_close`` however it ends: a client gone before
+    the first frame cancels the response before its generator ever runs (so the
+    generator's ``finally`` never does)."""
+
+    def __init__(self, content: AsyncIterator[bytes], on_close: Callable[[], None], **kw: Any):
+        super().__init__(content, **kw)
+        self._on_close = on_close
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._on_close()
 
 
 class Server(uvicorn.Server):
