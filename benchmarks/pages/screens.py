@@ -2,8 +2,10 @@
 
 A fresh server (one round a ranked game) gets its data the way players make it
 (:mod:`benchmarks.pages.site`): a ranked game played to its end by two accounts
-(for the review, the replay, a profile, the leaderboard), then for each size a
-game against the CPU in progress and one played to its result. Every page is
+(for the review, the replay, a profile, the leaderboard), two events on real boards
+made by an organiser (:mod:`benchmarks.pages.events`: a Swiss under way, a bracket),
+then for each size a game against the CPU in progress and one played to its result.
+Every page is
 captured at 360x640, 412x915 and 1280x800 into ``artifacts/screenshots/pages/``
 (``NAME-WxH.png``); ``--docs`` copies the README's pictures into ``docs/images/``.
 
@@ -19,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.pages.events import SHOTS, make_events, scroll_to
 from benchmarks.pages.site import (
     CHROMIUM,
     SetupError,
@@ -47,6 +50,7 @@ PLAIN = {
     "leaderboard": "/leaderboard?ladder=singles&min_games=0",
     "keep-score": "/keep-score",
     "how-to-play": "/how-to-play",
+    "events": "/events",
 }
 
 #: The README's pictures: (the capture, its name in docs/images/).
@@ -61,6 +65,9 @@ DOCS = (
     ("practice-1280x800", "practice.png"),
     ("leaderboard-360x640", "leaderboard.png"),
     ("profile-360x640", "profile.png"),
+    ("event-pairings-360x640", "event-pairings-phone.png"),
+    ("event-standings-1280x800", "event-standings.png"),
+    ("event-bracket-1280x800", "event-bracket.png"),
 )
 
 GAME_OVER = "() => document.querySelector('[data-testid=game-result]').open"
@@ -99,6 +106,8 @@ def capture(browser: Any, base: str, out: Path, progress: Progress) -> list[Path
         "replay": f"/replay/{finished.table}?game=1",
         "profile": f"/players/{finished.players[0]}",
     }
+    progress.update(task, description="events: a Swiss on real boards, a bracket")
+    events = make_events(browser, base)
     progress.update(task, total=len(SIZES), completed=0, description="pages")
     written: list[Path] = []
     for width, height in SIZES:
@@ -112,6 +121,15 @@ def capture(browser: Any, base: str, out: Path, progress: Progress) -> list[Path
             ctx, page = new_page()
             page.goto(base + path)
             _settle(page)
+            written.append(out / f"{name}-{size}.png")
+            page.screenshot(path=str(written[-1]))
+            ctx.close()
+        for name, which, part in SHOTS:
+            ctx, page = new_page()
+            page.goto(f"{base}/events/{getattr(events, which)}")
+            page.wait_for_function("() => window.crokinoleEvent && window.crokinoleEvent.view()")
+            _settle(page)
+            scroll_to(page, part)
             written.append(out / f"{name}-{size}.png")
             page.screenshot(path=str(written[-1]))
             ctx.close()
@@ -141,7 +159,8 @@ def parser(prog: str) -> argparse.ArgumentParser:
         prog=prog,
         description=(
             "Screenshots of every page (start, a game in progress, a game's result, practice, "
-            "drills, review, replay, leaderboard, a profile, keep score, how to play) at "
+            "drills, review, replay, leaderboard, a profile, keep score, how to play, the "
+            "events, an event's pairings, standings and bracket) at "
             "360x640, 412x915 and 1280x800, on a fresh server."
         ),
     )

@@ -15,9 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import open_site_page
 from tests.web.test_browser import new_page
-from tests.web.test_event_pages import HALL, Organiser, organiser
+from tests.web.test_event_pages import HALL, Organiser, open_site_page, organiser
 
 __all__ = ["new_page"]
 

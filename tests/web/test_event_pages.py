@@ -14,12 +14,14 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from tests.web.conftest import open_site_page, sign_up
+from tests.web.conftest import open_site_page as open_with_csp
+from tests.web.conftest import sign_up, with_csp
 from tests.web.test_axe import axe_source, check
 from tests.web.test_browser import new_page
 
@@ -32,6 +34,20 @@ sync_api = pytest.importorskip("playwright.sync_api")
 PASSWORD = "a long password 1"
 SIZES = ((360, 640), (412, 915), (1280, 800))
 HALL = {"venue": "hall"}
+
+
+def live_csp(route: Any) -> None:
+    """Contract 4's policy added to every answer but the event's stream, which is let through
+    as it is (a fulfilled answer would wait for the stream's end, which never comes)."""
+    if route.request.url.endswith("/stream"):
+        route.continue_()
+    else:
+        with_csp(route)
+
+
+def open_site_page(new_page: Any, url: str, width: int = 1280, height: int = 800, **kw: Any) -> Any:
+    """A page of the site (conftest's open_site_page), its event stream live."""
+    return open_with_csp(new_page, url, width, height, route=live_csp, **kw)
 
 
 def log_in(page: Any, url: str, username: str) -> None:
@@ -166,6 +182,16 @@ def test_create_join_check_in_pair_and_start(new_page: Any, server_url: str) -> 
         " return i.complete && i.naturalWidth > 0; }"
     )
     assert org.get_by_test_id("organiser").is_visible()
+    # The code on a screen in the hall: big, with its QR code.
+    org.get_by_test_id("show-code").click()
+    screen = org.get_by_test_id("code-dialog")
+    assert screen.locator(".screen-code").inner_text() == code
+    org.wait_for_function(
+        "() => { const i = document.getElementById('screen-qr');"
+        " return i.complete && i.naturalWidth > 0; }"
+    )
+    screen.get_by_role("button", name="Close").click()
+    screen.wait_for(state="hidden")
     no_reload_mark(org)
 
     # Two players join by the code, each on their own device, and check in.
@@ -214,6 +240,14 @@ def test_create_join_check_in_pair_and_start(new_page: Any, server_url: str) -> 
         assert page.get_by_test_id("pair-next").is_hidden()
         assert still_same_document(page)
     assert still_same_document(org)
+
+    # The list: the event is under way; the organiser's own list has it too.
+    players[0].goto(f"{server_url}/events")
+    players[0].get_by_test_id("running-events").filter(has_text="Tuesday league").wait_for()
+    assert "4 players" in players[0].get_by_test_id(f"event-{view['id']}").inner_text()
+    assert players[0].get_by_test_id("create-button").is_disabled()  # a guest cannot organise
+    org.goto(f"{server_url}/events")
+    org.get_by_test_id("my-events").filter(has_text="Tuesday league").wait_for()
 
 
 @pytest.fixture(scope="module")
@@ -336,7 +370,7 @@ def test_the_bracket_is_drawn_as_a_bracket(
     columns = svg.get_by_test_id("bracket-round")
     assert columns.count() == 3
     assert [columns.nth(k).get_by_test_id("bracket-match").count() for k in range(3)] == [4, 2, 1]
-    heads = svg.locator(".bracket-head").all_inner_texts()
+    heads = svg.locator(".bracket-head").all_text_contents()
     assert heads == ["Quarter-final", "Semi-final", "Final"]
     assert svg.get_by_test_id("bracket-line").count() == 6
     assert svg.get_by_test_id("bracket-winner").count() == 7
@@ -401,3 +435,199 @@ def test_axe_finds_no_broken_rule(
     page.locator("[data-testid^=correct-]").first.click()
     page.get_by_test_id("result-dialog").wait_for()
     check(page, axe_source, f"the result dialog, {width}")
+
+
+def test_the_organiser_corrects_a_result_and_reads_refusals_in_plain_words(
+    browser: Any, server_url: str
+) -> None:
+    """Issue 23: "correct a result (corrections re-rank at once and are logged)", "drop",
+    "re-pair a round before it starts"; a destructive control asks first, and a refusal is the
+    server's words next to the control that asked."""
+    sign_up(server_url, "evorg4")
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    try:
+        page = ctx.new_page()
+        page.route("**/*", live_csp)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(f"{server_url}/events")
+        log_in(page, server_url, "evorg4")
+        api = Organiser(page, server_url)
+        api.create({"name": "Corrections night", "format": "swiss", "rounds": 3, **HALL})
+        api.add(["Ann", "Bob", "Cy", "Dee"])
+        api.pair_and_start()
+        api.result(1, 1, CLOSE_WIN)
+        api.result(1, 2, CLEAN_WIN)
+        board1 = api.pairing(1, 1)
+        winner, loser = board1["sides"][0][0], board1["sides"][1][0]
+        page.goto(f"{server_url}/events/{api.id}")
+        page.wait_for_function(
+            "() => window.crokinoleEvent && window.crokinoleEvent.viewer().organiser"
+        )
+
+        # A username nobody has: the server says so under the form.
+        page.get_by_test_id("add-name").fill("Zed")
+        page.get_by_test_id("add-account").fill("nobody-has-this-name")
+        page.get_by_test_id("add-button").click()
+        refusal = page.get_by_test_id("add-error")
+        refusal.wait_for()
+        assert refusal.inner_text() and "answered" not in refusal.inner_text()
+
+        # Correct board 1: the dialog holds the result as entered; a reason is needed.
+        before = [r.get_attribute("data-testid") for r in page.locator("tbody tr").all()]
+        assert before.index(f"standing-{winner}") < before.index(f"standing-{loser}")
+        page.get_by_test_id("correct-1-1").click()
+        dialog = page.get_by_test_id("result-dialog")
+        rows = dialog.locator(".result-round:not(.result-head)")
+        assert rows.nth(0).locator("[data-role=total-0]").input_value() == "35"
+        for k, (a, b, c, d) in enumerate(CLOSE_WIN):  # the sheet had the sides swapped
+            for role, value in (
+                ("total-0", c),
+                ("twenties-0", d),
+                ("total-1", a),
+                ("twenties-1", b),
+            ):
+                rows.nth(k).locator(f"[data-role={role}]").fill(str(value))
+        dialog.get_by_test_id("result-save").click()
+        assert "why" in dialog.get_by_test_id("result-error").inner_text()
+        dialog.get_by_test_id("result-reason").fill("the sides were swapped on the sheet")
+        dialog.get_by_test_id("result-save").click()
+        dialog.wait_for(state="hidden")
+        page.get_by_test_id("corrections").filter(has_text="swapped on the sheet").wait_for()
+        assert "Round 1, board 1" in page.get_by_test_id("corrections").inner_text()
+        page.get_by_test_id("pairing-score-1-1").filter(has_text="3–5").wait_for()
+        after = [r.get_attribute("data-testid") for r in page.locator("tbody tr").all()]
+        assert after.index(f"standing-{loser}") < after.index(f"standing-{winner}")  # re-ranked
+
+        # Dropping asks first: Cancel keeps the player, Yes drops them.
+        page.get_by_test_id(f"drop-{loser}").click()
+        page.get_by_test_id("confirm-no").click()
+        assert "dropped" not in page.get_by_test_id(f"entrant-{loser}").inner_text()
+        page.get_by_test_id(f"drop-{loser}").click()
+        page.get_by_test_id("confirm-yes").click()
+        page.get_by_test_id(f"entrant-{loser}").filter(has_text="dropped").wait_for()
+
+        # Round 2 paired, then paired again before it starts (after a yes).
+        page.get_by_test_id("pair-next").click()
+        page.get_by_test_id("round-2").wait_for()
+        version = int(
+            page.get_by_test_id("repair").evaluate("() => window.crokinoleEvent.view().version")
+        )
+        page.get_by_test_id("repair").click()
+        page.get_by_test_id("confirm-yes").click()
+        wait_version_above(page, version)
+        assert page.get_by_test_id("start-round").inner_text() == "Start round 2"
+        assert page.get_by_test_id("organiser-error").inner_text() == ""
+        # The organiser's own change: two players swap boards before the start.
+        paired = api.view()["rounds"][1]["pairings"]
+        a, b = paired[0]["sides"][0][0], paired[0]["sides"][1][0]
+        others = [e for p in paired[1:] for e in p["sides"][0] + p["sides"][1]]
+        page.get_by_test_id("swap-a").select_option(a)
+        page.get_by_test_id("swap-b").select_option(others[0])
+        page.get_by_test_id("swap-button").click()
+        page.wait_for_function(
+            "(id) => window.crokinoleEvent.view().rounds[1].pairings[0].sides.flat().includes(id)",
+            arg=others[0],
+        )
+        now = api.view()["rounds"][1]["pairings"]
+        assert now[0]["sides"] == [[others[0]], [b]]
+        assert a in [e for p in now[1:] for e in p["sides"][0] + p["sides"][1]]
+
+        # Pause and resume; finish (after a yes): no more rounds, the standings stay.
+        page.get_by_test_id("pause-event").click()
+        page.get_by_test_id("event-status").filter(has_text="Paused").wait_for()
+        page.get_by_test_id("pause-event").filter(has_text="Resume the event").click()
+        page.get_by_test_id("pause-event").filter(has_text="Pause the event").wait_for()
+        page.get_by_test_id("finish-event").click()
+        page.get_by_test_id("confirm-yes").click()
+        page.get_by_test_id("event-status").filter(has_text="Finished").wait_for()
+        assert page.get_by_test_id("pair-next").is_hidden()
+        assert page.get_by_test_id("standings-table").locator("tbody tr").count() == 4
+    finally:
+        ctx.close()
+    # The refused add is a 4xx the browser logs as a failed resource: expected; nothing else.
+    unexpected = [
+        e for e in errors if not re.match(r"Failed to load resource: .* status of 4\d\d", e)
+    ]
+    assert unexpected == []
+
+
+def test_fixed_teams_join_and_are_added_as_teams(new_page: Any, server_url: str) -> None:
+    """Issue 23, "doubles of fixed teams": a team joins by the code with its two players'
+    names, the organiser adds another; both are listed with their players and paired."""
+    org = organiser(new_page, server_url, "evorg5")
+    api = Organiser(org, server_url)
+    api.create({"name": "Doubles night", "format": "swiss", "rounds": 1, "teams": "fixed", **HALL})
+    code = api.view()["code"]
+    phone = open_site_page(new_page, f"{server_url}/events/join/{code}", 360, 640)
+    phone.wait_for_function("() => window.crokinoleEvent && window.crokinoleEvent.view()")
+    phone.get_by_test_id("join-name").fill("Tigers")
+    phone.get_by_test_id("join-member-1").fill("Ann")
+    phone.get_by_test_id("join-button").click()
+    assert (
+        "two players" in phone.get_by_test_id("join-error").inner_text()
+    )  # one name is not a team
+    phone.get_by_test_id("join-member-2").fill("Bob")
+    phone.get_by_test_id("join-button").click()
+    phone.get_by_test_id("check-in").click()
+    phone.get_by_test_id("me-words").filter(has_text="Tigers, checked in").wait_for()
+
+    org.goto(f"{server_url}/events/{api.id}")
+    org.wait_for_function("() => window.crokinoleEvent && window.crokinoleEvent.viewer().organiser")
+    org.get_by_test_id("add-name").fill("Lions")
+    org.get_by_test_id("add-member-1").fill("Cy")
+    org.get_by_test_id("add-member-2").fill("Dee")
+    org.get_by_test_id("add-button").click()
+    org.locator(".entrant-name", has_text="Lions").wait_for()
+    teams = org.get_by_test_id("entrants").locator(".entrant-name").all_inner_texts()
+    assert teams == ["Tigers (Ann & Bob)", "Lions (Cy & Dee)"]
+    lions = next(e["id"] for e in api.view()["entrants"] if e["name"] == "Lions")
+    org.get_by_test_id(f"check-in-{lions}").click()
+    org.get_by_test_id("pair-next").click()
+    card = org.get_by_test_id("pairing-1-1")
+    card.wait_for()
+    assert sorted(card.locator(".pairing-name").all_inner_texts()) == ["Lions", "Tigers"]
+    phone.get_by_test_id("pairing-1-1").wait_for(timeout=10_000)
+
+
+def test_an_online_event_needs_an_account_to_join(new_page: Any, server_url: str) -> None:
+    """Issue 23, "players may be accounts or, for a hall, names": a guest is told to log in
+    and cannot join an online event; an account joins under its username and checks in."""
+    org = organiser(new_page, server_url, "evorg6")
+    api = Organiser(org, server_url)
+    api.create({"name": "Online ladder night", "format": "swiss", "rounds": 2, "venue": "online"})
+    code = api.view()["code"]
+    guest = open_site_page(new_page, f"{server_url}/events/join/{code}", 360, 640)
+    guest.wait_for_function("() => window.crokinoleEvent && window.crokinoleEvent.view()")
+    assert guest.get_by_test_id("join-button").is_disabled()
+    assert "log in" in guest.locator("#join-login").inner_text()
+    sign_up(server_url, "onlineann")
+    player = open_site_page(new_page, f"{server_url}/events", 360, 640)
+    log_in(player, server_url, "onlineann")
+    player.goto(f"{server_url}/events/join/{code}")
+    player.wait_for_function("() => window.crokinoleEvent && window.crokinoleEvent.view()")
+    assert player.get_by_test_id("join-name").input_value() == "onlineann"
+    player.get_by_test_id("join-button").click()
+    player.get_by_test_id("check-in").click()
+    player.get_by_test_id("me-words").filter(has_text="checked in").wait_for()
+    (entrant,) = api.view()["entrants"]
+    assert entrant["online"] and entrant["name"] == "onlineann"
+
+
+def test_a_bracket_with_byes_shows_them(new_page: Any, server_url: str) -> None:
+    """Issue 23, "single elimination, seeded, with byes to a power of two": 6 players fill a
+    bracket of 8; the top two seeds have byes, drawn as such, and go through marked."""
+    org = organiser(new_page, server_url, "evorg7")
+    api = Organiser(org, server_url)
+    api.create({"name": "Six cup", "format": "elimination", **HALL})
+    api.add(["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"], [1600, 1500, 1400, 1300, 1200, 1100])
+    api.pair_and_start()
+    org.goto(f"{server_url}/events/{api.id}")
+    svg = org.get_by_test_id("bracket-svg")
+    svg.wait_for()
+    byes = svg.locator(".bracket-match.bye")
+    assert byes.count() == 2
+    texts = sorted(" ".join(byes.nth(k).locator("text").all_text_contents()) for k in range(2))
+    assert texts == ["✓ Ann bye", "✓ Bob bye"]  # the top seeds (by rating) through
+    assert svg.get_by_test_id("bracket-round").count() == 3

@@ -145,7 +145,8 @@ def test_the_streams_end_when_the_server_shuts_down(tmp_path: Path) -> None:
         reader.start()
         eventually(lambda: bool(views), "the first view came")
         organiser.close()
-    # running() returned: the server stopped (it raises if it did not), and the stream ended.
+    # The server stopped (uvicorn would wait for the open stream for ever), and the stream ended.
+    assert not served.thread.is_alive()
     assert ended.wait(PATIENCE)
     assert len(views) == 1
     watcher.close()

@@ -8,7 +8,7 @@ import test from "node:test";
 
 import {
   bracketLayout, decidedCaption, decidedWords, eventFromPath, formatWords, gamePoints, moveItem, nextSteps,
-  pairingPlace, pairingStateWords, resultWords, settingsFrom, sheetResult, sideOf, tieBreakValue,
+  pairingPlace, pairingStateWords, resultWords, settingsFrom, sheetResult, sideOf, swapEntrants, tieBreakValue,
 } from "../../../src/crokinole/web/static/lib/events.js";
 
 test("the formats in plain words", () => {
@@ -161,4 +161,22 @@ test("the organiser's next steps follow the rounds", () => {
   assert.equal(nextSteps(done).pair, true);
   assert.equal(nextSteps({ status: "open", rounds: [] }).pair, true);
   assert.equal(nextSteps({ status: "finished", rounds: [] }).pair, false);
+  // The format is done (every round played): nothing more to pair, only to finish.
+  assert.deepEqual(nextSteps({ ...done, complete: true }), { pair: false, repair: null, start: null, finish: true });
+});
+
+test("the organiser's own re-pairing: two entrants swap places, the rest stays", () => {
+  const pairings = [
+    { round: 2, table: 1, sides: [["e1"], ["e4"]], first: 0, stage: "Round 2", best_of: 1, slot: null, names: ["Ann", "Dee"], state: "waiting" },
+    { round: 2, table: 2, sides: [["e2"], ["e3"]], first: 1, stage: "Round 2", best_of: 1, slot: null, names: ["Bob", "Cy"], state: "waiting" },
+    { round: 2, table: 3, sides: [["e5"], []], first: 0, stage: "Round 2", best_of: 1, slot: null, names: ["Eve", ""], state: "bye" },
+  ];
+  const swapped = swapEntrants(pairings, "e4", "e3");
+  assert.deepEqual(swapped.map((p) => p.sides), [[["e1"], ["e3"]], [["e2"], ["e4"]], [["e5"], []]]);
+  assert.deepEqual(Object.keys(swapped[0]).sort(), ["best_of", "first", "round", "sides", "slot", "stage", "table"]);
+  assert.equal(swapped[1].first, 1); // who shoots first stays with the board
+  // The bye moves to whoever takes its place.
+  assert.deepEqual(swapEntrants(pairings, "e5", "e1").map((p) => p.sides[0]), [["e5"], ["e2"], ["e1"]]);
+  assert.deepEqual(swapEntrants(pairings, "e1", "e9").map((p) => p.sides), pairings.map((p) => p.sides));
+  assert.deepEqual(pairings[0].sides, [["e1"], ["e4"]]); // untouched
 });

@@ -358,9 +358,39 @@ export function nextSteps(view) {
   const waiting = round && !round.started;
   const over = !round || round.over;
   return {
-    pair: !finished && over,
+    pair: !finished && over && !view.complete,
     repair: !finished && Boolean(waiting) ? round.number : null,
     start: !finished && Boolean(waiting) ? round.number : null,
     finish: !finished,
   };
+}
+
+/**
+ * A round's pairings with two entrants swapped (the organiser's own re-pairing before the
+ * start): each takes the other's place, side and board; the rest stays. The JSON PUT
+ * /api/events/{id}/rounds/{n} takes ({round, table, sides, first, stage, best_of, slot}).
+ * Unknown or equal ids give the pairings as they were.
+ */
+export function swapEntrants(pairings, a, b) {
+  const plain = (p) => ({
+    round: p.round, table: p.table, sides: p.sides.map((s) => s.slice()), first: p.first,
+    stage: p.stage, best_of: p.best_of, slot: p.slot,
+  });
+  const out = (pairings || []).map(plain);
+  if (!a || !b || a === b) return out;
+  const where = (id) => {
+    for (const [k, p] of out.entries()) {
+      for (const side of [0, 1]) {
+        const i = p.sides[side].indexOf(id);
+        if (i >= 0) return [k, side, i];
+      }
+    }
+    return null;
+  };
+  const wa = where(a);
+  const wb = where(b);
+  if (!wa || !wb) return out;
+  out[wa[0]].sides[wa[1]][wa[2]] = b;
+  out[wb[0]].sides[wb[1]][wb[2]] = a;
+  return out;
 }

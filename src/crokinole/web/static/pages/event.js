@@ -8,7 +8,7 @@
 
 import { fetchJson, listen } from "../lib/api.js";
 import { $, closeDialog, el, openDialog } from "../lib/dom.js";
-import { currentRound, eventFromPath, eventSummary, joinLink, nextSteps, rulesWords, statusWords } from "../lib/events.js";
+import { currentRound, eventFromPath, eventSummary, joinLink, nextSteps, rulesWords, statusWords, swapEntrants } from "../lib/events.js";
 import * as bracketView from "../views/bracket.js";
 import * as pairingsView from "../views/pairings.js";
 import * as standingsView from "../views/standings.js";
@@ -77,6 +77,16 @@ function apply(view) {
 function render() {
   const view = S.view;
   if (!view) return;
+  // The parts are drawn again: the control that had the focus gets it back.
+  const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.testid : null;
+  draw(view);
+  if (focused && document.activeElement === document.body) {
+    const again = document.querySelector(`[data-testid="${CSS.escape(focused)}"]`);
+    if (again && !again.disabled) again.focus();
+  }
+}
+
+function draw(view) {
   const s = view.settings || {};
   document.title = `${s.name} — Crokinole event`;
   $("event-name").textContent = s.name;
@@ -108,6 +118,9 @@ function renderJoin(view) {
     qr.alt = `A QR code of the join link, ${view.code}`;
     qr.hidden = false;
   }
+  const teams = fixedTeams(view);
+  $("join-members").hidden = !teams;
+  $("join-name-label").textContent = teams ? "Your team's name" : "Your name";
   const me = (view.entrants || []).find((e) => e.id === S.viewer.entrant);
   const online = (view.settings || {}).venue === "online";
   $("join-form").hidden = Boolean(me);
@@ -138,12 +151,57 @@ function renderOrganiser(view) {
   const checked = (view.entrants || []).filter((e) => e.checked_in && e.status === "active").length;
   let next;
   if (view.status === "finished") next = "The event is finished.";
+  else if (view.complete && (!round || round.over)) next = "Every round is played: finish the event to make the standings final.";
   else if (!round) next = `${checked} of ${(view.entrants || []).length} players checked in. Pair round 1 when everyone is here.`;
   else if (!round.started) next = `Round ${round.number} is paired: start it when the boards are ready.`;
   else if (!round.over) next = `Round ${round.number} is under way: results come in below.`;
   else next = `Round ${round.number} is over: pair the next round.`;
   $("next-step").textContent = next;
   $("add-form").hidden = view.status === "finished";
+  renderSwap(view, steps.repair ? round : null);
+  $("add-members").hidden = !fixedTeams(view);
+  $("add-name-label").textContent = fixedTeams(view) ? "Team name" : "Name";
+  $("add-form").querySelector("h3").textContent = fixedTeams(view) ? "Add a team" : "Add a player";
+}
+
+/** Before a round starts, the organiser may swap two of its entrants (their own pairings). */
+function renderSwap(view, round) {
+  $("swap-form").hidden = !round;
+  if (!round) return;
+  $("swap-title").textContent = `Change round ${round.number}'s pairings`;
+  const names = new Map((view.entrants || []).map((e) => [e.id, e.name]));
+  const ids = (round.pairings || []).flatMap((p) => p.sides.flat());
+  for (const [id, other] of [["swap-a", 0], ["swap-b", 1]]) {
+    const select = $(id);
+    const before = select.value;
+    select.replaceChildren(...ids.map((e) => new Option(names.get(e) || e, e)));
+    select.value = ids.includes(before) ? before : ids[Math.min(other, ids.length - 1)] || "";
+  }
+}
+
+async function swap(ev) {
+  ev.preventDefault();
+  show("swap-error", "");
+  const round = currentRound(S.view);
+  const a = $("swap-a").value;
+  const b = $("swap-b").value;
+  if (!round || a === b) {
+    show("swap-error", "Choose two different players to swap.");
+    return;
+  }
+  const r = await ask("PUT", `/rounds/${round.number}`, { pairings: swapEntrants(round.pairings, a, b) });
+  if (!r.ok) show("swap-error", r.error);
+}
+
+function fixedTeams(view) {
+  return (view.settings || {}).teams === "fixed";
+}
+
+/** A fixed team's two players from a form's boxes; an Error in words when one is missing. */
+function membersFrom(prefix) {
+  const names = [1, 2].map((k) => $(`${prefix}-member-${k}`).value.trim());
+  if (names.some((n) => !n)) throw new Error("A team is two players: write both names.");
+  return names;
 }
 
 function statusWordsOf(e) {
@@ -155,6 +213,24 @@ function statusWordsOf(e) {
   return parts.join(", ");
 }
 
+function entrantItem(view, e) {
+  const li = el("li", `entrant ${e.status}`);
+  li.dataset.testid = `entrant-${e.id}`;
+  const name = el("span", "entrant-name", e.name);
+  const members = (e.members || []).length > 1 ? ` (${e.members.join(" & ")})` : "";
+  if (members) name.append(el("span", "note", members));
+  li.append(name, el("span", "note entrant-state", statusWordsOf(e)));
+  if (S.viewer.organiser && view.status !== "finished") {
+    const tools = el("span", "entrant-tools");
+    if (!e.checked_in && view.status === "open") tools.append(entrantButton("Check in", () => checkIn(e.id), `check-in-${e.id}`));
+    if (e.status === "active") tools.append(entrantButton("Pause", () => setStatus(e, "paused"), `pause-${e.id}`));
+    if (e.status !== "active") tools.append(entrantButton("Resume", () => setStatus(e, "active"), `resume-${e.id}`));
+    if (e.status !== "dropped") tools.append(entrantButton("Drop", () => setStatus(e, "dropped"), `drop-${e.id}`, "danger"));
+    li.append(tools);
+  }
+  return li;
+}
+
 function renderEntrants(view) {
   const list = $("entrants");
   const entrants = view.entrants || [];
@@ -162,25 +238,27 @@ function renderEntrants(view) {
     list.replaceChildren(el("li", "note", "Nobody has joined yet."));
     return;
   }
-  list.replaceChildren(
-    ...entrants.map((e) => {
-      const li = el("li", `entrant ${e.status}`);
-      li.dataset.testid = `entrant-${e.id}`;
-      const name = el("span", "entrant-name", e.name);
-      const members = (e.members || []).length > 1 ? ` (${e.members.join(" & ")})` : "";
-      if (members) name.append(el("span", "note", members));
-      li.append(name, el("span", "note entrant-state", statusWordsOf(e)));
-      if (S.viewer.organiser && view.status !== "finished") {
-        const tools = el("span", "entrant-tools");
-        if (!e.checked_in && view.status === "open") tools.append(entrantButton("Check in", () => checkIn(e.id), `check-in-${e.id}`));
-        if (e.status === "active") tools.append(entrantButton("Pause", () => setStatus(e, "paused"), `pause-${e.id}`));
-        if (e.status !== "active") tools.append(entrantButton("Resume", () => setStatus(e, "active"), `resume-${e.id}`));
-        if (e.status !== "dropped") tools.append(entrantButton("Drop", () => setStatus(e, "dropped"), `drop-${e.id}`, "danger"));
-        li.append(tools);
-      }
-      return li;
-    }),
-  );
+  const pools = view.pools || [];
+  if (!pools.length) {
+    list.replaceChildren(...entrants.map((e) => entrantItem(view, e)));
+    return;
+  }
+  // Pools: each pool's players under its name, then anyone in none.
+  const byId = new Map(entrants.map((e) => [e.id, e]));
+  const placed = new Set();
+  const items = [];
+  for (const pool of pools) {
+    const head = el("li", "pool-head");
+    head.append(el("h3", "", pool.name));
+    items.push(head);
+    for (const id of pool.entrants) {
+      if (!byId.has(id)) continue;
+      placed.add(id);
+      items.push(entrantItem(view, byId.get(id)));
+    }
+  }
+  for (const e of entrants) if (!placed.has(e.id)) items.push(entrantItem(view, e));
+  list.replaceChildren(...items);
 }
 
 function entrantButton(text, onClick, testid, cls = "") {
@@ -265,13 +343,20 @@ async function addPlayer(ev) {
   }
   const body = { name: name || account };
   if (account) body.account = account;
+  if (fixedTeams(S.view)) {
+    try {
+      body.members = membersFrom("add");
+    } catch (err) {
+      show("add-error", err.message);
+      return;
+    }
+  }
   const r = await ask("POST", "/entrants", body);
   if (!r.ok) {
     show("add-error", r.error);
     return;
   }
-  $("add-name").value = "";
-  $("add-account").value = "";
+  for (const id of ["add-name", "add-account", "add-member-1", "add-member-2"]) $(id).value = "";
   $("add-name").focus();
   if (!(r.body && r.body.rounds)) await reload();
 }
@@ -300,7 +385,16 @@ async function join(ev) {
     show("join-error", "Write your name to join.");
     return;
   }
-  const r = await fetchJson(api("/join"), { method: "POST", body: { name }, token: true });
+  const sent = { name };
+  if (fixedTeams(S.view)) {
+    try {
+      sent.members = membersFrom("join");
+    } catch (err) {
+      show("join-error", err.message);
+      return;
+    }
+  }
+  const r = await fetchJson(api("/join"), { method: "POST", body: sent, token: true });
   if (!r.ok) {
     show("join-error", r.error);
     return;
@@ -353,8 +447,11 @@ async function pairingAct(action, round, pairing) {
 
 const R = { action: null, round: null, pairing: null };
 
-function roundRow(pairing, values) {
+function roundRow(pairing, values, nth) {
   const row = el("div", "result-round");
+  const label = el("span", "note round-no", String(nth));
+  label.setAttribute("aria-hidden", "true");
+  row.append(label);
   const number = (k) => {
     const input = document.createElement("input");
     input.type = "number";
@@ -367,10 +464,10 @@ function roundRow(pairing, values) {
   [0, 1].forEach((side) => {
     const total = number(side * 2);
     total.dataset.role = `total-${side}`;
-    total.setAttribute("aria-label", `${pairing.names[side]}: round total`);
+    total.setAttribute("aria-label", `Round ${nth}, ${pairing.names[side]}: total`);
     const twenties = number(side * 2 + 1);
     twenties.dataset.role = `twenties-${side}`;
-    twenties.setAttribute("aria-label", `${pairing.names[side]}: 20s`);
+    twenties.setAttribute("aria-label", `Round ${nth}, ${pairing.names[side]}: 20s`);
     const cell = el("span", "result-side");
     cell.append(total, el("span", "note", "20s"), twenties);
     row.append(cell);
@@ -382,11 +479,11 @@ function gameBlock(pairing, number, game) {
   const box = el("fieldset", "result-game");
   box.append(el("legend", "", `Game ${number}: ${pairing.names[0]} – ${pairing.names[1]}`));
   const head = el("div", "result-round result-head");
-  head.append(el("span", "note", `${pairing.names[0]}: total, 20s`), el("span", "note", `${pairing.names[1]}: total, 20s`));
+  head.append(el("span", "note", "#"), el("span", "note", `${pairing.names[0]}: total, 20s`), el("span", "note", `${pairing.names[1]}: total, 20s`));
   head.setAttribute("aria-hidden", "true");
   box.append(head);
   const rounds = game && game.rounds && game.rounds.length ? game.rounds : [null, null, null, null];
-  for (const r of rounds) box.append(roundRow(pairing, r));
+  rounds.forEach((r, k) => box.append(roundRow(pairing, r, k + 1)));
   return box;
 }
 
@@ -476,17 +573,26 @@ function wire() {
   $("pause-event").addEventListener("click", togglePause);
   $("finish-event").addEventListener("click", finish);
   $("add-form").addEventListener("submit", addPlayer);
+  $("swap-form").addEventListener("submit", swap);
   $("join-form").addEventListener("submit", join);
   $("check-in").addEventListener("click", () => checkIn(S.viewer.entrant));
   $("result-form").addEventListener("submit", saveResult);
   $("result-cancel").addEventListener("click", () => closeDialog($("result-dialog")));
   $("add-round").addEventListener("click", () => {
     const games = $("result-games").querySelectorAll(".result-game");
-    games[games.length - 1].append(roundRow(R.pairing, null));
+    const last = games[games.length - 1];
+    last.append(roundRow(R.pairing, null, last.querySelectorAll(".result-round:not(.result-head)").length + 1));
   });
   $("add-game").addEventListener("click", () => {
     const n = $("result-games").querySelectorAll(".result-game").length;
     if (n < R.pairing.best_of) $("result-games").append(gameBlock(R.pairing, n + 1, null));
+  });
+  $("show-code").addEventListener("click", () => {
+    $("screen-code").textContent = S.view ? S.view.code : "";
+    $("screen-link").textContent = $("join-link").value;
+    $("screen-qr").src = api("/qr.svg");
+    $("screen-qr").alt = `A QR code of the join link, ${S.view ? S.view.code : ""}`;
+    openDialog($("code-dialog"));
   });
   $("copy-link").addEventListener("click", async () => {
     try {

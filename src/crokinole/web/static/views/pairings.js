@@ -39,7 +39,7 @@ function act(text, action, round, pairing, cls = "") {
 function sideLine(pairing, k) {
   const li = el("li", "pairing-side");
   const won = pairing.winner !== null && pairing.winner !== undefined && pairing.winner === k;
-  const name = el(won ? "strong" : "span", "side-name", pairing.names[k] ?? "");
+  const name = el(won ? "strong" : "span", "pairing-name", pairing.names[k] ?? "");
   li.append(name);
   if (won) li.append(el("span", "tag won", "won"));
   if (!pairing.bye && pairing.first === k && pairing.state !== "confirmed") li.append(el("span", "tag first", "shoots first"));
@@ -118,8 +118,9 @@ function roundBlock(view, state, round, latest) {
   details.dataset.testid = `round-${round.number}`;
   const key = round.number;
   details.open = folded.has(key) ? folded.get(key) : latest;
-  details.addEventListener("toggle", () => folded.set(key, details.open));
   const summary = el("summary");
+  // Only the viewer's own opening or folding is kept (the latest round opens by itself).
+  summary.addEventListener("click", () => folded.set(key, !details.open));
   const title = el("h3", "", round.stage && round.stage !== `Round ${round.number}` ? `Round ${round.number}: ${round.stage}` : `Round ${round.number}`);
   summary.append(title);
   const words = round.over ? "finished" : round.started ? "under way" : "paired, not started";

@@ -31,7 +31,9 @@ export function render(state) {
     if (title) c.title = title;
     return c;
   };
-  head.append(th("#"), th("Name"), th("Played"), th("W–D–L", "won, drawn, lost"));
+  const played = th("Played");
+  played.className = "played";
+  head.append(th("#"), th("Name"), played, th("W–D–L", "won, drawn, lost"));
   for (const key of order) {
     const c = th(TIE_BREAK_HEADS[key] || key, tieBreakName(key));
     c.dataset.tieBreak = key;
@@ -47,12 +49,16 @@ export function render(state) {
     name.append(el("span", "", s.name));
     const words = decidedCaption(s);
     if (words && s.decided_by !== order[0]) {
-      const small = el("small", "decided", words);
+      // The words, and on a phone the column's head ("by Diff"), the one in bold on the row.
+      const small = el("small", "decided");
+      small.append(el("span", "long", words));
+      if (s.decided_by) small.append(el("span", "short", `by ${TIE_BREAK_HEADS[s.decided_by] || tieBreakName(s.decided_by)}`));
+      else small.firstChild.className = "";
       small.title = decidedWords(s, order);
       small.dataset.testid = "decided-by";
       name.append(small);
     }
-    tr.append(name, el("td", "", String(s.played ?? 0)));
+    tr.append(name, el("td", "played", String(s.played ?? 0)));
     const byes = s.byes ? ` (${s.byes} bye${s.byes === 1 ? "" : "s"})` : "";
     tr.append(el("td", "", `${s.wins ?? 0}–${s.draws ?? 0}–${s.losses ?? 0}${byes}`));
     for (const key of order) {
