@@ -139,9 +139,11 @@ def play_round(
                 (0, 1, 0) if winner is None else (1, 0, 0) if winner == mine else (0, 0, 1)
             )
             assert (mine == 0) == (side == pairing["first"])  # the opener sits south (side 0)
-    for page in pages.values():
-        page.goto(event_url)
-        page.wait_for_function("() => window.crokinoleEvent && window.crokinoleEvent.view()")
+            # The result says the game is not rated and leads back to the event.
+            sync_api.expect(page.get_by_test_id("event-result")).to_contain_text("not rated")
+            page.get_by_test_id("event-back").click()
+            page.wait_for_url(event_url)
+            page.wait_for_function("() => window.crokinoleEvent && window.crokinoleEvent.view()")
     return record
 
 

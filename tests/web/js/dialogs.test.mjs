@@ -174,3 +174,23 @@ test("a ranked game aborted for a no-show says so in words, for both players, an
   // An abandoned game that was not aborted keeps its own words.
   assert.equal(gameTitle(abandoned(M2)), "Your opponent left: you win");
 });
+
+test("an event's game says where its result goes and links back to the event (docs/protocol.md, Event tables)", () => {
+  const link = {
+    id: "0123456789abcdef", name: "Tuesday league", stage: "Round 1", round: 1, table: 2, game: 1,
+    best_of: 1, rated: false, label: "Tuesday league · Round 1 · Table 2", page: "/events/0123456789abcdef",
+  };
+  const over = game({ phase: "game_over", current_seat: null, outcome: { winner: 0, drawn: [] } });
+  let s = reduce(initialState(), { type: "table", table: T, event: 3, view: rankedView(M1, BOTH, { event_link: link }) }, 0);
+  s = reduce(s, { type: "finished", table: T, event: 4, winner: 0, drawn: [], abandoned: false, game: over, lobby: { stage: "finished" }, ratings: [] }, 0);
+  const block = ratingsBlock(s);
+  assert.match(block, /This game of Tuesday league is not rated: its result goes to the event by itself\./);
+  assert.match(block, /href="\/events\/0123456789abcdef"[^>]*>Back to Tuesday league</);
+  assert.doesNotMatch(block, /being worked out/);
+  // A rated event's game shows its ratings as a ranked game does, and the way back.
+  let rated = reduce(initialState(), { type: "table", table: T, event: 3, view: rankedView(M1, BOTH, { event_link: { ...link, rated: true } }) }, 0);
+  rated = reduce(rated, { type: "finished", table: T, event: 4, winner: 0, drawn: [], abandoned: false, game: over, lobby: { stage: "finished" }, ratings: RATINGS }, 0);
+  assert.match(ratingsBlock(rated), /data-testid="rating-change"[\s\S]*Back to Tuesday league/);
+  // A ranked game outside events has no such link.
+  assert.doesNotMatch(ratingsBlock(abandoned(M2)), /Back to/);
+});

@@ -255,11 +255,21 @@ export function setPeek(on) {
  * before → after, the change, and whether it is still provisional; names link to profiles.
  */
 export function ratingsBlock(s) {
-  const list = s.ratingChanges;
   if (!s.ranked) return "";
+  const link = s.eventLink;
+  // An event's game: its result goes to the event by itself; the way back to the event.
+  const back = link ? `<p class="note"><a href="${escapeHtml(link.page)}" data-testid="event-back">Back to ${escapeHtml(link.name)}</a></p>` : "";
+  return rankedRatings(s, link) + back;
+}
+
+function rankedRatings(s, link) {
+  const list = s.ratingChanges;
   if (s.aborted) {
     // A no-show: the game was never played, nobody's rating changes; said in words.
     return `<p class="note" data-testid="aborted-message">${escapeHtml(sentenceOf(s.aborted.message))}</p>`;
+  }
+  if (link && !link.rated) {
+    return `<p class="note" data-testid="event-result">${escapeHtml(`This game of ${link.name} is not rated: its result goes to the event by itself.`)}</p>`;
   }
   if (!Array.isArray(list) || !list.length) {
     return s.stage === "finished" || s.stage === "closed" ? '<p class="note" data-testid="ratings-pending">The ratings of this game are being worked out: see them on your profile.</p>' : "";
