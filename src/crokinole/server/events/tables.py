@@ -25,7 +25,12 @@ not decided yet gets its next game's table instead.  A result reported
 already is not reported twice: the event answers the same result with
 nothing, and a different one with ``conflict``, which is logged and left to
 the organiser.  :meth:`EventTables.settle` reports what a restart may have
-missed (a game that ended while no process was there to report it).
+missed (a game that ended while no process was there to report it); the
+leading process settles every running event when the server starts.
+
+Anyone may watch an event's table: it has a code for its spectators, and
+whoever opens it by its id who is not one of its players joins as a spectator
+(:mod:`crokinole.server.ws.session`).
 
 Whether a game counts on the ranked ladder is the table's own
 (``EventLink.rated``: the ranked ratings of :mod:`crokinole.server.ranked.rated`).
@@ -36,8 +41,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Hashable, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import anyio.to_thread
 
@@ -87,6 +93,8 @@ __all__ = [
 ]
 
 log = logging.getLogger("crokinole.server")
+
+_K = TypeVar("_K", bound=Hashable)
 
 #: What the process that makes the rounds' tables leads on the hub (one at a time).
 LEAD = "events.tables"
@@ -258,6 +266,25 @@ def _decided(event: Event, pairing: Pairing, games: Sequence[GameScore]) -> Matc
 # ------------------------------------------------------------------ the service
 
 
+class _Locks(Generic[_K]):
+    """One lock per key, kept while someone holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._held: dict[_K, tuple[asyncio.Lock, list[int]]] = {}
+
+    @contextlib.asynccontextmanager
+    async def hold(self, key: _K) -> AsyncIterator[None]:
+        lock, users = self._held.setdefault(key, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                del self._held[key]
+
+
 class EventTables:
     """Makes the online tables of an event's rounds and reports their results.
 
@@ -272,8 +299,8 @@ class EventTables:
         self.tables = tables
         # One settling at a time per pairing here (the hook and settle() may meet), and
         # one making of a round's tables at a time per event.
-        self._settling: dict[tuple[str, int, int], asyncio.Lock] = {}
-        self._opening: dict[str, asyncio.Lock] = {}
+        self._settling: _Locks[tuple[str, int, int]] = _Locks()
+        self._opening: _Locks[str] = _Locks()
         self._tasks: set[asyncio.Task[None]] = set()
         self._closing = False
 
@@ -361,26 +388,21 @@ class EventTables:
             EventError: ``not_found`` (no such event), ``bad_event`` (no such
                 round, not started, or rules the tables cannot play).
         """
-        lock = self._opening.setdefault(event_id, asyncio.Lock())
-        try:
-            async with lock:
-                event = await self._event(event_id)  # as it stands once the lock is ours
-                if event.settings.venue is Venue.HALL:
-                    return ()
-                state = _round_of(event, number)
-                if not state.started:
-                    raise EventError(ErrorCode.BAD_EVENT, f"round {number} has not started")
-                made = []
-                for pairing in state.pairings:
-                    if pairing.bye or state.tables.get(pairing.table):
-                        continue
-                    table_id = await self._open(event, pairing, game=1)
-                    if table_id is not None:
-                        made.append(table_id)
-                return tuple(made)
-        finally:
-            if not lock.locked() and self._opening.get(event_id) is lock:
-                del self._opening[event_id]
+        async with self._opening.hold(event_id):
+            event = await self._event(event_id)  # as it stands once the lock is ours
+            if event.settings.venue is Venue.HALL:
+                return ()
+            state = _round_of(event, number)
+            if not state.started:
+                raise EventError(ErrorCode.BAD_EVENT, f"round {number} has not started")
+            made = []
+            for pairing in state.pairings:
+                if pairing.bye or state.tables.get(pairing.table):
+                    continue
+                table_id = await self._open(event, pairing, game=1)
+                if table_id is not None:
+                    made.append(table_id)
+            return tuple(made)
 
     async def game_ended(self, table: Table, _events: Sequence[TableEvent] = ()) -> None:
         """An event's game ended at ``table`` (held here): report the match if it is
@@ -482,18 +504,12 @@ class EventTables:
     ) -> None:
         """The pairing's games so far: report the match once they decide it, else open
         the next game's table (if the last game is over and the next is not open yet)."""
-        key = (event_id, number, table_number)
-        lock = self._settling.setdefault(key, asyncio.Lock())
-        try:
-            async with lock:
-                event = await self.events.load(event_id)
-                if event is None:
-                    log.warning("an online table's event %s is gone", event_id)
-                    return
-                await self._settle_locked(event, number, table_number, ended)
-        finally:
-            if not lock.locked() and self._settling.get(key) is lock:
-                del self._settling[key]
+        async with self._settling.hold((event_id, number, table_number)):
+            event = await self.events.load(event_id)
+            if event is None:
+                log.warning("an online table's event %s is gone", event_id)
+                return
+            await self._settle_locked(event, number, table_number, ended)
 
     async def _settle_locked(
         self, event: Event, number: int, table_number: int, ended: Table | None
