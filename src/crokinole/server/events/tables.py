@@ -50,7 +50,7 @@ import anyio.to_thread
 from crokinole.board import Seat
 from crokinole.errors import ErrorCode, EventError
 from crokinole.events.codec import MAX_GAMES
-from crokinole.events.event import SERVER, Event, EventStatus, RoundState
+from crokinole.events.event import SERVER, Entry, Event, EventStatus, RoundState
 from crokinole.events.model import (
     Entrant,
     EventSettings,
@@ -395,14 +395,19 @@ class EventTables:
             state = _round_of(event, number)
             if not state.started:
                 raise EventError(ErrorCode.BAD_EVENT, f"round {number} has not started")
-            made = []
-            for pairing in state.pairings:
-                if pairing.bye or state.tables.get(pairing.table):
-                    continue
-                table_id = await self._open(event, pairing, game=1)
-                if table_id is not None:
-                    made.append(table_id)
-            return tuple(made)
+            made: list[tuple[Pairing, int, str]] = []
+            try:
+                for pairing in state.pairings:
+                    if pairing.bye or state.tables.get(pairing.table):
+                        continue
+                    table_id = await self._make(event, pairing, 1)
+                    if table_id is not None:
+                        made.append((pairing, 1, table_id))
+            finally:
+                # What was made is recorded, even when a table could not be made.
+                with anyio.CancelScope(shield=True):
+                    await self._record(event_id, made)
+            return tuple(table_id for _, _, table_id in made)
 
     async def game_ended(self, table: Table, _events: Sequence[TableEvent] = ()) -> None:
         """An event's game ended at ``table`` (held here): report the match if it is
@@ -450,14 +455,38 @@ class EventTables:
         return event
 
     async def _open(self, event: Event, pairing: Pairing, *, game: int) -> str | None:
-        """Make the table of the pairing's game ``game`` and record it; its id (None: a player
-        without an account)."""
+        """Make the table of the pairing's game ``game`` and record it on the event; its id
+        (None: a player without an account)."""
+        table_id = await self._make(event, pairing, game)
+        if table_id is not None:
+            await self._record(event.id, [(pairing, game, table_id)])
+        return table_id
+
+    async def _record(self, event_id: str, made: Sequence[tuple[Pairing, int, str]]) -> None:
+        """The tables made, recorded on the event at once (one change: one new view)."""
+        if not made:
+            return
+        now = self.events.now()
+
+        def decide(event: Event) -> list[Entry]:
+            return [
+                entry
+                for pairing, game, table_id in made
+                for entry in event.table_opened(
+                    pairing.round, pairing.table, table_id, now=now, game=game
+                )
+            ]
+
+        await self.events.run(event_id, decide)
+
+    async def _make(self, event: Event, pairing: Pairing, game: int) -> str | None:
+        """Make the table of the pairing's game ``game`` and link it to its pairing in the
+        store; its id (None: a player without an account)."""
         seated = seating(event.settings, event.entrants, pairing, game)
         if seated is None:
             return None
         settings = table_settings(event.settings)
-        layout = settings.layout
-        ladder = rated.ladder_of(layout)
+        ladder = rated.ladder_of(settings.layout)
         accounts = [s.person.account_id for s in seated if s.person.account_id is not None]
         shown = await anyio.to_thread.run_sync(
             rated.shown_ratings, self.tables.store, accounts, ladder
@@ -482,11 +511,6 @@ class EventTables:
             rated=event.settings.rated,
         )
         table = await self.tables.create_ranked(settings=settings, players=players, event=link)
-        now = self.events.now()
-        await self.events.run(
-            event.id,
-            lambda e: e.table_opened(pairing.round, pairing.table, table.id, now=now, game=game),
-        )
         try:
             await anyio.to_thread.run_sync(
                 lambda: self.tables.store.link_event_table(
