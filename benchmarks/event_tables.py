@@ -108,6 +108,7 @@ async def bench(db: str, players: int) -> None:
     tables = Tables(store)
     events = EventService(store, tables.hub)
     online = EventTables.installed(events, tables)
+    online.listen()
     try:
         event_id, event = await started_round(store, events, players)
         await results(tables, events, event_id, event)

@@ -35,6 +35,11 @@ class EventProcess(Process):
         self.events = EventService(store, self.hub)
         self.online = EventTables.installed(self.events, self.tables)
 
+    async def start(self) -> EventProcess:
+        await super().start()
+        self.online.listen()
+        return self
+
     async def close(self) -> None:
         await self.online.close()
         await super().close()

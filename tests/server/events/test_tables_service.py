@@ -70,8 +70,8 @@ async def site(store: Store) -> Site:
     clock = Clock()
     tables = Tables(store, clock=clock)
     events = EventService(store, tables.hub, clock=clock)
-    online = EventTables(events, tables)
-    online.install()
+    online = EventTables.installed(events, tables)
+    online.listen()
     organiser = store.create_account("org", "org", "$argon2id$x", datetime(2026, 1, 1)).id
     return Site(store, clock, tables, events, online, organiser)
 

@@ -303,19 +303,27 @@ class EventTables:
         self._opening: _Locks[str] = _Locks()
         self._tasks: set[asyncio.Task[None]] = set()
         self._closing = False
+        self._listening = False
 
     @classmethod
     def installed(cls, events: EventService, tables: Tables) -> EventTables:
-        """The event tables of a server, hearing what they need (:meth:`install`)."""
+        """The event tables of a server, hearing the end of its event games (:meth:`install`);
+        :meth:`run` (or :meth:`listen`) makes them hear the events' changes too."""
         made = cls(events, tables)
         made.install()
         return made
 
     def install(self) -> None:
-        """Hear the end of every event's game this process owns, and every event's change
-        (a round started: its tables are made by the process that leads :data:`LEAD`)."""
+        """Hear the end of every event's game this process owns."""
         self.tables.on_event_game = self.game_ended
-        self.events.on_change(self._changed)
+
+    def listen(self) -> None:
+        """Hear every event's change (a round started: its tables are made by the process
+        that leads :data:`LEAD`).  On the event loop: a hub shared through Redis
+        subscribes there."""
+        if not self._listening:
+            self._listening = True
+            self.events.on_change(self._changed)
 
     def _changed(self, event_id: str, _version: int) -> None:
         """An event changed (here or in another process): its round may need its tables."""
@@ -339,9 +347,10 @@ class EventTables:
             log.exception("the online tables of event %s could not all be made", event_id)
 
     async def run(self) -> None:
-        """A server's life of the event tables: :meth:`startup`, then until cancelled
-        (then :meth:`close`)."""
+        """A server's life of the event tables: :meth:`listen`, :meth:`startup`, then
+        until cancelled (then :meth:`close`)."""
         try:
+            self.listen()
             await self.startup()
             await anyio.sleep_forever()
         finally:
