@@ -270,11 +270,11 @@ def test_pictures_of_the_pages(new_page: Any, server_url: str, size: tuple[int, 
                 page.screenshot(path=str(ARTIFACTS / f"system-scoresheet-{w}x{h}{suffix}.png"))
 
 
-@pytest.mark.parametrize("width", [960, 1040, 1119, 1120, 1280])
+@pytest.mark.parametrize("width", [1024, 1100, 1199, 1200, 1280])
 def test_the_bars_links_never_run_under_the_pages_tools(
     new_page: Any, server_url: str, width: int
 ) -> None:
-    """The game's bar is the fullest (Pause, Settings, Sound beside the links): from 960 px,
+    """The game's bar is the fullest (Pause, Settings, Sound beside the links): from 1024 px,
     where the links are inline, the account's link ends before the tools begin."""
     page = open_page(new_page, server_url + "/", "light", width, 700)
     account = page.get_by_test_id("nav-account").bounding_box()

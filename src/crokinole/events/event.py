@@ -22,6 +22,7 @@ crokinole.errors.EventError: round 1 needs at least 2 checked-in players; 1 have
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -1030,8 +1031,14 @@ class Event:
 
     def names(self, ids: Sequence[str]) -> str:
         """The names of a side: "Ann", or "Ann & Bo"."""
-        by_id = {e.id: e.name for e in self.entrants}
+        by_id = self._names_by_id
         return " & ".join(by_id.get(i, i) for i in ids) if ids else "bye"
+
+    @functools.cached_property
+    def _names_by_id(self) -> dict[str, str]:
+        # Kept in the instance's __dict__ (a cached_property writes past the frozen
+        # __setattr__); a changed event is a new instance, so this never goes stale.
+        return {e.id: e.name for e in self.entrants}
 
 
 def _check_sides(pairing: Pairing, index: int, per_side: int) -> None:

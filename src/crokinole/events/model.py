@@ -26,13 +26,14 @@ crokinole.errors.EventError: an event needs a name (1 to 80 characters)
 from __future__ import annotations
 
 import datetime
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from crokinole.errors import ErrorCode, EventError
-from crokinole.rules.options import Rules
+from crokinole.rules.options import Rules, Scoring
 from crokinole.rules.scoring import GameOutcome, game_outcome, round_points
 
 __all__ = [
@@ -423,12 +424,7 @@ class GameScore:
 
     def game_points(self, rules: Rules) -> tuple[int, int]:
         """Each side's game score under the rules' scoring (R2, R6)."""
-        scores = [0, 0]
-        for played in self.rounds:
-            points = round_points(played.totals, rules.scoring)
-            scores[0] += points[0]
-            scores[1] += points[1]
-        return (scores[0], scores[1])
+        return _game_points(self.rounds, rules.scoring)
 
     def outcome(self, rules: Rules) -> GameOutcome | None:
         """Who won (a forfeit loses), or None while the game is not over by the rules."""
@@ -473,6 +469,18 @@ class MatchResult:
             ErrorCode.BAD_RESULT,
             f"best of {best_of}: a side needs {need} game wins, the games give {wins[0]}–{wins[1]}",
         )
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _game_points(rounds: tuple[RoundScore, ...], scoring: Scoring) -> tuple[int, int]:
+    """A game's score, worked out once per game: results never change, and every view,
+    standing and pairing asks again (values are frozen, so they are their own key)."""
+    scores = [0, 0]
+    for played in rounds:
+        points = round_points(played.totals, scoring)
+        scores[0] += points[0]
+        scores[1] += points[1]
+    return (scores[0], scores[1])
 
 
 def entrants_by_id(entrants: Sequence[Entrant]) -> dict[str, Entrant]:
