@@ -55,7 +55,8 @@ def watchers(served: Served) -> Iterator[Callable[[str], Watcher]]:
 def test_a_watcher_gets_the_view_at_once_then_each_change_in_order(
     users: Users, watchers: Callable[[str], Watcher]
 ) -> None:
-    event = event_of(users, ["ann", "bob"])
+    # On real boards: an online event's start also opens its tables (one change more).
+    event = event_of(users, ["ann", "bob"], venue="hall")
     event.organiser.ok("post", event.path("/rounds"))
     started = event.organiser.ok("post", event.path("/rounds/1/start"))
     watcher = watchers(event.id)
