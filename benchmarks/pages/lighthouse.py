@@ -41,6 +41,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from .events import Events, make_events
 from .figures import (
     CATEGORIES,
     TARGET_LAYOUT_SHIFT,
@@ -86,7 +87,12 @@ PAGES: dict[str, tuple[str, bool]] = {
     "profile": ("a ranked player's profile (/players/NAME)", True),
     "keep-score": ("the score keeper (/keep-score)", False),
     "how-to-play": ("the rules (where the start page's How to play link goes)", False),
+    "events": ("the events: open, under way, finished, and Create an event (/events)", False),
+    "event": ("a Swiss on real boards under way: pairings, standings (/events/ID)", False),
+    "bracket": ("a single elimination at its final: the bracket (/events/ID)", False),
 }
+#: The pages shown on events made by an organiser (:mod:`benchmarks.pages.events`).
+EVENT_PAGES = frozenset({"event", "bracket"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +101,7 @@ class Site:
 
     base: str
     finished: Finished | None
+    events: Events | None = None
 
     def url(self, page: str) -> str:
         """The address Lighthouse loads for ``page``."""
@@ -106,9 +113,15 @@ class Site:
             "drills": "/drills",
             "leaderboard": "/leaderboard?ladder=singles&min_games=0",
             "keep-score": "/keep-score",
+            "events": "/events",
         }
         if page in paths:
             return self.base + paths[page]
+        if page in EVENT_PAGES:
+            if self.events is None:
+                raise SetupError(f"the page {page} needs the events, which were not made")
+            made = self.events.swiss if page == "event" else self.events.bracket
+            return f"{self.base}/events/{made}"
         if page == "how-to-play":
             return how_to_play_url(self.base + "/", fetch_text(self.base + "/"))
         if f is None:
@@ -192,6 +205,15 @@ def game_resumes(pw: Any, port: int, base: str) -> bool:
         browser.close()
 
 
+def make_the_events(pw: Any, port: int, base: str) -> Events:
+    """The screenshots' two events (a Swiss under way, a bracket at its final), by an organiser."""
+    browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
+    try:
+        return make_events(browser, base)
+    finally:
+        browser.close()
+
+
 def make_ranked_game(pw: Any, port: int, base: str) -> Finished:
     """Two players' ranked game, in contexts of their own (not the measuring profile)."""
     browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
@@ -207,9 +229,10 @@ def measure(options: argparse.Namespace, console: Console) -> list[PageFigures]:
 
     pages: list[str] = options.pages
     needs_game = any(PAGES[p][1] for p in pages)
+    needs_events = bool(EVENT_PAGES & set(pages))
     out: Path = options.out
     out.mkdir(parents=True, exist_ok=True)
-    steps = len(pages) * options.runs + needs_game + ("game" in pages)
+    steps = len(pages) * options.runs + needs_game + needs_events + ("game" in pages)
     rows: dict[str, PageFigures] = {}
     columns = (
         TextColumn("{task.description}"),
@@ -242,7 +265,10 @@ def measure(options: argparse.Namespace, console: Console) -> list[PageFigures]:
         finished = None
         if needs_game:
             finished = step("a ranked game to its end", lambda: make_ranked_game(pw, port, base))
-        site = Site(base, finished)
+        events = None
+        if needs_events:
+            events = step("the events", lambda: make_the_events(pw, port, base))
+        site = Site(base, finished, events)
         for name in pages:
             if name == "game":
                 step("a game in progress", lambda: set_up_game_in_progress(pw, port, base))

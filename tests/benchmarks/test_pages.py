@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from benchmarks.pages import figures, lighthouse, site
+from benchmarks.pages.events import Events
 from benchmarks.pages.figures import (
     FPS_FLOOR,
     LongTask,
@@ -164,6 +165,13 @@ def test_each_page_has_its_address() -> None:
     assert s.url("leaderboard") == "http://h:1/leaderboard?ladder=singles&min_games=0"
     with pytest.raises(SetupError, match="needs the ranked game"):
         lighthouse.Site("http://h:1", None).url("review")
+    events = Events(swiss="s" * 32, bracket="b" * 32, organiser="org")
+    with_events = lighthouse.Site("http://h:1", None, events)
+    assert with_events.url("events") == "http://h:1/events"
+    assert with_events.url("event") == f"http://h:1/events/{'s' * 32}"
+    assert with_events.url("bracket") == f"http://h:1/events/{'b' * 32}"
+    with pytest.raises(SetupError, match="needs the events"):
+        lighthouse.Site("http://h:1", None).url("bracket")
 
 
 def test_the_rules_page_is_found_by_its_link() -> None:
