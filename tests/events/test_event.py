@@ -458,3 +458,56 @@ def test_an_event_exported_as_cmn_and_imported_again_has_the_same_standings():
     assert [(s.rank, s.name, dict(s.values)) for s in again.standings()] == [
         (s.rank, s.name, dict(s.values)) for s in event.standings()
     ]
+
+
+def test_a_knockouts_standings_rank_by_the_round_reached_first():
+    """Issue 23: a knockout's table places its champion first, the losing finalist second.
+
+    Five players in an 8-bracket (seeds 1-3 have byes); side 1 wins every match: 4 v 5 →
+    Ed (quarter-final); 2 v 3 → Cy (semi-final); 1 v Ed → Ed (semi-final); Ed v Cy → Cy
+    (the final: the top half's winner is side 0). Cy and Ed both won two matches (4
+    match points each): only the bracket puts the champion first. Ann (a bye, then a
+    semi-final lost) and Di (a quarter-final lost) have 0 points each: the bracket puts
+    Ann, who went further, ahead.
+    """
+    settings = EventSettings(name="Cup", format=Format.ELIMINATION, venue=Venue.HALL)
+    event = new_event(settings, ["Ann", "Bo", "Cy", "Di", "Ed"])
+    while event.status is not EventStatus.FINISHED:
+        round_ = event.run(event.pair_next(ORGANISER, now=NOW)).current_round
+        event = play_round(event, {p.table: 1 for p in round_.pairings})
+    reached = event.reached()
+    assert reached == {"e1": 2, "e2": 2, "e3": 4, "e4": 1, "e5": 3}
+    ranked = [(s.rank, s.name) for s in event.standings()]
+    assert ranked[:2] == [(1, "Cy"), (2, "Ed")]
+    tallies = event.tallies()
+    assert tallies["e3"].match_points == tallies["e5"].match_points == 4
+    # Ann and Bo both lost a semi-final: the settings' tie-breaks order them.
+    assert {name for _, name in ranked[2:4]} == {"Ann", "Bo"}
+    assert ranked[4] == (5, "Di")
+    top = event.standings()[0]
+    assert top.values[TieBreak.BRACKET] == 4 and top.decided_by is TieBreak.BRACKET
+    view = event_view(event)
+    assert view["order"][0] == "bracket"
+
+
+def test_the_bracket_is_not_a_tie_break_to_choose():
+    with pytest.raises(EventError) as refused:
+        EventSettings(name="Cup", format=Format.SWISS, rounds=3, tie_breaks=(TieBreak.BRACKET,))
+    assert "knockouts rank by it first" in str(refused.value)
+
+
+def test_a_knockout_exported_as_cmn_and_imported_again_has_the_same_bracket_and_standings():
+    settings = EventSettings(name="Cup", format=Format.ELIMINATION, venue=Venue.HALL)
+    event = new_event(settings, ["Ann", "Bo", "Cy", "Di", "Ed", "Flo"])
+    while event.status is not EventStatus.FINISHED:
+        event = play_round(event)
+    settings, entrants, matches = from_cmn(to_cmn(event.settings, event.entrants, event.matches()))
+    again = Event.fold(
+        Event.imported(
+            "ev2", "ZZZZZZ", 9, settings=settings, entrants=entrants, matches=matches, now=NOW
+        )
+    )
+    assert again.bracket() == event.bracket()
+    assert [(s.rank, s.name, dict(s.values)) for s in again.standings()] == [
+        (s.rank, s.name, dict(s.values)) for s in event.standings()
+    ]

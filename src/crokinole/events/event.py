@@ -306,18 +306,24 @@ class Event:
                     ErrorCode.BAD_EVENT, f"a match names unknown players {sorted(unknown)}"
                 )
             by_round.setdefault(pairing.round, []).append((pairing, result))
+        # Pools and a bracket's seeds are not in CMN: they are drawn again as round 1 drew
+        # them (by rating, then by entry), so the bracket and the standings come back.
+        first_pools: tuple[tuple[str, ...], ...] = ()
+        if settings.format is not Format.SWISS and entrants:
+            shell = Event(event_id, code, organiser, settings)
+            first_pools = shell._first_pools(entrants)
         for number in sorted(by_round):
             played = by_round[number]
             tables = [p.table for p, _ in played]
             if len(set(tables)) != len(tables):
                 raise _refuse(ErrorCode.BAD_EVENT, f"round {number} has two matches at one table")
-            entries.append(
-                Entry(
-                    "round_paired",
-                    {"round": number, "pairings": [pairing_to_dict(p) for p, _ in played]},
-                    now,
-                )
-            )
+            data: dict[str, Any] = {
+                "round": number,
+                "pairings": [pairing_to_dict(p) for p, _ in played],
+            }
+            if first_pools and number == min(by_round):
+                data["pools"] = [list(pool) for pool in first_pools]
+            entries.append(Entry("round_paired", data, now))
             entries.append(Entry("round_started", {"round": number}, now))
             for pairing, result in played:
                 if result is None:
@@ -494,8 +500,34 @@ class Event:
         return tallies(self.settings, self.matches(), [e.id for e in self.entrants])
 
     def standings(self) -> tuple[Standing, ...]:
-        """The standings, with their tie-breaks (:mod:`crokinole.events.standings`)."""
-        return standings(self.settings, self.entrants, self.matches())
+        """The standings, with their tie-breaks (:mod:`crokinole.events.standings`).
+
+        Once there is a bracket (a knockout, or the playoffs seeded), the round
+        each entrant reached in it ranks first (:attr:`TieBreak.BRACKET`): the
+        champion, then the losing finalist, then the semi-finalists …; the
+        settings' tie-breaks order those level on it.
+        """
+        return standings(self.settings, self.entrants, self.matches(), reached=self.reached())
+
+    def reached(self) -> dict[str, float] | None:
+        """Each bracket entrant's round reached (the champion: one past the final), or None.
+
+        An entrant is in round ``r`` when it is a side of a round-``r`` match
+        (a bye's winner is in the next round); entrants outside the bracket
+        are left out (they count 0).
+        """
+        bracket = self.bracket()
+        if bracket is None:
+            return None
+        reached: dict[str, float] = {}
+        for number, matches in enumerate(bracket.rounds, 1):
+            for match in matches:
+                for side in match.sides:
+                    if side is not None:
+                        reached[side] = max(reached.get(side, 0), number)
+                if match.winner is not None:
+                    reached[match.winner] = max(reached.get(match.winner, 0), number + 1)
+        return reached
 
     def _bracket_seeds(self) -> tuple[str, ...] | None:
         if self.settings.format is Format.ELIMINATION:

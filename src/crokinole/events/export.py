@@ -79,6 +79,7 @@ TIE_BREAK_NAMES: Mapping[TieBreak, str] = {
     TieBreak.GAME_POINTS: "Game points",
     TieBreak.BUCHHOLZ: "Buchholz",
     TieBreak.RATING: "Rating",
+    TieBreak.BRACKET: "Bracket round reached",
 }
 
 #: The most CMN matches a document may hold (every entrant, every round, best of 5).

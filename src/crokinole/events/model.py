@@ -99,6 +99,9 @@ class TieBreak(StrEnum):
     GAME_POINTS = "game_points"  # game points earned (R2: 2 a round won, 1 a tied round)
     BUCHHOLZ = "buchholz"  # the sum of the opponents' match points (Swiss)
     RATING = "rating"  # the entrant's rating at entry (the last resort of seeding)
+    #: The round reached in the bracket (the champion one past the final): knockouts and
+    #: playoffs rank by it first, before the settings' tie-breaks; not one to choose.
+    BRACKET = "bracket"
 
 
 #: The default order: match points, then total 20s, then head-to-head, then
@@ -188,6 +191,8 @@ class EventSettings:
             raise _fail(f"a playoff match is best of 1, 3 or 5 games, not {self.best_of}")
         if not self.tie_breaks or len(set(self.tie_breaks)) != len(self.tie_breaks):
             raise _fail("the tie-breaks are a list of distinct criteria, at least one")
+        if TieBreak.BRACKET in self.tie_breaks:
+            raise _fail("the bracket is not a tie-break to choose: knockouts rank by it first")
         if self.turn_seconds not in (None, 30, 60):
             raise _fail(f"the turn clock is none, 30 or 60 seconds, not {self.turn_seconds}")
         if self.teams is Teams.ROTATING and self.format is not Format.SWISS:

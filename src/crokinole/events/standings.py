@@ -391,6 +391,8 @@ def standings(
     settings: EventSettings,
     entrants: Sequence[Entrant],
     matches: Sequence[tuple[Pairing, MatchResult | None]],
+    *,
+    reached: Mapping[str, float] | None = None,
 ) -> tuple[Standing, ...]:
     """The entrants ranked by the settings' tie-breaks (see the module's text).
 
@@ -398,6 +400,9 @@ def standings(
         settings: the event's settings (tie-breaks, points, rules, teams).
         entrants: every entrant, dropped ones included.
         matches: the played matches and the byes (a bye's result is None).
+        reached: for a knockout, the round each entrant reached in the
+            bracket (0 for those not in it): then :attr:`TieBreak.BRACKET`
+            ranks first, before the settings' tie-breaks.
 
     Raises:
         EventError: ``bad_event`` for entrants with the same id or a pairing
@@ -420,20 +425,25 @@ def standings(
                     ErrorCode.UNKNOWN_ENTRANT,
                     f"{_where(pairing)}: {entrant_id!r} is not an entrant of the event",
                 )
-    faced = _faced(credits) if TieBreak.HEAD_TO_HEAD in settings.tie_breaks else {}
+    order = settings.tie_breaks
+    if reached is not None:
+        order = (TieBreak.BRACKET, *order)
+    faced = _faced(credits) if TieBreak.HEAD_TO_HEAD in order else {}
     values: dict[str, dict[TieBreak, float]] = {}
     for entrant_id, tally in table.items():
         values[entrant_id] = {
-            tie_break: _value(tie_break, tally, table, by_id[entrant_id])
-            for tie_break in settings.tie_breaks
+            tie_break: float((reached or {}).get(entrant_id, 0))
+            if tie_break is TieBreak.BRACKET
+            else _value(tie_break, tally, table, by_id[entrant_id])
+            for tie_break in order
         }
     decided: dict[str, TieBreak] = {}
 
     def split(group: list[str], step: int) -> list[list[str]]:
         """The group in order, as parts level on every tie-break from ``step`` on."""
-        if len(group) == 1 or step == len(settings.tie_breaks):
+        if len(group) == 1 or step == len(order):
             return [group]
-        tie_break = settings.tie_breaks[step]
+        tie_break = order[step]
         if tie_break is TieBreak.HEAD_TO_HEAD:
             members = frozenset(group)
             for entrant_id in group:

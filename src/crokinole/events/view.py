@@ -110,6 +110,9 @@ def event_view(event: Event) -> dict[str, Any]:
         else [],
         "rounds": rounds,
         "standings": table,
+        # The standings' order: the settings' tie-breaks, after the bracket for a knockout.
+        "order": (["bracket"] if bracket is not None else [])
+        + [t.value for t in event.settings.tie_breaks],
         "bracket": None if bracket is None else _bracket_view(event, bracket),
         "corrections": [
             {"round": c.round, "table": c.table, "reason": c.reason, "at": c.at}

@@ -8,7 +8,8 @@ import test from "node:test";
 
 import {
   bracketLayout, decidedCaption, decidedWords, eventFromPath, formatWords, gamePoints, moveItem, nextSteps,
-  pairingPlace, pairingStateWords, resultWords, settingsFrom, sheetResult, sideOf, swapEntrants, tieBreakValue,
+  pairingPlace, pairingStateWords, reachedWords, resultWords, settingsFrom, sheetResult, sideOf, swapEntrants,
+  tieBreakValue,
 } from "../../../src/crokinole/web/static/lib/events.js";
 
 test("the formats in plain words", () => {
@@ -179,4 +180,13 @@ test("the organiser's own re-pairing: two entrants swap places, the rest stays",
   assert.deepEqual(swapEntrants(pairings, "e5", "e1").map((p) => p.sides[0]), [["e5"], ["e2"], ["e1"]]);
   assert.deepEqual(swapEntrants(pairings, "e1", "e9").map((p) => p.sides), pairings.map((p) => p.sides));
   assert.deepEqual(pairings[0].sides, [["e1"], ["e4"]]); // untouched
+});
+
+test("a bracket's round reached in words: the champion, the final, the rounds before", () => {
+  const bracket = { rounds: [{ name: "Quarter-final" }, { name: "Semi-final" }, { name: "Final" }] };
+  assert.equal(reachedWords(bracket, 4), "Champion");
+  assert.equal(reachedWords(bracket, 3), "Final");
+  assert.equal(reachedWords(bracket, 1), "Quarter-final");
+  assert.equal(reachedWords(bracket, 0), "–"); // not in the bracket (a pool's lower places)
+  assert.equal(reachedWords(null, 2), "–");
 });

@@ -58,7 +58,14 @@ from crokinole.errors import ErrorCode, EventError
 from crokinole.events import export
 from crokinole.events.codec import pairing_from_dict, result_from_dict
 from crokinole.events.event import Actor, Entry, Event
-from crokinole.events.model import MAX_ENTRANTS, EntrantStatus, EventSettings, Pairing, Person
+from crokinole.events.model import (
+    MAX_ENTRANTS,
+    EntrantStatus,
+    EventSettings,
+    Pairing,
+    Person,
+    TieBreak,
+)
 from crokinole.rules.sheet import ScoreSheet
 from crokinole.server.events.live import EventStreams
 from crokinole.server.events.service import EventService
@@ -636,11 +643,17 @@ def _new_sheet(event: Event, pairing: Pairing) -> ScoreSheet:
     )
 
 
+def _standing_order(event: Event) -> tuple[TieBreak, ...]:
+    """The CSV's columns: a knockout's round reached first, then the settings' tie-breaks."""
+    first = () if event.reached() is None else (TieBreak.BRACKET,)
+    return (*first, *event.settings.tie_breaks)
+
+
 async def standings_csv(request: Request) -> Response:
     """``GET /api/events/{id}/standings.csv``: the standings as CSV (every tie-break)."""
     event = (await events_of(request).service.require(_event_id(request))).event
     text = await anyio.to_thread.run_sync(
-        lambda: export.standings_csv(event.standings(), event.settings.tie_breaks)
+        lambda: export.standings_csv(event.standings(), _standing_order(event))
     )
     return Response(
         text,

@@ -34,6 +34,7 @@ export const TIE_BREAKS = {
   game_points: "game points",
   buchholz: "opponents' match points",
   rating: "rating",
+  bracket: "the round reached in the bracket",
 };
 
 /** Short column heads for the standings' table. */
@@ -46,6 +47,7 @@ export const TIE_BREAK_HEADS = {
   game_points: "Game pts",
   buchholz: "Opp. pts",
   rating: "Rating",
+  bracket: "Reached",
 };
 
 export const DEFAULT_TIE_BREAKS = ["match_points", "twenties", "head_to_head", "differential"];
@@ -217,6 +219,15 @@ export function tieBreakValue(key, value) {
   if (key === "differential" && n > 0) return `+${text}`;
   if (n < 0) return `−${text.slice(1)}`;
   return text;
+}
+
+/** The round a bracket value stands for: "Champion", "Final", "Semi-final" … ("–" outside it). */
+export function reachedWords(bracket, value) {
+  const rounds = (bracket && bracket.rounds) || [];
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || !rounds.length) return "–";
+  if (n > rounds.length) return "Champion";
+  return rounds[n - 1].name || `Round ${n}`;
 }
 
 /** The caption of a standing: which tie-break set it apart ("decided by 20s"). */

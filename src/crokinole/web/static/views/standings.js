@@ -4,7 +4,7 @@
 // wire(hooks) once, render(state) on each view of the event (state.view: docs/events.md).
 
 import { el } from "../lib/dom.js";
-import { DEFAULT_TIE_BREAKS, TIE_BREAK_HEADS, decidedCaption, decidedWords, tieBreakName, tieBreakValue } from "../lib/events.js";
+import { DEFAULT_TIE_BREAKS, TIE_BREAK_HEADS, decidedCaption, decidedWords, reachedWords, tieBreakName, tieBreakValue } from "../lib/events.js";
 
 let box = null;
 
@@ -16,7 +16,8 @@ export function render(state) {
   if (!box) wire();
   const view = state.view;
   const rows = (view && view.standings) || [];
-  const order = (view && view.settings && view.settings.tie_breaks) || DEFAULT_TIE_BREAKS;
+  // The server's order: a knockout's bracket first ("Reached"), then the settings' tie-breaks.
+  const order = (view && (view.order || (view.settings && view.settings.tie_breaks))) || DEFAULT_TIE_BREAKS;
   if (!rows.length) {
     box.replaceChildren(el("p", "note", "No standings yet: they appear once a round has results."));
     return;
@@ -64,7 +65,8 @@ export function render(state) {
     for (const key of order) {
       const td = el("td", "value");
       td.dataset.tieBreak = key;
-      const value = tieBreakValue(key, s.values ? s.values[key] : null);
+      const raw = s.values ? s.values[key] : null;
+      const value = key === "bracket" ? reachedWords(view.bracket, raw) : tieBreakValue(key, raw);
       if (s.decided_by === key) {
         td.classList.add("decider");
         const strong = el("strong", "", value);
