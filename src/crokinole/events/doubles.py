@@ -50,12 +50,11 @@ pairing ``(("id",), ())`` each.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from crokinole.errors import ErrorCode, EventError
-from crokinole.events.matching import cheapest_matching
+from crokinole.events.matching import cheapest_matching, check_round
 from crokinole.events.model import Pairing
 
 __all__ = ["DoublesPlayer", "pair_rotating"]
@@ -98,21 +97,9 @@ def _fail(message: str) -> EventError:
 
 
 def _check(players: Sequence[DoublesPlayer], round: int) -> None:
-    if isinstance(round, bool) or not isinstance(round, int) or round < 1:
-        raise _fail(f"a round is numbered from 1, not {round!r}")
+    check_round(players, round, DoublesPlayer, "a doubles player", "player")
     if len(players) < 4:
         raise _fail(f"rotating doubles needs at least 4 players, not {len(players)}")
-    seen: set[str] = set()
-    for player in players:
-        if not isinstance(player, DoublesPlayer):
-            raise _fail(f"a doubles player is a DoublesPlayer, not {player!r}")
-        if not player.id or player.id in seen:
-            raise _fail(f"player ids are distinct and not empty: {player.id!r} is not")
-        seen.add(player.id)
-        if not (math.isfinite(player.score) and math.isfinite(player.rating)):
-            raise _fail(f"player {player.id}'s score and rating are numbers")
-        if player.byes < 0:
-            raise _fail(f"player {player.id} cannot have had {player.byes} byes")
 
 
 def _met(a: DoublesPlayer, b: DoublesPlayer) -> int:

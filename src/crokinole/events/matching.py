@@ -15,11 +15,15 @@ Weights are Python integers, so the blossom algorithm works exactly.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import networkx as nx
 
-__all__ = ["cheapest_matching"]
+from crokinole.errors import ErrorCode, EventError
+
+__all__ = ["cheapest_matching", "check_round"]
 
 
 def cheapest_matching(
@@ -51,3 +55,33 @@ def cheapest_matching(
         graph.add_edge(i, j, weight=top - value)
     matching = nx.max_weight_matching(graph, maxcardinality=True)
     return sorted((min(u, v), max(u, v)) for u, v in matching)
+
+
+def check_round(players: Sequence[Any], round: int, kind: type[Any], what: str, noun: str) -> None:
+    """The checks every pairing makes of its input (the Swiss's entrants, doubles' players).
+
+    Raises:
+        EventError: ``bad_event`` for a round below 1, an item not of ``kind``,
+            an empty or repeated id, a score or rating that is not a number,
+            or a negative count of byes; the message calls one ``what``
+            ("a Swiss entrant") and ``noun`` ("entrant").
+    """
+    if isinstance(round, bool) or not isinstance(round, int) or round < 1:
+        raise EventError(ErrorCode.BAD_EVENT, f"a round is numbered from 1, not {round!r}")
+    seen: set[str] = set()
+    for player in players:
+        if not isinstance(player, kind):
+            raise EventError(ErrorCode.BAD_EVENT, f"{what} is a {kind.__name__}, not {player!r}")
+        if not player.id or player.id in seen:
+            raise EventError(
+                ErrorCode.BAD_EVENT, f"{noun} ids are distinct and not empty: {player.id!r} is not"
+            )
+        seen.add(player.id)
+        if not (math.isfinite(player.score) and math.isfinite(player.rating)):
+            raise EventError(
+                ErrorCode.BAD_EVENT, f"{noun} {player.id}'s score and rating are numbers"
+            )
+        if player.byes < 0:
+            raise EventError(
+                ErrorCode.BAD_EVENT, f"{noun} {player.id} cannot have had {player.byes} byes"
+            )

@@ -56,12 +56,11 @@ again, the higher-ranked.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from crokinole.errors import ErrorCode, EventError
-from crokinole.events.matching import cheapest_matching
+from crokinole.events.matching import cheapest_matching, check_round
 from crokinole.events.model import Pairing
 
 __all__ = ["SwissEntrant", "pair_swiss"]
@@ -100,21 +99,9 @@ def _fail(message: str) -> EventError:
 
 
 def _check(entrants: Sequence[SwissEntrant], round: int) -> None:
-    if isinstance(round, bool) or not isinstance(round, int) or round < 1:
-        raise _fail(f"a round is numbered from 1, not {round!r}")
+    check_round(entrants, round, SwissEntrant, "a Swiss entrant", "entrant")
     if not entrants:
         raise _fail("a Swiss round needs at least one entrant to pair")
-    seen: set[str] = set()
-    for entrant in entrants:
-        if not isinstance(entrant, SwissEntrant):
-            raise _fail(f"a Swiss entrant is a SwissEntrant, not {entrant!r}")
-        if not entrant.id or entrant.id in seen:
-            raise _fail(f"entrant ids are distinct and not empty: {entrant.id!r} is not")
-        seen.add(entrant.id)
-        if not (math.isfinite(entrant.score) and math.isfinite(entrant.rating)):
-            raise _fail(f"entrant {entrant.id}'s score and rating are numbers")
-        if entrant.byes < 0:
-            raise _fail(f"entrant {entrant.id} cannot have had {entrant.byes} byes")
 
 
 def shoots_first(a: SwissEntrant, b: SwissEntrant) -> int:
