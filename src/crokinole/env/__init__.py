@@ -29,6 +29,7 @@ from crokinole.env.observe import MAX_DISCS, OBS_SIZE, observe, raster
 from crokinole.env.tasks import TASKS, Episode
 
 if TYPE_CHECKING:
+    from crokinole.env.aec import CrokinoleAEC
     from crokinole.env.single import CrokinoleEnv
 
 __all__ = [
