@@ -31,6 +31,7 @@ from crokinole.env.tasks import TASKS, Episode
 if TYPE_CHECKING:
     from crokinole.env.aec import CrokinoleAEC
     from crokinole.env.single import CrokinoleEnv
+    from crokinole.env.vector import VectorCrokinoleEnv
 
 __all__ = [
     "MAX_DISCS",

@@ -62,6 +62,7 @@ class CrokinoleEnv(gym.Env[Observation, npt.NDArray[np.float32]]):
         hand_noise: the agent's execution noise (e.g.
             :data:`~crokinole.ai.HAND_NOISE`); None plays the actions exactly.
         agent_first: whether the agent opens; None draws it each episode.
+        setup_noise: move a drill's discs by this much (inches, per axis) each episode.
         raster: also observe the board as a ``raster`` × ``raster`` RGB image.
         render_mode: ``"rgb_array"`` to render the board (``render_size`` pixels).
 
@@ -86,6 +87,7 @@ class CrokinoleEnv(gym.Env[Observation, npt.NDArray[np.float32]]):
         rules: Rules | None = None,
         hand_noise: Noise | None = None,
         agent_first: bool | None = None,
+        setup_noise: float = 0.0,
         raster: int | None = None,
         render_mode: str | None = None,
         render_size: int = 256,
@@ -95,6 +97,7 @@ class CrokinoleEnv(gym.Env[Observation, npt.NDArray[np.float32]]):
         self._rules = rules
         self._hand_noise = hand_noise
         self._agent_first = agent_first
+        self._setup_noise = setup_noise
         if render_mode not in (None, "rgb_array"):
             raise IllegalActionError(f"render_mode is None or 'rgb_array', not {render_mode!r}")
         self.render_mode = render_mode
@@ -112,6 +115,7 @@ class CrokinoleEnv(gym.Env[Observation, npt.NDArray[np.float32]]):
             rules=self._rules,
             hand_noise=self._hand_noise,
             agent_first=self._agent_first,
+            setup_noise=self._setup_noise,
             rng=rng,
         )
 

@@ -40,13 +40,23 @@ import numpy as np
 
 from crokinole.ai import CpuPlayer, Level, Noise, make_player
 from crokinole.analysis.drills import DRILLS, Drill
-from crokinole.analysis.practice import PracticeResult, practice_game
+from crokinole.analysis.practice import PracticePosition, PracticeResult, practice_game
 from crokinole.board import Seat, Shot
 from crokinole.env.actions import legal_position
-from crokinole.errors import IllegalActionError
+from crokinole.errors import AnalysisError, IllegalActionError
 from crokinole.rules import Game, Phase, Rules, ShotReport
 
-__all__ = ["AGENT", "GAME_TASKS", "OPPONENT", "TASKS", "Episode", "check_task"]
+__all__ = [
+    "AGENT",
+    "GAME_TASKS",
+    "OPPONENT",
+    "SETUP_REACH",
+    "TASKS",
+    "Episode",
+    "check_setup_noise",
+    "check_task",
+    "jittered_setup",
+]
 
 #: The agent's seat, and its opponent's (singles).
 AGENT = Seat.SOUTH
@@ -62,6 +72,46 @@ def check_task(task: object) -> str:
     if not isinstance(task, str) or task not in TASKS:
         raise IllegalActionError(f"there is no task {task!r}; the tasks are {', '.join(TASKS)}")
     return task
+
+
+#: A jittered drill setup keeps its discs this close to the centre (inches): clear of every
+#: placement spot on the line (a disc there would need 12 - 1.25 = 10.75 in or more).
+SETUP_REACH = 10.5
+#: Most draws of a jittered setup before the drill's own setup is used.
+SETUP_DRAWS = 100
+
+
+def check_setup_noise(value: object) -> float:
+    """A setup noise in inches (0 to 2), else a plain error."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 2.0:
+        raise IllegalActionError(f"setup_noise is inches from 0 to 2, not {value!r}")
+    return float(value)
+
+
+def jittered_setup(
+    setup: PracticePosition, sigma: float, rng: np.random.Generator
+) -> PracticePosition:
+    """``setup`` with each disc moved by a normal offset of ``sigma`` inches per axis.
+
+    Coordinates in hundredths, as a position holds them; a draw that leaves a
+    disc over the hole, on a peg or a disc, or beyond :data:`SETUP_REACH` is
+    drawn again (at most :data:`SETUP_DRAWS` times, then the setup as it is).
+    """
+    if sigma == 0.0 or not setup.discs:
+        return setup
+    for _ in range(SETUP_DRAWS):
+        offsets = rng.normal(0.0, sigma, (len(setup.discs), 2)).tolist()
+        discs = tuple(
+            (side, round(x + dx, 2), round(y + dy, 2))
+            for (side, x, y), (dx, dy) in zip(setup.discs, offsets, strict=True)
+        )
+        if any(np.hypot(x, y) > SETUP_REACH for _, x, y in discs):
+            continue
+        try:
+            return PracticePosition(discs, setup.seat)
+        except AnalysisError:
+            continue
+    return setup
 
 
 def _default_rules(task: str) -> Rules:
@@ -107,6 +157,8 @@ class Episode:
         hand_noise: noise added to the agent's shots (e.g.
             :data:`~crokinole.ai.HAND_NOISE`), or None for a steady hand.
         agent_first: whether the agent opens the game; None draws it.
+        setup_noise: a drill's discs are moved by this much (inches, the
+            standard deviation per axis) each episode (:func:`jittered_setup`).
         rng: every random number of the episode comes from it.
 
     >>> episode = Episode("open_20", rng=np.random.default_rng(0))
@@ -122,6 +174,7 @@ class Episode:
         rules: Rules | None = None,
         hand_noise: Noise | None = None,
         agent_first: bool | None = None,
+        setup_noise: float = 0.0,
         rng: np.random.Generator,
     ) -> None:
         self.task = check_task(task)
@@ -138,8 +191,11 @@ class Episode:
         self.rng = rng
         # The round margin already paid for (the opponent's opening shots count in the first step).
         self._paid = 0
+        self.setup_noise = check_setup_noise(setup_noise)
+        self.setup: PracticePosition | None = None
         if self.drill is not None:
-            self.game = practice_game(self.drill.setup)
+            self.setup = jittered_setup(self.drill.setup, self.setup_noise, rng)
+            self.game = practice_game(self.setup)
         elif task == "open_20":
             self.game = Game(Rules.tournament_singles())
         else:
@@ -201,13 +257,14 @@ class Episode:
         game = self.game
         shot = self._played(aimed)
         if self.drill is not None:
+            assert self.setup is not None
             pre = game.copy()
             assert shot is not None  # a drill's setup leaves the line free
             report = game.shoot(AGENT, shot)
             result = PracticeResult(
-                position=self.drill.setup,
+                position=self.setup,
                 shot=shot,
-                position_after=self.drill.setup,  # not read by the scoring rules
+                position_after=self.setup,  # not read by the scoring rules
                 report=report,
                 game=pre,
                 margin_before=self._paid,
