@@ -3,9 +3,9 @@
 Everything is seen **from the viewer's seat**: the board is turned so that
 the viewer shoots from south (a quarter turn is exact: coordinates are only
 swapped and negated), and seats are numbered relative to the viewer
-clockwise — 0 the viewer, 1 the next seat clockwise (the opponent's right
-hand in doubles), 2 the seat opposite (the opponent in singles, the partner
-in doubles), 3 the last.  So one policy can play any seat.
+clockwise — 0 the viewer, 1 the next seat clockwise (the next to shoot
+after it in doubles), 2 the seat opposite (the opponent in singles, the
+partner in doubles), 3 the last.  So one policy can play any seat.
 
 The vector (float32, :data:`OBS_SIZE` = 189 numbers):
 
