@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 from crokinole.ai import HAND_NOISE
 from crokinole.analysis.drills import DRILLS
@@ -112,3 +113,16 @@ def test_bad_actions_and_options_are_refused() -> None:
         VectorCrokinoleEnv(0)
     with pytest.raises(IllegalActionError, match="setup_noise"):
         VectorCrokinoleEnv(4, "star8", setup_noise=-1.0)
+
+
+def test_it_works_with_gymnasiums_vector_wrappers_and_spaces() -> None:
+    envs = RecordEpisodeStatistics(VectorCrokinoleEnv(8, "star8", setup_noise=0.3))
+    obs, _ = envs.reset(seed=0)
+    assert envs.observation_space.contains(obs)
+    envs.action_space.seed(0)
+    obs, rewards, terminated, _, info = envs.step(envs.action_space.sample())
+    assert envs.observation_space.contains(obs) and envs.observation_space.contains(
+        info["final_obs"]
+    )
+    assert terminated.all() and np.array_equal(info["episode"]["r"], rewards)
+    assert info["episode"]["l"].tolist() == [1] * 8
