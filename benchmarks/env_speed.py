@@ -25,6 +25,7 @@ from rich.table import Table
 
 from crokinole.ai import HAND_NOISE
 from crokinole.cli.main import count_argument
+from crokinole.env import CrokinoleEnv
 from crokinole.env.vector import VECTOR_TASKS, VectorCrokinoleEnv
 
 #: The issue's target: env steps a second, 1,024 boards, one core.
@@ -69,6 +70,19 @@ def steps_per_second(task: str, boards: int, steps: int, *, noisy: bool, seed: i
     return boards * steps / (time.process_time() - start)
 
 
+def single_env_steps_per_second(task: str, steps: int, seed: int = 0) -> float:
+    """For comparison: CrokinoleEnv (one board, through Game) steps per CPU second."""
+    env = CrokinoleEnv(task)
+    actions = np.random.default_rng(seed).uniform(-1.0, 1.0, (steps, 3)).astype(np.float32)
+    env.reset(seed=seed)
+    env.step(actions[0])
+    start = time.process_time()
+    for k in range(steps):
+        env.reset(seed=seed + k)
+        env.step(actions[k])
+    return steps / (time.process_time() - start)
+
+
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     """Run the benchmark, print its table and return 0 (argparse exits 2 on bad options)."""
     args = build_parser(prog).parse_args(sys.argv[1:] if argv is None else list(argv))
@@ -94,6 +108,14 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
                 f"≥ {TARGET:,}" if task == "open_20" else "",
             )
     console.print(table)
+    single = statistics.median(
+        single_env_steps_per_second(args.tasks[0], 10 * args.steps, seed=run)
+        for run in range(args.runs)
+    )
+    console.print(
+        f"for comparison, CrokinoleEnv (one board through Game, reset and step) on "
+        f"{args.tasks[0]}: {single:,.0f} steps/s"
+    )
     console.print(
         "one env step = one board's shot: actions to shots (and noise), one kernel call for "
         "every board (simulate_boards), R4/R5 (judge_batch), rewards and observations."
