@@ -7,6 +7,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from crokinole.ai import HAND_NOISE
+from crokinole.board import TOURNAMENT_BOARD as BOARD
 from crokinole.env.aec import CrokinoleAEC
 from crokinole.errors import IllegalActionError, InvalidShotError
 from crokinole.rules import Rules, ShotAction
@@ -24,9 +25,13 @@ OPEN_20 = np.array([0.0, 0.0, -0.44], dtype=np.float32)
         lambda: CrokinoleAEC(Rules.doubles()),
         lambda: CrokinoleAEC(Rules.doubles(), cpu={"west": "easy"}, reward="round"),
         lambda: CrokinoleAEC(cpu={"north": "normal"}, hand_noise=HAND_NOISE),
+        lambda: CrokinoleAEC(Rules.doubles(), cpu={"north": "easy"}, raster=24),
     ],
-    ids=["singles", "doubles", "doubles-with-a-cpu", "singles-against-a-cpu"],
+    ids=["singles", "doubles", "doubles-with-a-cpu", "singles-against-a-cpu", "raster"],
 )
+# The raster's observation is a Dict, which PettingZoo's API test warns about (it allows it).
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
 def test_pettingzoo_api_test_passes(make: object) -> None:
     api_test(make(), num_cycles=300)  # type: ignore[operator]
 
@@ -58,6 +63,28 @@ def test_doubles_turns_go_clockwise_from_south() -> None:
         order.append(env.agent_selection)
         env.step(OPEN_20)
     assert order == ["south", "west", "north", "east", "south"]
+
+
+def test_each_agent_sees_the_board_from_its_own_seat() -> None:
+    env = CrokinoleAEC(Rules.doubles(), raster=32)
+    env.reset(seed=0)
+    # South's disc stops 2.5 in short of the centre, in the 15 (v² = 2 a s).
+    power = 100.0 * np.sqrt(2.0 * BOARD.deceleration * 9.5) / BOARD.max_launch_speed
+    env.step(np.array([0.0, 0.0, power / 50.0 - 1.0], dtype=np.float32))
+    (disc,) = env.game.discs
+    south, north = env.observe("south"), env.observe("north")
+    # North sees the board half a turn round: south's disc at (-x, -y), owned by seat 2.
+    assert south["state"][:7].tolist()[2:] == [1.0, 0.0, 0.0, 0.0, 1.0]
+    assert north["state"][:7].tolist()[2:] == [0.0, 0.0, 1.0, 0.0, 1.0]
+    assert north["state"][0] == np.float32(-disc.x / 13.0)
+    assert north["state"][1] == np.float32(-disc.y / 13.0)
+    # The same picture half a turn round, the disc drawn red (its own) for south and white
+    # (the seat opposite's) for north.
+    turned = south["raster"][::-1, ::-1].copy()
+    red = (turned == [200, 30, 30]).all(axis=2)
+    assert red.sum() > 0
+    turned[red] = [240, 240, 240]
+    assert np.array_equal(north["raster"], turned)
 
 
 def test_cpu_seats_play_themselves() -> None:

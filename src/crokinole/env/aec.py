@@ -35,7 +35,7 @@ from crokinole.ai import CpuPlayer, Level, Noise, make_player
 from crokinole.board import Seat, Shot
 from crokinole.env.actions import action_to_shot, legal_position
 from crokinole.env.observe import observe, raster
-from crokinole.env.single import vector_space
+from crokinole.env.single import check_raster, observation_space
 from crokinole.errors import IllegalActionError, UnknownSeatError
 from crokinole.rules import Game, Layout, Phase, Rules
 
@@ -54,6 +54,8 @@ class CrokinoleAEC(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
             ``{"north": "expert"}``; every other seat of the rules is an agent.
         reward: ``"game"`` or ``"round"`` (see the module).
         hand_noise: the agents' execution noise, or None to play actions exactly.
+        raster: also observe the board as a ``raster`` × ``raster`` image, from
+            each agent's seat (``{"state": vector, "raster": image}``).
         render_mode: ``"rgb_array"`` to render the board from south.
 
     Raises:
@@ -80,6 +82,7 @@ class CrokinoleAEC(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
         *,
         reward: str = "game",
         hand_noise: Noise | None = None,
+        raster: int | None = None,
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
@@ -114,7 +117,8 @@ class CrokinoleAEC(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
         self.possible_agents = [s.key for s in self.seats]
         self._seat = {s.key: s for s in self.seats}
         self._action_space = spaces.Box(-1.0, 1.0, shape=(3,), dtype=np.float32)
-        self._observation_space = vector_space()
+        self.raster_size = check_raster(raster)
+        self._observation_space = observation_space(self.raster_size)
         self._rng = np.random.default_rng(0)
         self.game = Game(self.rules)
         self._paid = [0, 0]
@@ -127,9 +131,13 @@ class CrokinoleAEC(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any)
         """Box(3) in [-1, 1]: position, direction, power."""
         return self._action_space
 
-    def observe(self, agent: str) -> npt.NDArray[np.float32]:
+    def observe(self, agent: str) -> npt.NDArray[np.float32] | dict[str, npt.NDArray[Any]]:
         """The game seen from ``agent``'s seat."""
-        return observe(self.game, self._seat[agent])
+        seat = self._seat[agent]
+        vector = observe(self.game, seat)
+        if self.raster_size is None:
+            return vector
+        return {"state": vector, "raster": raster(self.game, seat, self.raster_size)}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a game; ``seed`` seeds every random number of it."""
