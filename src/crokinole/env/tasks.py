@@ -258,7 +258,7 @@ class Episode:
         shot = self._played(aimed)
         if self.drill is not None:
             assert self.setup is not None
-            pre = game.copy()
+            pre, before = game.copy(), self.margin()
             assert shot is not None  # a drill's setup leaves the line free
             report = game.shoot(AGENT, shot)
             result = PracticeResult(
@@ -267,7 +267,7 @@ class Episode:
                 position_after=self.setup,  # not read by the scoring rules
                 report=report,
                 game=pre,
-                margin_before=self._paid,
+                margin_before=before,
                 margin_after=self.margin(),
             )
             return Turn(float(self.drill.score_attempt(result)), True, shot, report, 0)
