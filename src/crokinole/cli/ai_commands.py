@@ -41,6 +41,7 @@ OPEN_TWENTY_TARGETS = {
     Level.NORMAL: "≈ 45%",
     Level.HARD: "≈ 60%",
     Level.EXPERT: "≥ 75%",
+    Level.MASTER: "≥ 75% (Expert's hand)",
 }
 
 
@@ -55,20 +56,45 @@ def _progress(console: Console) -> Progress:
     )
 
 
+def tally(records: list[GameRecord], total: int) -> str:
+    """The running tally after the games so far, from A's point of view.
+
+    >>> from crokinole.ai.match import GameRecord
+    >>> games = [GameRecord(r, (), (), (), ()) for r in (1.0, 1.0, 0.5, 0.0)]
+    >>> tally(games, 200)
+    'game 4 of 200: A 2 won, 1 drawn, 1 lost; 66.7% of decided games (20.8%–93.9%)'
+    """
+    summary = MatchSummary.of(records)
+    share, low, high = summary.win_share()
+    rate = f"{share:.1%} of decided games ({low:.1%}–{high:.1%})" if summary.decided else "none decided"
+    return (
+        f"game {summary.games} of {total}: A {summary.wins} won, {summary.draws} drawn, "
+        f"{summary.losses} lost; {rate}"
+    )
+
+
 def run_match(args: argparse.Namespace) -> int:
-    """Play the match and print its table."""
+    """Play the match and print its table, with a running tally as the games finish.
+
+    On a terminal the tally is the progress bar's caption; written to a file
+    or a pipe (a long match in the background) it is one line per game.
+    """
     console = Console()
     rules = PRESETS[args.preset]()
     records: list[GameRecord] = []
     start = time.perf_counter()
+    label = f"{args.a} vs {args.b}"
     with _progress(console) as progress:
-        task = progress.add_task(f"{args.a} vs {args.b}", total=args.games)
+        task = progress.add_task(label, total=args.games)
         matches = play_match(
             args.a, args.b, games=args.games, seed=args.seed, rules=rules, jobs=args.jobs
         )
         for record in matches:
             records.append(record)
-            progress.advance(task)
+            line = tally(records, args.games)
+            progress.update(task, advance=1, description=f"{label}: {line}")
+            if not console.is_terminal:
+                console.print(f"{line} ({time.perf_counter() - start:.0f} s)", soft_wrap=True)
     summary = MatchSummary.of(records)
     print_match(summary, args.a, args.b, preset=args.preset, seed=args.seed, console=console)
     console.print(f"{summary.games} games in {time.perf_counter() - start:.0f} s")
