@@ -71,6 +71,8 @@ FloatArray = npt.NDArray[np.float64]
 #: Placements the reply search tries (fractions of the range, the middle
 #: first): five of the nine the first ply tries keep it cheap.
 REPLY_FRACTIONS = (0.0, -0.4, 0.4, -0.8, 0.8)
+#: The share of the reply's candidates (the best as aimed) that get Hard's stencil.
+REPLY_STENCIL_KEEP = 0.1
 
 
 @dataclass(frozen=True)
@@ -84,11 +86,17 @@ class MasterPlayer(ExpertPlayer):
     #: Shots of the shortlist that get a second ply (K): the best by the first
     #: rollouts, one per kind of shot (see :func:`coarse_kinds`).
     recheck: int = 8
-    #: Outcomes of each of them under Master's noise.
-    outcomes: int = 6
+    #: The likeliest outcomes of each (groups of draws leaving the same margin),
+    #: at most this many, together at least ``coverage`` of the draws.
+    outcomes: int = 5
+    coverage: float = 0.9
     #: The reply's best shots as aimed that are played under noise, and how often.
     replies: int = 10
     reply_draws: int = 8
+    #: The reply's likeliest outcomes from which Master's own next shot is searched.
+    leaves: int = 2
+    #: Shots the second ply may simulate (after each contender's likeliest outcome).
+    budget: int = 150_000
     #: Weight of the worst outcome's correction beside the mean (0: expected value).
     caution: float = field(default=0.0)
 
@@ -114,38 +122,85 @@ class MasterPlayer(ExpertPlayer):
         return np.array(keep, dtype=np.intp)
 
     def intend(self, game: Game, rng: np.random.Generator) -> Shot:
-        situation, short, again = self.shortlist(game, rng)
+        situation, finalists, expected = self.first_round(game, rng)
+        short = finalists.take(self._contenders(finalists, expected))
+        again, played, margin = self._rollouts(
+            game, situation, short, self.recheck_rollouts, rng
+        )
         if situation.shots_left == 0 or len(short) == 1:
             return _best(again, short)  # the round's last shot: nothing to reply to
-        return _best(again + self._reply_corrections(game, situation, short, rng), short)
+        return _best(again + self._reply_corrections(game, situation, played, margin, rng), short)
 
     def _reply_corrections(
-        self, game: Game, situation: Situation, short: Candidates, rng: np.random.Generator
+        self,
+        game: Game,
+        situation: Situation,
+        played: Candidates,
+        margin: FloatArray,
+        rng: np.random.Generator,
     ) -> FloatArray:
-        """Per shot of ``short``: how much the next shooter's best reply changes its value."""
+        """Per contender: how much the next shooter's best reply changes its value.
+
+        ``played`` and ``margin`` are the contenders' rollouts (contender by
+        contender).  A contender's outcomes are grouped by the margin they
+        leave; the likeliest groups (at most ``outcomes``, together at least
+        ``coverage`` of the draws) are each represented by up to two of
+        their draws, and weighted by their share of all the draws.  Groups
+        are taken in turn, each contender's likeliest first, until
+        ``budget`` shots have been simulated (every contender gets its
+        likeliest group): a crowded board costs more per reply.
+        """
         seat = situation.seat
-        count, draws = len(short), self.outcomes
-        z = (rng.normal(0.0, 1.0, draws), rng.normal(0.0, 1.0, draws), rng.normal(0.0, 1.0, draws))
-        played = played_candidates(game, seat, short, self.noise, z)
-        rolled = simulate_candidates(game, seat, played)
-        now = utility(margins(standings(rolled, situation), situation.side), situation)
+        reps = self.recheck_rollouts
+        rows = margin.reshape(-1, reps)
+        now = utility(rows, situation)
         # The reply's errors: the same for every outcome (common random numbers).
-        reply_z = tuple(rng.normal(0.0, 1.0, self.reply_draws) for _ in range(3))
+        errors = tuple(rng.normal(0.0, 1.0, self.reply_draws) for _ in range(3))
         seen: dict[tuple[object, ...], float] = {}
-        after = np.empty(count * draws)
-        for i in range(count * draws):
-            shot = Shot(
-                float(played.positions[i]), float(played.directions[i]), float(played.powers[i])
-            )
-            outcome = game.copy()
-            outcome.shoot(seat, shot)
-            key = _position_key(outcome)
-            if key not in seen:
-                seen[key] = self._after_reply(outcome, situation, reply_z, float(now[i]))
-            after[i] = seen[key]
-        change = (after - now).reshape(count, draws)
-        mean = change.mean(axis=1)
-        return np.asarray(mean + self.caution * (change.min(axis=1) - mean), dtype=np.float64)
+        spent = [0]
+        groups: list[list[tuple[float, npt.NDArray[np.intp]]]] = []
+        for row in rows:
+            _, inverse, counts = np.unique(row, return_inverse=True, return_counts=True)
+            mine: list[tuple[float, npt.NDArray[np.intp]]] = []
+            covered = 0.0
+            for c in np.argsort(-counts, kind="stable")[: self.outcomes]:
+                share = float(counts[c]) / reps
+                mine.append((share, np.flatnonzero(inverse == c)[: 2 if share >= 0.1 else 1]))
+                covered += share
+                if covered >= self.coverage:
+                    break
+            groups.append(mine)
+        weights: list[list[float]] = [[] for _ in rows]
+        changes: list[list[float]] = [[] for _ in rows]
+        for rank in range(max(len(g) for g in groups)):
+            for k, mine in enumerate(groups):
+                if rank >= len(mine) or (rank > 0 and spent[0] >= self.budget):
+                    continue
+                share, draws = mine[rank]
+                change = 0.0
+                for d in draws:
+                    i = k * reps + int(d)
+                    shot = Shot(
+                        float(played.positions[i]),
+                        float(played.directions[i]),
+                        float(played.powers[i]),
+                    )
+                    outcome = game.copy()
+                    outcome.shoot(seat, shot)
+                    key = _position_key(outcome)
+                    if key not in seen:
+                        seen[key] = self._after_reply(
+                            outcome, situation, errors, float(now[k, d]), spent
+                        )
+                    change += seen[key] - float(now[k, d])
+                weights[k].append(share)
+                changes[k].append(change / len(draws))
+        corrections = np.zeros(rows.shape[0])
+        for k in range(rows.shape[0]):
+            w, v = np.array(weights[k]), np.array(changes[k])
+            mean = float((w * v).sum() / w.sum())
+            corrections[k] = mean + self.caution * (float(v.min()) - mean)
+        return corrections
 
     def _after_reply(
         self,
@@ -153,11 +208,13 @@ class MasterPlayer(ExpertPlayer):
         mine: Situation,
         errors: tuple[FloatArray, ...],
         fallback: float,
+        spent: list[int],
     ) -> float:
         """Master's utility after the next shooter's best reply in ``outcome``.
 
         ``fallback`` (the outcome's one-ply utility) is the answer when the
-        next shooter cannot shoot (no room to place a disc).
+        next shooter cannot shoot (no room to place a disc).  The shots
+        simulated are added to ``spent[0]``.
         """
         seat = outcome.current_seat
         if seat is None:
@@ -169,16 +226,20 @@ class MasterPlayer(ExpertPlayer):
             return fallback
         # Hard's judgement at the shooter's noise (a stencil of near misses):
         # as aimed alone, every open 20 and every thin cut is made.
-        shots, values, valid = _stencil_margins(outcome, shots, self.noise, HardPlayer.stencil)
+        generated = len(shots)
+        shots, values, valid = _stencil_margins(
+            outcome, shots, self.noise, HardPlayer.stencil, keep=REPLY_STENCIL_KEEP
+        )
+        spent[0] += generated + (len(HardPlayer.stencil) - 1) * len(shots)
         first = _prefer_valid(utility(values, theirs).mean(axis=0), valid)
         keep = distinct_intentions(shots, first, self.replies)
         if not keep:
             return fallback
         best = shots.take(np.array(keep))
         z = (errors[0], errors[1], errors[2])
-        rolled = simulate_candidates(
-            outcome, seat, played_candidates(outcome, seat, best, self.noise, z)
-        )
+        replies = played_candidates(outcome, seat, best, self.noise, z)
+        rolled = simulate_candidates(outcome, seat, replies)
+        spent[0] += len(replies)
         totals = standings(rolled, theirs)
         shape = (len(best), self.reply_draws)
         their_value = utility(margins(totals, theirs.side), theirs).reshape(shape).mean(axis=1)
@@ -186,8 +247,48 @@ class MasterPlayer(ExpertPlayer):
             later = dataclasses.replace(mine, my_shots_left=mine.my_shots_left - 1)
         else:
             later = dataclasses.replace(mine, other_shots_left=mine.other_shots_left - 1)
-        my_value = utility(margins(totals, mine.side), later).reshape(shape).mean(axis=1)
-        return float(my_value[int(np.argmax(their_value))])
+        mine_after = margins(totals, mine.side).reshape(shape)
+        j = int(np.argmax(their_value))
+        my_value = utility(mine_after[j], later)
+        if self.leaves == 0 or later.shots_left == 0:
+            return float(my_value.mean())
+        # Master's next shot from the reply's likeliest outcomes: the position
+        # after the reply is worth what Master can make of it.
+        values, inverse, counts = np.unique(mine_after[j], return_inverse=True, return_counts=True)
+        total = weight = 0.0
+        for c in np.argsort(-counts, kind="stable")[: self.leaves]:
+            d = j * self.reply_draws + int(np.flatnonzero(inverse == c)[0])
+            leaf = outcome.copy()
+            leaf.shoot(seat, Shot(
+                float(replies.positions[d]), float(replies.directions[d]), float(replies.powers[d])
+            ))  # fmt: skip
+            share = counts[c] / self.reply_draws
+            fallback = float(my_value[d - j * self.reply_draws])
+            total += share * self._best_next(leaf, mine.side, fallback, spent)
+            weight += share
+        return total / weight
+
+    def _best_next(self, leaf: Game, side: int, fallback: float, spent: list[int]) -> float:
+        """What the shooter of ``leaf`` makes of it when that is ``side``: its best shot's utility.
+
+        Judged as Hard judges (a stencil of near misses at Master's noise);
+        ``fallback`` when another side shoots next or the shooter has no room.
+        """
+        seat = leaf.current_seat
+        if seat is None or leaf.side_of(seat) != side:
+            return fallback
+        situation = Situation.of(leaf)
+        try:
+            shots = generate(leaf, seat, legal_positions(leaf, seat, REPLY_FRACTIONS))
+        except IllegalActionError:
+            return fallback
+        generated = len(shots)
+        shots, values, valid = _stencil_margins(
+            leaf, shots, self.noise, HardPlayer.stencil, keep=REPLY_STENCIL_KEEP
+        )
+        spent[0] += generated + (len(HardPlayer.stencil) - 1) * len(shots)
+        first = _prefer_valid(utility(values, situation).mean(axis=0), valid)
+        return float(first.max())
 
 
 def coarse_kinds(shots: Candidates) -> list[tuple[int, int, int]]:

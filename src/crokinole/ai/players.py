@@ -469,6 +469,17 @@ class ExpertPlayer(CpuPlayer):
         The same errors for every finalist (common random numbers): the
         comparison then shows the shots' differences, not the draws'.
         """
+        return self._rollouts(game, situation, finalists, reps, rng)[0]
+
+    def _rollouts(
+        self,
+        game: Game,
+        situation: Situation,
+        finalists: Candidates,
+        reps: int,
+        rng: np.random.Generator,
+    ) -> tuple[FloatArray, Candidates, FloatArray]:
+        """:meth:`_expected`, with the shots played and the margin each left (finalist by finalist)."""
         seat = situation.seat
         z = (rng.normal(0.0, 1.0, reps), rng.normal(0.0, 1.0, reps), rng.normal(0.0, 1.0, reps))
         count = len(finalists)
@@ -480,7 +491,8 @@ class ExpertPlayer(CpuPlayer):
         # Between shots of (nearly) equal utility, more points are better: a 20
         # beats a 15 early in a round, where the utility barely tells them apart.
         points = margin.reshape(count, reps).mean(axis=1)
-        return np.asarray(expected + MARGIN_TIE_BREAK * points, dtype=np.float64)
+        value = np.asarray(expected + MARGIN_TIE_BREAK * points, dtype=np.float64)
+        return value, played, margin
 
     def _contenders(self, finalists: Candidates, expected: FloatArray) -> npt.NDArray[np.intp]:
         """Which finalists are re-tested: the best ``recheck`` by their first expected utility."""
@@ -495,9 +507,18 @@ class ExpertPlayer(CpuPlayer):
     ) -> tuple[Situation, Candidates, FloatArray]:
         """The situation, the best ``recheck`` finalists and their re-tested expected utility.
 
-        Expert plays the best of them; Master looks at the opponent's reply
-        to each.
+        Expert plays the best of them.
         """
+        situation, finalists, expected = self.first_round(game, rng)
+        short = finalists.take(self._contenders(finalists, expected))
+        # Fresh draws for the re-test, so the first round's luck does not carry over.
+        again = self._expected(game, situation, short, self.recheck_rollouts, rng)
+        return situation, short, again
+
+    def first_round(
+        self, game: Game, rng: np.random.Generator
+    ) -> tuple[Situation, Candidates, FloatArray]:
+        """The situation, the distinct finalists and their expected utility over ``rollouts`` draws."""
         seat = _seat_to_move(game)
         situation = Situation.of(game)
         # Hard's judgement (a stencil of near misses) at Expert's own noise
@@ -511,11 +532,7 @@ class ExpertPlayer(CpuPlayer):
         keep = distinct_intentions(shots, first, self.finalists)
         finalists = shots.take(np.array(keep))
         expected = self._expected(game, situation, finalists, self.rollouts, rng)
-        best = self._contenders(finalists, expected)
-        # Fresh draws for the re-test, so the first round's luck does not carry over.
-        short = finalists.take(best)
-        again = self._expected(game, situation, short, self.recheck_rollouts, rng)
-        return situation, short, again
+        return situation, finalists, expected
 
 
 def make_player(level: Level | str) -> CpuPlayer:
