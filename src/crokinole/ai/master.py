@@ -90,9 +90,11 @@ class MasterPlayer(ExpertPlayer):
     #: at most this many, together at least ``coverage`` of the draws.
     outcomes: int = 5
     coverage: float = 0.9
+    #: Draws that represent a group: this many for a group of half the draws or more.
+    samples: int = 3
     #: The reply's best shots as aimed that are played under noise, and how often.
     replies: int = 10
-    reply_draws: int = 8
+    reply_draws: int = 24
     #: The reply's likeliest outcomes from which Master's own next shot is searched.
     leaves: int = 2
     #: Shots the second ply may simulate (after each contender's likeliest outcome).
@@ -165,7 +167,9 @@ class MasterPlayer(ExpertPlayer):
             covered = 0.0
             for c in np.argsort(-counts, kind="stable")[: self.outcomes]:
                 share = float(counts[c]) / reps
-                mine.append((share, np.flatnonzero(inverse == c)[: 2 if share >= 0.1 else 1]))
+                # The likelier a group, the more of its draws represent it.
+                take = min(self.samples, 1 + int(2 * share * (self.samples - 1)))
+                mine.append((share, np.flatnonzero(inverse == c)[:take]))
                 covered += share
                 if covered >= self.coverage:
                     break
