@@ -6,25 +6,33 @@ counts as 15 although the next shot will take it out, and a clear road to
 the hole is as good to leave as a blocked one.  Master looks one shot
 further:
 
-1. **Expert's shortlist**: its finalists, the best ``recheck`` re-tested
-   with many draws of its noise (the one-ply expected utility *U₁*).
-2. **The likeliest outcomes**: each of them played ``outcomes`` times under
-   its noise, the same draws for every shot (common random numbers); each
-   outcome is played by the rules engine on a copy of the game.
+1. **Expert's shortlist**: its finalists (more of them), the best
+   ``recheck``, one per kind of shot, re-tested with many draws of its
+   noise (the one-ply expected utility *U₁*).
+2. **The likeliest outcomes**: each contender's draws grouped by the
+   margin they leave; the likeliest groups (weighted by their share of the
+   draws) are each represented by a few of their draws, played by the
+   rules engine on a copy of the game.
 3. **The reply**: from each outcome, the next shooter's candidate shots (the
-   same generator, on fewer placements) as aimed, the best ``replies`` of
-   them by *its* utility played ``reply_draws`` times under the same noise
+   same generator, on fewer placements) judged by Hard's stencil, the best
+   ``replies`` of them by *its* utility played ``reply_draws`` times under the same noise
    (its hand is modelled as Master's own, which is Expert's); it is taken to
    play the one with the best expected utility for its side.  The outcome's
    value is Master's utility after that reply.
-4. **The choice**: each shot's value is *U₁* corrected by the mean, over
-   its outcomes, of (the value after the reply − the outcome's one-ply
-   utility): the correction is what the reply changes, measured on a few
-   outcomes, while *U₁* keeps its many draws (a control variate).  With
+4. **Master's next shot**: from the reply's likeliest outcomes, Master's
+   own best shot (the same search): the position after the reply is worth
+   what Master can make of it.
+5. **The choice**: each shot's value is *U₁* plus ``weight`` times the
+   mean, over its outcomes, of (the value after the reply − the outcome's
+   one-ply utility): the correction is what the reply changes, measured on
+   a few outcomes, while *U₁* keeps its many draws (a control variate).
+   Before the round's last shot (the reply ends the round, so the value
+   after it is the round's result) the correction counts in full.  With
    ``caution`` above 0 the worst outcome's correction weighs in too.
 
-On the round's last shot there is no reply: the one-ply utility is exact
-there, and Master plays as Expert does.  Master never means a foul when a
+A shot budget bounds the second ply on crowded boards.  On the round's last
+shot there is no reply: the one-ply utility is exact there, and Master
+plays its best *U₁*.  Master never means a foul when a
 valid shot exists (R4): its shortlist holds only shots valid as aimed then,
 and the reply only reorders it.
 
@@ -67,6 +75,7 @@ from crokinole.errors import IllegalActionError
 from crokinole.rules import Game
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 
 #: Placements the reply search tries (fractions of the range, the middle
 #: first): five of the nine the first ply tries keep it cheap.
@@ -86,6 +95,7 @@ class MasterPlayer(ExpertPlayer):
     #: Shots of the shortlist that get a second ply (K): the best by the first
     #: rollouts, one per kind of shot (see :func:`coarse_kinds`).
     recheck: int = 8
+    kinds: bool = True
     #: The likeliest outcomes of each (groups of draws leaving the same margin),
     #: at most this many, together at least ``coverage`` of the draws.
     outcomes: int = 5
@@ -101,6 +111,15 @@ class MasterPlayer(ExpertPlayer):
     budget: int = 150_000
     #: Weight of the worst outcome's correction beside the mean (0: expected value).
     caution: float = field(default=0.0)
+    #: Weight of the correction beside U₁ before the round's last two shots.  The
+    #: correction rests on a few outcomes and replies: its noise (about 0.005 of
+    #: utility between seeds) is as large as the contenders' differences, and
+    #: at full weight it chose among them nearly at random (51 wins, 76 losses
+    #: against Expert over 160 games of tuning); shrunk, it breaks near-ties.
+    weight: float = 0.3
+    #: The reply's placements (fractions of the range) and stencil share.
+    reply_fractions: tuple[float, ...] = REPLY_FRACTIONS
+    reply_keep: float = REPLY_STENCIL_KEEP
 
     def _contenders(self, finalists: Candidates, expected: FloatArray) -> npt.NDArray[np.intp]:
         """The best ``recheck`` finalists, one per kind of shot: the reply tells kinds apart.
@@ -111,6 +130,8 @@ class MasterPlayer(ExpertPlayer):
         that rolls away.
         """
         order = np.argsort(-expected, kind="stable")
+        if not self.kinds:
+            return order[: self.recheck]
         kinds = coarse_kinds(finalists)
         seen: set[tuple[int, int, int]] = set()
         keep: list[int] = []
@@ -126,12 +147,16 @@ class MasterPlayer(ExpertPlayer):
     def intend(self, game: Game, rng: np.random.Generator) -> Shot:
         situation, finalists, expected = self.first_round(game, rng)
         short = finalists.take(self._contenders(finalists, expected))
-        again, played, margin = self._rollouts(
-            game, situation, short, self.recheck_rollouts, rng
-        )
+        again, played, margin = self._rollouts(game, situation, short, self.recheck_rollouts, rng)
         if situation.shots_left == 0 or len(short) == 1:
             return _best(again, short)  # the round's last shot: nothing to reply to
-        return _best(again + self._reply_corrections(game, situation, played, margin, rng), short)
+        # Before the round's last shot the reply ends the round, and the value
+        # after it is the round's result, exactly: the correction counts in full.
+        weight = 1.0 if situation.shots_left == 1 else self.weight
+        if weight == 0:
+            return _best(again, short)
+        correction = self._reply_corrections(game, situation, played, margin, rng)
+        return _best(again + weight * correction, short)
 
     def _reply_corrections(
         self,
@@ -206,6 +231,47 @@ class MasterPlayer(ExpertPlayer):
             corrections[k] = mean + self.caution * (float(v.min()) - mean)
         return corrections
 
+    def _search(
+        self, position: Game, errors: tuple[FloatArray, ...], spent: list[int]
+    ) -> tuple[Situation, Candidates, IntArray, FloatArray] | None:
+        """The shooter's best shots in ``position``, each played under Master's noise.
+
+        Candidates from fewer placements, judged by Hard's stencil at
+        Master's noise (as aimed alone, every open 20 and every thin cut is
+        made); the best ``replies`` of them played once per draw of
+        ``errors`` (the same draws for each).  Returns the shooter's
+        situation, the shots played (shot by shot), the round totals they
+        leave and each shot's expected utility for the shooter; None when
+        the shooter has no room to place a disc.  The shots simulated are
+        added to ``spent[0]``.
+        """
+        seat = position.current_seat
+        assert seat is not None
+        situation = Situation.of(position)
+        try:
+            shots = generate(position, seat, legal_positions(position, seat, self.reply_fractions))
+        except IllegalActionError:
+            return None
+        generated = len(shots)
+        shots, values, valid = _stencil_margins(
+            position, shots, self.noise, HardPlayer.stencil, keep=self.reply_keep
+        )
+        spent[0] += generated + (len(HardPlayer.stencil) - 1) * len(shots)
+        first = _prefer_valid(utility(values, situation).mean(axis=0), valid)
+        keep = distinct_intentions(shots, first, self.replies)
+        if not keep:
+            return None
+        best = shots.take(np.array(keep))
+        draws = int(errors[0].shape[0])
+        played = played_candidates(
+            position, seat, best, self.noise, (errors[0], errors[1], errors[2])
+        )
+        rolled = simulate_candidates(position, seat, played)
+        spent[0] += len(played)
+        totals = standings(rolled, situation)
+        value = utility(margins(totals, situation.side), situation).reshape(len(best), draws)
+        return situation, played, totals, value.mean(axis=1)
+
     def _after_reply(
         self,
         outcome: Game,
@@ -217,82 +283,58 @@ class MasterPlayer(ExpertPlayer):
         """Master's utility after the next shooter's best reply in ``outcome``.
 
         ``fallback`` (the outcome's one-ply utility) is the answer when the
-        next shooter cannot shoot (no room to place a disc).  The shots
-        simulated are added to ``spent[0]``.
+        next shooter cannot shoot (no room to place a disc).
         """
         seat = outcome.current_seat
         if seat is None:
             return fallback
-        theirs = Situation.of(outcome)
-        try:
-            shots = generate(outcome, seat, legal_positions(outcome, seat, REPLY_FRACTIONS))
-        except IllegalActionError:
+        found = self._search(outcome, errors, spent)
+        if found is None:
             return fallback
-        # Hard's judgement at the shooter's noise (a stencil of near misses):
-        # as aimed alone, every open 20 and every thin cut is made.
-        generated = len(shots)
-        shots, values, valid = _stencil_margins(
-            outcome, shots, self.noise, HardPlayer.stencil, keep=REPLY_STENCIL_KEEP
-        )
-        spent[0] += generated + (len(HardPlayer.stencil) - 1) * len(shots)
-        first = _prefer_valid(utility(values, theirs).mean(axis=0), valid)
-        keep = distinct_intentions(shots, first, self.replies)
-        if not keep:
-            return fallback
-        best = shots.take(np.array(keep))
-        z = (errors[0], errors[1], errors[2])
-        replies = played_candidates(outcome, seat, best, self.noise, z)
-        rolled = simulate_candidates(outcome, seat, replies)
-        spent[0] += len(replies)
-        totals = standings(rolled, theirs)
-        shape = (len(best), self.reply_draws)
-        their_value = utility(margins(totals, theirs.side), theirs).reshape(shape).mean(axis=1)
+        theirs, replies, totals, their_value = found
         if theirs.side == mine.side:
             later = dataclasses.replace(mine, my_shots_left=mine.my_shots_left - 1)
         else:
             later = dataclasses.replace(mine, other_shots_left=mine.other_shots_left - 1)
-        mine_after = margins(totals, mine.side).reshape(shape)
+        draws = self.reply_draws
         j = int(np.argmax(their_value))
-        my_value = utility(mine_after[j], later)
+        mine_after = margins(totals, mine.side).reshape(-1, draws)[j]
+        my_value = utility(mine_after, later)
         if self.leaves == 0 or later.shots_left == 0:
             return float(my_value.mean())
         # Master's next shot from the reply's likeliest outcomes: the position
         # after the reply is worth what Master can make of it.
-        values, inverse, counts = np.unique(mine_after[j], return_inverse=True, return_counts=True)
+        _, inverse, counts = np.unique(mine_after, return_inverse=True, return_counts=True)
         total = weight = 0.0
         for c in np.argsort(-counts, kind="stable")[: self.leaves]:
-            d = j * self.reply_draws + int(np.flatnonzero(inverse == c)[0])
+            d = int(np.flatnonzero(inverse == c)[0])
+            i = j * draws + d
             leaf = outcome.copy()
             leaf.shoot(seat, Shot(
-                float(replies.positions[d]), float(replies.directions[d]), float(replies.powers[d])
+                float(replies.positions[i]), float(replies.directions[i]), float(replies.powers[i])
             ))  # fmt: skip
-            share = counts[c] / self.reply_draws
-            fallback = float(my_value[d - j * self.reply_draws])
-            total += share * self._best_next(leaf, mine.side, fallback, spent)
+            share = counts[c] / draws
+            total += share * self._best_next(leaf, mine.side, float(my_value[d]), errors, spent)
             weight += share
         return total / weight
 
-    def _best_next(self, leaf: Game, side: int, fallback: float, spent: list[int]) -> float:
-        """What the shooter of ``leaf`` makes of it when that is ``side``: its best shot's utility.
+    def _best_next(
+        self,
+        leaf: Game,
+        side: int,
+        fallback: float,
+        errors: tuple[FloatArray, ...],
+        spent: list[int],
+    ) -> float:
+        """What the shooter of ``leaf`` makes of it when that is ``side``: its best utility.
 
-        Judged as Hard judges (a stencil of near misses at Master's noise);
         ``fallback`` when another side shoots next or the shooter has no room.
         """
         seat = leaf.current_seat
         if seat is None or leaf.side_of(seat) != side:
             return fallback
-        situation = Situation.of(leaf)
-        try:
-            shots = generate(leaf, seat, legal_positions(leaf, seat, REPLY_FRACTIONS))
-        except IllegalActionError:
-            return fallback
-        generated = len(shots)
-        shots, values, valid = _stencil_margins(
-            leaf, shots, self.noise, HardPlayer.stencil, keep=REPLY_STENCIL_KEEP
-        )
-        spent[0] += generated + (len(HardPlayer.stencil) - 1) * len(shots)
-        first = _prefer_valid(utility(values, situation).mean(axis=0), valid)
-        return float(first.max())
+        found = self._search(leaf, errors, spent)
+        return fallback if found is None else float(found[3].max())
 
 
 def coarse_kinds(shots: Candidates) -> list[tuple[int, int, int]]:

@@ -479,7 +479,7 @@ class ExpertPlayer(CpuPlayer):
         reps: int,
         rng: np.random.Generator,
     ) -> tuple[FloatArray, Candidates, FloatArray]:
-        """:meth:`_expected`, with the shots played and the margin each left (finalist by finalist)."""
+        """:meth:`_expected`, with the shots played and the margin each left (shot by shot)."""
         seat = situation.seat
         z = (rng.normal(0.0, 1.0, reps), rng.normal(0.0, 1.0, reps), rng.normal(0.0, 1.0, reps))
         count = len(finalists)
@@ -518,7 +518,7 @@ class ExpertPlayer(CpuPlayer):
     def first_round(
         self, game: Game, rng: np.random.Generator
     ) -> tuple[Situation, Candidates, FloatArray]:
-        """The situation, the distinct finalists and their expected utility over ``rollouts`` draws."""
+        """The situation, the distinct finalists and their utility over ``rollouts`` draws."""
         seat = _seat_to_move(game)
         situation = Situation.of(game)
         # Hard's judgement (a stencil of near misses) at Expert's own noise
@@ -546,7 +546,8 @@ def make_player(level: Level | str) -> CpuPlayer:
     except ValueError:
         names = ", ".join(lv.value for lv in Level)
         raise IllegalActionError(f"unknown CPU level {level!r}; choose one of {names}") from None
-    from crokinole.ai.master import MasterPlayer  # it builds on ExpertPlayer, below
+    # Master builds on ExpertPlayer (this module), so it is imported when asked for.
+    from crokinole.ai.master import MasterPlayer  # noqa: PLC0415
 
     players: dict[Level, CpuPlayer] = {
         Level.EASY: EasyPlayer(),

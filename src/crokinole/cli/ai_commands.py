@@ -66,7 +66,11 @@ def tally(records: list[GameRecord], total: int) -> str:
     """
     summary = MatchSummary.of(records)
     share, low, high = summary.win_share()
-    rate = f"{share:.1%} of decided games ({low:.1%}–{high:.1%})" if summary.decided else "none decided"
+    rate = (
+        f"{share:.1%} of decided games ({low:.1%}–{high:.1%})"
+        if summary.decided
+        else "none decided"
+    )
     return (
         f"game {summary.games} of {total}: A {summary.wins} won, {summary.draws} drawn, "
         f"{summary.losses} lost; {rate}"
