@@ -28,7 +28,7 @@ def _nominal(game: Game, shot: Shot):  # type: ignore[no-untyped-def]
     return game.copy().shoot(game.current_seat, shot)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("level", list(Level))
+@pytest.mark.parametrize("level", LEVELS)
 def test_every_level_plays_legal_shots_through_a_whole_game(level: Level) -> None:
     rng = np.random.default_rng(7)
     player = make_player(level)
