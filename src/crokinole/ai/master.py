@@ -13,15 +13,18 @@ further:
    margin they leave; the likeliest groups (weighted by their share of the
    draws) are each represented by a few of their draws, played by the
    rules engine on a copy of the game.
-3. **The reply**: from each outcome, the next shooter's candidate shots (the
-   same generator, on fewer placements) judged by Hard's stencil, the best
-   ``replies`` of them by *its* utility played ``reply_draws`` times under the same noise
-   (its hand is modelled as Master's own, which is Expert's); it is taken to
-   play the one with the best expected utility for its side.  The outcome's
-   value is Master's utility after that reply.
-4. **Master's next shot**: from the reply's likeliest outcomes, Master's
-   own best shot (the same search): the position after the reply is worth
-   what Master can make of it.
+3. **The reply**: from each outcome, the shot the next shooter means,
+   found by Expert's own search (lighter: fewer finalists and draws), played
+   ``reply_draws`` times under Expert's noise (the same draws for every
+   outcome).  Modelling the opponent by a weaker search of Master's own
+   (``expert_replies=False``: the generator on fewer placements, Hard's
+   stencil, the best ``replies`` played under noise) let Master prefer
+   positions that search misjudged, such as a disc behind the hole, which
+   Expert's wider search takes out.  The outcome's value is Master's utility
+   after the reply.
+4. **Master's next shot**: from the reply's likeliest outcome, the shot
+   Master's model means there, played the same way: the position after the
+   reply is worth what Master can make of it.
 5. **The choice**: each shot's value is *U₁* plus ``weight`` times the
    mean, over its outcomes, of (the value after the reply − the outcome's
    one-ply utility): the correction is what the reply changes, measured on
@@ -106,7 +109,7 @@ class MasterPlayer(ExpertPlayer):
     replies: int = 10
     reply_draws: int = 24
     #: The reply's likeliest outcomes from which Master's own next shot is searched.
-    leaves: int = 2
+    leaves: int = 1
     #: Shots the second ply may simulate (after each contender's likeliest outcome).
     budget: int = 150_000
     #: Weight of the worst outcome's correction beside the mean (0: expected value).
@@ -120,6 +123,8 @@ class MasterPlayer(ExpertPlayer):
     #: The reply's placements (fractions of the range) and stencil share.
     reply_fractions: tuple[float, ...] = REPLY_FRACTIONS
     reply_keep: float = REPLY_STENCIL_KEEP
+    #: Model the reply (and Master's next shot) by Expert's own search.
+    expert_replies: bool = True
 
     def _contenders(self, finalists: Candidates, expected: FloatArray) -> npt.NDArray[np.intp]:
         """The best ``recheck`` finalists, one per kind of shot: the reply tells kinds apart.
@@ -207,6 +212,8 @@ class MasterPlayer(ExpertPlayer):
                     continue
                 share, draws = mine[rank]
                 change = 0.0
+                if spent[0] >= self.budget:
+                    draws = draws[:1]  # over budget: one draw a group
                 for d in draws:
                     i = k * reps + int(d)
                     shot = Shot(
@@ -219,7 +226,12 @@ class MasterPlayer(ExpertPlayer):
                     key = _position_key(outcome)
                     if key not in seen:
                         seen[key] = self._after_reply(
-                            outcome, situation, errors, float(now[k, d]), spent
+                            outcome,
+                            situation,
+                            errors,
+                            fallback=float(now[k, d]),
+                            spent=spent,
+                            rng=rng,
                         )
                     change += seen[key] - float(now[k, d])
                 weights[k].append(share)
@@ -232,7 +244,11 @@ class MasterPlayer(ExpertPlayer):
         return corrections
 
     def _search(
-        self, position: Game, errors: tuple[FloatArray, ...], spent: list[int]
+        self,
+        position: Game,
+        errors: tuple[FloatArray, ...],
+        spent: list[int],
+        rng: np.random.Generator,
     ) -> tuple[Situation, Candidates, IntArray, FloatArray] | None:
         """The shooter's best shots in ``position``, each played under Master's noise.
 
@@ -248,6 +264,8 @@ class MasterPlayer(ExpertPlayer):
         seat = position.current_seat
         assert seat is not None
         situation = Situation.of(position)
+        if self.expert_replies:
+            return self._expert_search(position, situation, errors, spent, rng)
         try:
             shots = generate(position, seat, legal_positions(position, seat, self.reply_fractions))
         except IllegalActionError:
@@ -272,13 +290,46 @@ class MasterPlayer(ExpertPlayer):
         value = utility(margins(totals, situation.side), situation).reshape(len(best), draws)
         return situation, played, totals, value.mean(axis=1)
 
+    def _expert_search(
+        self,
+        position: Game,
+        situation: Situation,
+        errors: tuple[FloatArray, ...],
+        spent: list[int],
+        rng: np.random.Generator,
+    ) -> tuple[Situation, Candidates, IntArray, FloatArray] | None:
+        """:meth:`_search` with the shot Expert would mean there (the opponent's own search)."""
+        seat = situation.seat
+        try:
+            count = len(generate(position, seat))
+            meant = REPLY_EXPERT.intend(position, rng)
+        except IllegalActionError:
+            return None
+        # Expert's search: every candidate and the stencil for a quarter, then its rollouts.
+        model = REPLY_EXPERT
+        spent[0] += 4 * count + model.finalists * model.rollouts
+        spent[0] += model.recheck * model.recheck_rollouts
+        best = Candidates(
+            np.array([meant.position]), np.array([meant.direction]), np.array([meant.power])
+        )
+        played = played_candidates(
+            position, seat, best, self.noise, (errors[0], errors[1], errors[2])
+        )
+        rolled = simulate_candidates(position, seat, played)
+        spent[0] += len(played)
+        totals = standings(rolled, situation)
+        value = utility(margins(totals, situation.side), situation)
+        return situation, played, totals, np.array([value.mean()])
+
     def _after_reply(
         self,
         outcome: Game,
         mine: Situation,
         errors: tuple[FloatArray, ...],
+        *,
         fallback: float,
         spent: list[int],
+        rng: np.random.Generator | None = None,
     ) -> float:
         """Master's utility after the next shooter's best reply in ``outcome``.
 
@@ -288,7 +339,8 @@ class MasterPlayer(ExpertPlayer):
         seat = outcome.current_seat
         if seat is None:
             return fallback
-        found = self._search(outcome, errors, spent)
+        rng = rng or np.random.default_rng(0)
+        found = self._search(outcome, errors, spent, rng)
         if found is None:
             return fallback
         theirs, replies, totals, their_value = found
@@ -300,7 +352,7 @@ class MasterPlayer(ExpertPlayer):
         j = int(np.argmax(their_value))
         mine_after = margins(totals, mine.side).reshape(-1, draws)[j]
         my_value = utility(mine_after, later)
-        if self.leaves == 0 or later.shots_left == 0:
+        if self.leaves == 0 or later.shots_left == 0 or spent[0] >= self.budget:
             return float(my_value.mean())
         # Master's next shot from the reply's likeliest outcomes: the position
         # after the reply is worth what Master can make of it.
@@ -314,7 +366,9 @@ class MasterPlayer(ExpertPlayer):
                 float(replies.positions[i]), float(replies.directions[i]), float(replies.powers[i])
             ))  # fmt: skip
             share = counts[c] / draws
-            total += share * self._best_next(leaf, mine.side, float(my_value[d]), errors, spent)
+            total += share * self._best_next(
+                leaf, mine.side, float(my_value[d]), errors=errors, spent=spent, rng=rng
+            )
             weight += share
         return total / weight
 
@@ -323,8 +377,10 @@ class MasterPlayer(ExpertPlayer):
         leaf: Game,
         side: int,
         fallback: float,
+        *,
         errors: tuple[FloatArray, ...],
         spent: list[int],
+        rng: np.random.Generator,
     ) -> float:
         """What the shooter of ``leaf`` makes of it when that is ``side``: its best utility.
 
@@ -333,8 +389,12 @@ class MasterPlayer(ExpertPlayer):
         seat = leaf.current_seat
         if seat is None or leaf.side_of(seat) != side:
             return fallback
-        found = self._search(leaf, errors, spent)
+        found = self._search(leaf, errors, spent, rng)
         return fallback if found is None else float(found[3].max())
+
+
+#: The reply modelled by Expert's search, lighter: fewer finalists and draws.
+REPLY_EXPERT = ExpertPlayer(finalists=24, rollouts=24, recheck=3, recheck_rollouts=120)
 
 
 def coarse_kinds(shots: Candidates) -> list[tuple[int, int, int]]:
