@@ -22,9 +22,11 @@ further:
    positions that search misjudged, such as a disc behind the hole, which
    Expert's wider search takes out.  The outcome's value is Master's utility
    after the reply.
-4. **Master's next shot**: from the reply's likeliest outcome, the shot
-   Master's model means there, played the same way: the position after the
-   reply is worth what Master can make of it.
+4. **Master's next shot** (``leaves`` above 0, off by default): from the
+   reply's likeliest outcomes, the shot Master's model means there.  Taking
+   only the likeliest outcomes drops the others' share (a takeout made 51%
+   or 99% of the time both count as made), which cost games; the reply's
+   draws all count instead, each by Master's utility after it.
 5. **The choice**: each shot's value is *U₁* plus ``weight`` times the
    mean, over its outcomes, of (the value after the reply − the outcome's
    one-ply utility): the correction is what the reply changes, measured on
@@ -109,17 +111,17 @@ class MasterPlayer(ExpertPlayer):
     replies: int = 10
     reply_draws: int = 24
     #: The reply's likeliest outcomes from which Master's own next shot is searched.
-    leaves: int = 1
+    leaves: int = 0
     #: Shots the second ply may simulate (after each contender's likeliest outcome).
     budget: int = 150_000
     #: Weight of the worst outcome's correction beside the mean (0: expected value).
     caution: float = field(default=0.0)
     #: Weight of the correction beside U₁ before the round's last two shots.  The
     #: correction rests on a few outcomes and replies: its noise (about 0.005 of
-    #: utility between seeds) is as large as the contenders' differences, and
-    #: at full weight it chose among them nearly at random (51 wins, 76 losses
-    #: against Expert over 160 games of tuning); shrunk, it breaks near-ties.
-    weight: float = 0.3
+    #: utility between seeds) is as large as the contenders' differences; at
+    #: full weight, with a weaker model of the reply, it lost to Expert (51 wins,
+    #: 76 losses over 160 games of tuning).
+    weight: float = 0.5
     #: The reply's placements (fractions of the range) and stencil share.
     reply_fractions: tuple[float, ...] = REPLY_FRACTIONS
     reply_keep: float = REPLY_STENCIL_KEEP
