@@ -1,6 +1,6 @@
-"""CPU decision-time benchmark: Hard and Expert on crowded boards, against their targets.
+"""CPU decision-time benchmark: Hard, Expert and Master on crowded boards, against their targets.
 
-Run it from a checkout: ``python benchmarks/cpu.py [--seeds N] [--levels hard expert]``
+Run it from a checkout: ``python benchmarks/cpu.py [--seeds N] [--levels hard expert master]``
 (or ``crokinole bench cpu``); ``--help`` lists the options.  One core:
 nothing here runs in parallel.
 
@@ -18,7 +18,7 @@ is one that play can reach.  For each level and board the CPU time of one
 ``choose_shot`` decision (``time.process_time``: numba's kernels run in this
 thread) is measured once per seed, after one untimed warm-up decision
 (numba's compile and caches), and the p50 and p95 over the seeds are printed
-against the targets: Hard p95 ≤ 0.3 s, Expert p95 ≤ 1 s.  The simulated shots
+against the targets: Hard p95 ≤ 0.3 s, Expert p95 ≤ 1 s, Master p95 ≤ 2 s.  The simulated shots
 per decision (the batch simulator's calls, counted) are printed beside them.
 The machine's load average is printed too: the CPU time of a decision barely
 depends on it, wall time does.
@@ -46,7 +46,7 @@ from crokinole.rules import Game, Rules
 from crokinole.rules.state import round_opener, turn_order
 
 #: The issue's targets: p95 of the CPU time of one decision, in seconds.
-TARGETS = {Level.HARD: 0.3, Level.EXPERT: 1.0}
+TARGETS = {Level.HARD: 0.3, Level.EXPERT: 1.0, Level.MASTER: 2.0}
 #: The crowded boards: name, rules, discs on the board.
 BOARDS = (
     ("12-disc singles", Rules(discs_per_side=12), 12),
@@ -140,7 +140,7 @@ def decision_times(
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
-        description="CPU time of Hard's and Expert's decisions on crowded boards "
+        description="CPU time of Hard's, Expert's and Master's decisions on crowded boards "
         "(12-disc singles, 20-disc doubles), p50 and p95 over seeds, against the targets.",
     )
     parser.add_argument(
@@ -154,7 +154,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         nargs="+",
         choices=[level.value for level in TARGETS],
         default=[level.value for level in TARGETS],
-        help="levels to measure (default: hard expert)",
+        help="levels to measure (default: hard expert master)",
     )
     return parser
 

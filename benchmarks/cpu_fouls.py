@@ -41,7 +41,13 @@ from crokinole.cli.main import count_argument
 from crokinole.rules import Game
 
 #: The issue's targets for intended fouls where a valid hit exists.
-TARGETS = {Level.EASY: 0.10, Level.NORMAL: 0.05, Level.HARD: 0.02, Level.EXPERT: 0.02}
+TARGETS = {
+    Level.EASY: 0.10,
+    Level.NORMAL: 0.05,
+    Level.HARD: 0.02,
+    Level.EXPERT: 0.02,
+    Level.MASTER: 0.02,
+}
 
 
 def played_fouls(level: Level, games: list[Game], seed: int) -> int:

@@ -39,7 +39,10 @@ def positions() -> list[Game]:
     return [g for g in games if valid_hit_exists(g)]
 
 
-@pytest.mark.parametrize("level", list(Level))
+@pytest.mark.parametrize(
+    "level",
+    [pytest.param(lv, marks=pytest.mark.slow) if lv is Level.MASTER else lv for lv in Level],
+)
 def test_no_level_means_a_foul_when_a_valid_hit_exists(level: Level, positions: list[Game]) -> None:
     # R4: with an opposing disc on the board the shot must touch one.  Every
     # level checks its intended shot as aimed, so it means a foul only where

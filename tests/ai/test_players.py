@@ -19,6 +19,8 @@ from tests.support.rules_positions import game_at
 
 B = TOURNAMENT_BOARD
 S, N = Seat.SOUTH, Seat.NORTH
+#: Every level; Master's hundreds of decisions are in the slow run.
+LEVELS = [pytest.param(lv, marks=pytest.mark.slow) if lv is Level.MASTER else lv for lv in Level]
 
 
 def _nominal(game: Game, shot: Shot):  # type: ignore[no-untyped-def]
@@ -26,7 +28,7 @@ def _nominal(game: Game, shot: Shot):  # type: ignore[no-untyped-def]
     return game.copy().shoot(game.current_seat, shot)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("level", list(Level))
+@pytest.mark.parametrize("level", LEVELS)
 def test_every_level_plays_legal_shots_through_a_whole_game(level: Level) -> None:
     rng = np.random.default_rng(7)
     player = make_player(level)
@@ -54,7 +56,7 @@ def test_the_same_seed_gives_the_same_shot(level: Level) -> None:
     assert other != first  # the noise really comes from the generator
 
 
-@pytest.mark.parametrize("level", list(Level))
+@pytest.mark.parametrize("level", LEVELS)
 def test_every_level_can_miss(level: Level) -> None:
     # R8: every level can miss.  A north disc in the 15, reached between the
     # hole and the pegs: 200 real decisions (choose_shot, noise included)
@@ -77,8 +79,9 @@ def test_the_weaker_level_misses_the_open_twenty_more() -> None:
     # decisions each: about 75, 55, 40 and 22% (see the README), so
     # neighbouring levels differ by at least 3.5 binomial standard deviations
     # of the difference; Expert still misses (R8), at least 10% (4.5 sd below).
+    # Master has Expert's hand (its own tests).
     missed = []
-    for level in Level:
+    for level in (Level.EASY, Level.NORMAL, Level.HARD, Level.EXPERT):
         figure = open_twenty(level, tries=300, seed=23)
         missed.append(figure.tries - figure.made)
     assert missed == sorted(missed, reverse=True) and len(set(missed)) == 4, missed
@@ -86,12 +89,13 @@ def test_the_weaker_level_misses_the_open_twenty_more() -> None:
 
 
 def test_level_labels_are_the_names_people_see() -> None:
-    assert [level.label for level in Level] == ["Easy", "Normal", "Hard", "Expert"]
+    assert [level.label for level in Level] == ["Easy", "Normal", "Hard", "Expert", "Master"]
     assert [make_player(level).name for level in Level] == [
         "CPU Easy",
         "CPU Normal",
         "CPU Hard",
         "CPU Expert",
+        "CPU Master",
     ]
 
 

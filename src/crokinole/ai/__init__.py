@@ -1,10 +1,11 @@
-"""CPU players (R8): Easy, Normal, Hard and Expert, with execution noise.
+"""CPU players (R8): Easy, Normal, Hard, Expert and Master, with execution noise.
 
 Use :func:`make_player` and call ``choose_shot(game, rng)``; see
 :mod:`crokinole.ai.players` for what each level does and
 :mod:`crokinole.ai.evaluate` for how positions are valued.
 """
 
+from crokinole.ai.master import MasterPlayer
 from crokinole.ai.noise import Noise
 from crokinole.ai.players import (
     HAND_NOISE,
@@ -27,6 +28,7 @@ __all__ = [
     "ExpertPlayer",
     "HardPlayer",
     "Level",
+    "MasterPlayer",
     "Noise",
     "NormalPlayer",
     "Player",

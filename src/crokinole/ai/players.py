@@ -1,4 +1,4 @@
-"""The CPU players (R8): Easy, Normal, Hard and Expert.
+"""The CPU players (R8): Easy, Normal, Hard, Expert and Master.
 
 Every player answers ``choose_shot(game, rng)``: it decides the shot it
 means (:meth:`CpuPlayer.intend`) and then plays it with its level's
@@ -19,11 +19,15 @@ execution noise, so every level can miss.  Randomness comes only from
   noise, plays each many times under that noise, re-tests the best few with
   many more draws, and picks the best expected utility, which knows the
   round and game situation (see :mod:`crokinole.ai.evaluate`).
+* **Master** has Expert's hand and looks one shot further: for Expert's
+  best few it plays the likeliest outcomes and, from each, the opponent's
+  best reply, and picks the best value after the reply
+  (:mod:`crokinole.ai.master`).
 
 No level *means* a foul when it has a valid shot (R4): an easy player is
 inaccurate, not ignorant of the rules.  Easy and Normal check their aims as
 aimed (a line that drops into the hole or stops on a peg first is not
-taken); Hard and Expert rank every foul-as-aimed below every valid shot.
+taken); Hard, Expert and Master rank every foul-as-aimed below every valid shot.
 
 >>> import numpy as np
 >>> from crokinole.rules import Game, Rules
@@ -67,14 +71,16 @@ class Level(Enum):
     The value is the id used in messages, records and on the command line;
     :attr:`label` is the name shown to people.
 
-    >>> [(level.value, level.label) for level in Level]
-    [('easy', 'Easy'), ('normal', 'Normal'), ('hard', 'Hard'), ('expert', 'Expert')]
+    >>> [(level.value, level.label) for level in Level]  # doctest: +NORMALIZE_WHITESPACE
+    [('easy', 'Easy'), ('normal', 'Normal'), ('hard', 'Hard'), ('expert', 'Expert'),
+     ('master', 'Master')]
     """
 
     EASY = "easy"
     NORMAL = "normal"
     HARD = "hard"
     EXPERT = "expert"
+    MASTER = "master"
 
     @property
     def label(self) -> str:
@@ -92,6 +98,8 @@ NOISE = {
     Level.HARD: Noise(position=0.2, direction=2.6, power=0.14),
     Level.EXPERT: Noise(position=0.1, direction=1.9, power=0.09),
 }
+#: Master has Expert's hand: only its judgement is better.
+NOISE[Level.MASTER] = NOISE[Level.EXPERT]
 
 #: The execution noise of the human hand (R3): the Expert CPU's noise, that of a
 #: strong club player (an open 20 is made about 78% of the time, the top of
@@ -461,6 +469,17 @@ class ExpertPlayer(CpuPlayer):
         The same errors for every finalist (common random numbers): the
         comparison then shows the shots' differences, not the draws'.
         """
+        return self._rollouts(game, situation, finalists, reps, rng)[0]
+
+    def _rollouts(
+        self,
+        game: Game,
+        situation: Situation,
+        finalists: Candidates,
+        reps: int,
+        rng: np.random.Generator,
+    ) -> tuple[FloatArray, Candidates, FloatArray]:
+        """:meth:`_expected`, with the shots played and the margin each left (shot by shot)."""
         seat = situation.seat
         z = (rng.normal(0.0, 1.0, reps), rng.normal(0.0, 1.0, reps), rng.normal(0.0, 1.0, reps))
         count = len(finalists)
@@ -472,9 +491,34 @@ class ExpertPlayer(CpuPlayer):
         # Between shots of (nearly) equal utility, more points are better: a 20
         # beats a 15 early in a round, where the utility barely tells them apart.
         points = margin.reshape(count, reps).mean(axis=1)
-        return np.asarray(expected + MARGIN_TIE_BREAK * points, dtype=np.float64)
+        value = np.asarray(expected + MARGIN_TIE_BREAK * points, dtype=np.float64)
+        return value, played, margin
+
+    def _contenders(self, finalists: Candidates, expected: FloatArray) -> npt.NDArray[np.intp]:
+        """Which finalists are re-tested: the best ``recheck`` by their first expected utility."""
+        return np.argsort(-expected, kind="stable")[: self.recheck]
 
     def intend(self, game: Game, rng: np.random.Generator) -> Shot:
+        _, short, again = self.shortlist(game, rng)
+        return _best(again, short)
+
+    def shortlist(
+        self, game: Game, rng: np.random.Generator
+    ) -> tuple[Situation, Candidates, FloatArray]:
+        """The situation, the best ``recheck`` finalists and their re-tested expected utility.
+
+        Expert plays the best of them.
+        """
+        situation, finalists, expected = self.first_round(game, rng)
+        short = finalists.take(self._contenders(finalists, expected))
+        # Fresh draws for the re-test, so the first round's luck does not carry over.
+        again = self._expected(game, situation, short, self.recheck_rollouts, rng)
+        return situation, short, again
+
+    def first_round(
+        self, game: Game, rng: np.random.Generator
+    ) -> tuple[Situation, Candidates, FloatArray]:
+        """The situation, the distinct finalists and their utility over ``rollouts`` draws."""
         seat = _seat_to_move(game)
         situation = Situation.of(game)
         # Hard's judgement (a stencil of near misses) at Expert's own noise
@@ -488,11 +532,7 @@ class ExpertPlayer(CpuPlayer):
         keep = distinct_intentions(shots, first, self.finalists)
         finalists = shots.take(np.array(keep))
         expected = self._expected(game, situation, finalists, self.rollouts, rng)
-        best = np.argsort(-expected, kind="stable")[: self.recheck]
-        # Fresh draws for the re-test, so the first round's luck does not carry over.
-        short = finalists.take(best)
-        again = self._expected(game, situation, short, self.recheck_rollouts, rng)
-        return _best(again, short)
+        return situation, finalists, expected
 
 
 def make_player(level: Level | str) -> CpuPlayer:
@@ -506,10 +546,14 @@ def make_player(level: Level | str) -> CpuPlayer:
     except ValueError:
         names = ", ".join(lv.value for lv in Level)
         raise IllegalActionError(f"unknown CPU level {level!r}; choose one of {names}") from None
+    # Master builds on ExpertPlayer (this module), so it is imported when asked for.
+    from crokinole.ai.master import MasterPlayer  # noqa: PLC0415
+
     players: dict[Level, CpuPlayer] = {
         Level.EASY: EasyPlayer(),
         Level.NORMAL: NormalPlayer(),
         Level.HARD: HardPlayer(),
         Level.EXPERT: ExpertPlayer(),
+        Level.MASTER: MasterPlayer(),
     }
     return players[level]

@@ -42,6 +42,9 @@ OPEN_TWENTY_TARGETS = {
     Level.HARD: "≈ 60%",
     Level.EXPERT: "≥ 75%",
 }
+#: The levels calibrate measures: Master has Expert's hand (NOISE), and its
+#: decisions cost a hundred times Expert's, so 2,000 of them would take minutes.
+CALIBRATED = tuple(OPEN_TWENTY_TARGETS)
 
 
 def _progress(console: Console) -> Progress:
@@ -55,20 +58,49 @@ def _progress(console: Console) -> Progress:
     )
 
 
+def tally(records: list[GameRecord], total: int) -> str:
+    """The running tally after the games so far, from A's point of view.
+
+    >>> from crokinole.ai.match import GameRecord
+    >>> games = [GameRecord(r, (), (), (), ()) for r in (1.0, 1.0, 0.5, 0.0)]
+    >>> tally(games, 200)
+    'game 4 of 200: A 2 won, 1 drawn, 1 lost; 66.7% of decided games (20.8%–93.9%)'
+    """
+    summary = MatchSummary.of(records)
+    share, low, high = summary.win_share()
+    rate = (
+        f"{share:.1%} of decided games ({low:.1%}–{high:.1%})"
+        if summary.decided
+        else "none decided"
+    )
+    return (
+        f"game {summary.games} of {total}: A {summary.wins} won, {summary.draws} drawn, "
+        f"{summary.losses} lost; {rate}"
+    )
+
+
 def run_match(args: argparse.Namespace) -> int:
-    """Play the match and print its table."""
+    """Play the match and print its table, with a running tally as the games finish.
+
+    On a terminal the tally is the progress bar's caption; written to a file
+    or a pipe (a long match in the background) it is one line per game.
+    """
     console = Console()
     rules = PRESETS[args.preset]()
     records: list[GameRecord] = []
     start = time.perf_counter()
+    label = f"{args.a} vs {args.b}"
     with _progress(console) as progress:
-        task = progress.add_task(f"{args.a} vs {args.b}", total=args.games)
+        task = progress.add_task(label, total=args.games)
         matches = play_match(
             args.a, args.b, games=args.games, seed=args.seed, rules=rules, jobs=args.jobs
         )
         for record in matches:
             records.append(record)
-            progress.advance(task)
+            line = tally(records, args.games)
+            progress.update(task, advance=1, description=f"{label}: {line}")
+            if not console.is_terminal:
+                console.print(f"{line} ({time.perf_counter() - start:.0f} s)", soft_wrap=True)
     summary = MatchSummary.of(records)
     print_match(summary, args.a, args.b, preset=args.preset, seed=args.seed, console=console)
     console.print(f"{summary.games} games in {time.perf_counter() - start:.0f} s")
@@ -106,7 +138,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     console = Console()
     figures: list[OpenTwentyFigure] = []
     with _progress(console) as progress:
-        for level in Level:
+        for level in CALIBRATED:
             task = progress.add_task(level.value, total=args.tries)
 
             def advance(n: int, task: TaskID = task) -> None:
@@ -134,6 +166,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         "95% Wilson intervals."
     )
     console.print("Human reference (BOARD.md): best 66–76%, average competitive 55%.")
+    console.print("Master plays with Expert's hand (its noise is Expert's).")
     return 0
 
 
@@ -180,7 +213,8 @@ def add_commands(
         help="measure each CPU level's open-20 rate",
         description="Measure how often each CPU level makes the open 20 on an empty board "
         "as it really plays: every try is a fresh decision (choose_shot) with the level's "
-        "execution noise. Prints each rate with its 95% confidence interval.",
+        "execution noise. Prints each rate with its 95% confidence interval. Master is "
+        "not measured: it has Expert's hand.",
     )
     calibrate.add_argument(
         "--tries",
