@@ -17,8 +17,8 @@ from crokinole.ai.players import (
     Level,
     NormalPlayer,
     Player,
-    make_player,
 )
+from crokinole.ai.roster import make_player
 
 __all__ = [
     "HAND_NOISE",

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from crokinole.ai.players import Level, make_player
+from crokinole.ai.players import Level
+from crokinole.ai.roster import make_player
 from crokinole.ai.search import Candidates, generate, simulate_candidates
 from crokinole.rules import Game, Phase, Rules
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from crokinole.ai.players import CpuPlayer, Level, make_player
+from crokinole.ai.players import CpuPlayer, Level
+from crokinole.ai.roster import make_player
 from crokinole.board import Seat
 from crokinole.physics import DiscStatus, simulate_batch
 from crokinole.rules import Game, Phase, Rules

@@ -31,7 +31,7 @@ taken); Hard, Expert and Master rank every foul-as-aimed below every valid shot.
 
 >>> import numpy as np
 >>> from crokinole.rules import Game, Rules
->>> player = make_player(Level.HARD)
+>>> player = HardPlayer()
 >>> shot = player.intend(Game(Rules()), np.random.default_rng(0))
 >>> abs(shot.direction) < 3 and 25 < shot.power < 45     # an open 20
 True
@@ -533,27 +533,3 @@ class ExpertPlayer(CpuPlayer):
         finalists = shots.take(np.array(keep))
         expected = self._expected(game, situation, finalists, self.rollouts, rng)
         return situation, finalists, expected
-
-
-def make_player(level: Level | str) -> CpuPlayer:
-    """The CPU player of a level.
-
-    >>> make_player("normal").name
-    'CPU Normal'
-    """
-    try:
-        level = Level(level)
-    except ValueError:
-        names = ", ".join(lv.value for lv in Level)
-        raise IllegalActionError(f"unknown CPU level {level!r}; choose one of {names}") from None
-    # Master builds on ExpertPlayer (this module), so it is imported when asked for.
-    from crokinole.ai.master import MasterPlayer  # noqa: PLC0415
-
-    players: dict[Level, CpuPlayer] = {
-        Level.EASY: EasyPlayer(),
-        Level.NORMAL: NormalPlayer(),
-        Level.HARD: HardPlayer(),
-        Level.EXPERT: ExpertPlayer(),
-        Level.MASTER: MasterPlayer(),
-    }
-    return players[level]
