@@ -35,7 +35,14 @@ from sqlalchemy.orm import undefer
 
 from crokinole.store.accounts import AccountStore
 from crokinole.store.database import StoreConflictError, StoreDataError
-from crokinole.store.models import AccountRow, ApiTokenRow, RatingChangeRow, RatingRow
+from crokinole.store.models import (
+    AccountRow,
+    ApiTokenRow,
+    RatingChangeRow,
+    RatingRow,
+    TableMemberRow,
+    TableRow,
+)
 from crokinole.store.values import SCOPES, AccountData, RatingData, from_row
 
 __all__ = ["ApiTokenData", "BotStore"]
@@ -234,6 +241,23 @@ class BotStore(AccountStore):
                 row.revoked_at = now
             session.flush()
             return _token(row)
+
+    def games_of_device(self, device_token: str) -> int:
+        """How many tables the device (a bot's identity) is a member of that are in their
+        lobby or being played (the games a bot plays at once)."""
+        with self._session() as session:
+            return int(
+                session.scalar(
+                    select(func.count())
+                    .select_from(TableRow)
+                    .join(TableMemberRow, TableMemberRow.table_id == TableRow.id)
+                    .where(
+                        TableMemberRow.device_token == device_token,
+                        TableRow.status.in_(("lobby", "playing")),
+                    )
+                )
+                or 0
+            )
 
     def revoked_api_tokens(self, token_ids: Sequence[int]) -> set[int]:
         """Those of ``token_ids`` that are revoked or gone."""
