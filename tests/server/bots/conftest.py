@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from crokinole.server.limits import ServerSettings
@@ -51,11 +52,20 @@ def make_bot(
 class Bot:
     """A bot's websocket: the Bearer header on the handshake (or the token in ``hello``)."""
 
-    def __init__(self, url: str, token: str | None, *, in_hello: bool = False) -> None:
-        headers = {"Authorization": f"Bearer {token}"} if token and not in_hello else None
-        self.ws: ClientConnection = connect(
+    def __init__(
+        self,
+        url: str,
+        token: str | None,
+        *,
+        in_hello: bool = False,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        if headers is None and token and not in_hello:
+            headers = {"Authorization": f"Bearer {token}"}
+        self._connecting = connect(
             url.replace("http", "ws") + "/ws", additional_headers=headers, max_size=2**24
         )
+        self.ws: ClientConnection = self._connecting.__enter__()
         self.token = token
         self.in_hello = in_hello
 
@@ -89,10 +99,9 @@ class Bot:
         try:
             while True:
                 self.ws.recv(timeout=timeout)
-        except Exception:
-            pass
-        frame = self.ws.close_rcvd
-        return (frame.code, frame.reason) if frame is not None else (None, None)
+        except ConnectionClosed as closed:
+            frame = closed.rcvd
+            return (frame.code, frame.reason) if frame is not None else (None, None)
 
     def close(self) -> None:
         self.ws.close()
