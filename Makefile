@@ -25,7 +25,7 @@ CHROME_PATH ?= /usr/bin/chromium
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench,env]'
 	touch $(STAMP)
 
 ## run: set up and run the game server on http://127.0.0.1:8000 (SQLite in ~/.local/share/crokinole)

@@ -35,6 +35,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "rules": {"physics", "board", "errors"},
     "ai": {"rules", "physics", "board", "errors"},
     "analysis": {"ai", "rules", "physics", "board", "errors"},
+    # The reinforcement-learning environments: the game through the rules, CPU opponents, drills.
+    "env": {"ai", "analysis", "rules", "physics", "board", "errors"},
     # The table (seats, people, clocks) is pure: no server, store or clock.
     "table": {"ai", "rules", "physics", "board", "errors"},
     # The store keeps what the server gives it; it knows no server, CPU or client.
@@ -91,6 +93,8 @@ NOT_IN_CORE = {
     "websockets",
     "httpx",
     "pymunk",
+    "gymnasium",  # the env extra: only crokinole.env's environments load it
+    "pettingzoo",
 }
 
 

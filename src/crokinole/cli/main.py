@@ -44,6 +44,8 @@ BENCHMARKS = {
     "(12-disc singles, 20-disc doubles, many seeds) against their targets",
     "events_pairing": "Swiss pairing per round (128 and 512 players, 7 rounds of random "
     "results: CPU ms, rematches, byes) and rotating doubles' repeats (16 players, 7 rounds)",
+    "env": "the vector environment's env steps a second (1,024 boards, one core) against the "
+    "target; `bench env baselines`: Random, CPU Easy and CPU Expert returns on each task",
     "compile": "CPU time of a cold numba compile (fresh process, empty cache): the first "
     "shot and the server's warm-up, against the target",
 }

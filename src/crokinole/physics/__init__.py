@@ -5,7 +5,9 @@ See :mod:`crokinole.physics.kernel` for the model.  Two entry points:
 * :func:`simulate_shot` — one shot, with outcomes, the contact log and the
   exact trajectory (what the rules engine and the browser need);
 * :func:`simulate_batch` — many shots from one position, as compact arrays
-  (what the CPU players search with).
+  (what the CPU players search with);
+* :func:`simulate_boards` — one shot on each of many positions, the same
+  arrays (what a vector of environments steps with).
 """
 
 from crokinole.physics.result import (
@@ -25,6 +27,7 @@ from crokinole.physics.simulate import (
     REST_SPEED,
     check_position,
     simulate_batch,
+    simulate_boards,
     simulate_motion,
     simulate_shot,
 )
@@ -44,6 +47,7 @@ __all__ = [
     "ShotResult",
     "check_position",
     "simulate_batch",
+    "simulate_boards",
     "simulate_motion",
     "simulate_shot",
 ]

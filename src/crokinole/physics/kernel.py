@@ -1346,6 +1346,80 @@ def run_batch(
         out_events[k] = count
 
 
+@njit(cache=True, nogil=True)
+def run_boards(
+    pos: np.ndarray,
+    launches: np.ndarray,
+    pegs: np.ndarray,
+    params: np.ndarray,
+    max_events: int,
+    out_pos: np.ndarray,
+    out_status: np.ndarray,
+    out_flags: np.ndarray,
+    out_adj: np.ndarray,
+    out_events: np.ndarray,
+) -> None:
+    """Simulate one shot on each of B boards: board b holds the N discs ``pos[b]``.
+
+    :func:`run_batch` with a position per shot (``pos`` is ``(B, N, 2)``):
+    shot b adds a disc at ``launches[b]`` to board b, as the last disc (index
+    N).  Outputs have a leading B axis; ``out_events[b]`` is -1 where shot b
+    reached the event cap.
+    """
+    n = pos.shape[1]
+    all_pos = np.empty((n + 1, 2))
+    all_vel = np.zeros((n + 1, 2))
+    evf = np.empty((0, 5))
+    evi = np.empty((0, 4), dtype=np.int64)
+    record = evf.shape[0] > 0  # not the constant False: one _run for every kernel
+    ws = _workspace(n + 1, pegs.shape[0])
+    for b in range(launches.shape[0]):
+        for i in range(n):
+            all_pos[i, 0] = pos[b, i, 0]
+            all_pos[i, 1] = pos[b, i, 1]
+            all_vel[i, 0] = 0.0
+            all_vel[i, 1] = 0.0
+        all_pos[n, 0] = launches[b, 0]
+        all_pos[n, 1] = launches[b, 1]
+        all_vel[n, 0] = launches[b, 2]
+        all_vel[n, 1] = launches[b, 3]
+        count, _ = _run(
+            all_pos, all_vel, pegs, params, max_events, record, evf, evi,
+            out_pos[b], out_status[b], out_flags[b], out_adj[b], ws,
+        )  # fmt: skip
+        out_events[b] = count
+
+
+@njit(cache=True)
+def first_invalid_boards(
+    pos: np.ndarray, launches: np.ndarray, pegs: np.ndarray, params: np.ndarray, tol: float
+) -> tuple[int, int, int, int]:
+    """First problem of :func:`run_boards`' input, as (code, board, disc, other).
+
+    Codes of :func:`first_invalid` for a resting disc (disc < N) and of
+    :func:`first_invalid_launch` for the shot disc (disc = N).
+    """
+    n = pos.shape[1]
+    one = np.empty((1, 2))
+    dd = 2.0 * params[P_DISC_R] - tol
+    for b in range(pos.shape[0]):
+        code, i, other = first_invalid(pos[b], pegs, params, tol)
+        if code:
+            return code, b, i, other
+        # The shot disc, as first_invalid_launch checks it.
+        if not (math.isfinite(launches[b, 2]) and math.isfinite(launches[b, 3])):
+            return 6, b, n, -1
+        one[0, 0] = launches[b, 0]
+        one[0, 1] = launches[b, 1]
+        code, _, other = first_invalid(one, pegs, params, tol)
+        if code:
+            return code, b, n, other
+        for j in range(n):
+            if math.hypot(launches[b, 0] - pos[b, j, 0], launches[b, 1] - pos[b, j, 1]) < dd:
+                return 5, b, n, j
+    return 0, -1, -1, -1
+
+
 @njit(cache=True)
 def first_invalid(
     pos: np.ndarray, pegs: np.ndarray, params: np.ndarray, tol: float

@@ -373,6 +373,91 @@ def simulate_batch(board: Board, discs: DiscsLike, launches: npt.ArrayLike) -> B
     )
 
 
+def simulate_boards(board: Board, discs: npt.ArrayLike, launches: npt.ArrayLike) -> BatchResult:
+    """Simulate one shot on each of B boards in one compiled call: a position per shot.
+
+    What a vector of environments needs: every board has its own discs (the
+    same number on each), and shot b is played on board b.  Shot b gives
+    exactly what :func:`simulate_shot` gives for ``discs[b]`` and
+    ``launches[b]`` (the same kernel), as :func:`simulate_batch`'s compact arrays.
+
+    Args:
+        board: the board and physical constants.
+        discs: ``(B, N, 2)`` centres of the discs resting on each board.
+        launches: ``(B, 4)`` rows of ``x, y, vx, vy``, one per board.
+
+    Returns:
+        Compact arrays with a leading B axis; the shot disc is index N.
+
+    Raises:
+        InvalidPositionError: a board's discs are not real numbers, or one
+            overlaps another or a peg, is off the board or over the hole.
+        InvalidShotError: launches of the wrong shape, not real numbers, faster
+            than ``MAX_LAUNCH_SPEED``, or a shot disc that overlaps one.
+        SimulationError: a shot needed more than ``MAX_EVENTS`` events.
+
+    >>> from crokinole.board import TOURNAMENT_BOARD as board, Seat
+    >>> shots = board.launches(Seat.SOUTH, [0.0, 0.0], [0.0, 0.0], [28.0, 28.0])
+    >>> boards = np.array([[[5.0, 5.0]], [[0.0, -6.0]]])   # on the second, a disc in the way
+    >>> simulate_boards(board, boards, shots).statuses.tolist()   # ... is knocked into the hole
+    [[0, 1], [1, 0]]
+    """
+    given_discs = np.asarray(discs)
+    if given_discs.dtype.kind not in "iuf" or given_discs.ndim != 3 or given_discs.shape[2] != 2:
+        raise InvalidPositionError(
+            "discs must be a (B, N, 2) array of numbers (B boards of N discs), "
+            f"got {given_discs.dtype} of shape {given_discs.shape}"
+        )
+    given = _real_rows("launches", launches)
+    if given.ndim != 2 or given.shape != (given_discs.shape[0], 4):
+        raise InvalidShotError(
+            f"launches must be a ({given_discs.shape[0]}, 4) array of x, y, vx, vy "
+            f"(one per board); got {given.shape}"
+        )
+    pos = np.ascontiguousarray(given_discs, dtype=np.float64)
+    arr = np.ascontiguousarray(given, dtype=np.float64)
+    _check_speeds("launch", given[:, 2:], arr[:, 2:])
+    params, pegs = _board_arrays(board)
+    code, b, i, other = kernel.first_invalid_boards(pos, arr, pegs, params, OVERLAP_TOLERANCE)
+    if code and i < pos.shape[1]:
+        x, y = pos[b, i]
+        raise InvalidPositionError(
+            f"board {b}: disc {i} at ({x:.4f}, {y:.4f}) " + _WHY[code].format(other=other)
+        )
+    if code:
+        x, y, vx, vy = arr[b].tolist()
+        why = "has a speed that is not a finite number" if code == 6 else _WHY[code]
+        raise InvalidShotError(
+            f"board {b}: launch from ({x:.4f}, {y:.4f}) with velocity ({vx:.4f}, {vy:.4f}): "
+            "the shot disc " + why.format(other=other)
+        )
+    k, n = arr.shape[0], pos.shape[1] + 1
+    out_pos = np.empty((k, n, 2))
+    out_status = np.empty((k, n), dtype=np.int8)
+    out_flags = np.empty((k, n, 4), dtype=np.bool_)
+    out_adj = np.empty((k, n, n), dtype=np.bool_)
+    out_events = np.empty(k, dtype=np.int64)
+    kernel.run_boards(
+        pos, arr, pegs, params, MAX_EVENTS, out_pos, out_status, out_flags, out_adj, out_events
+    )
+    failed = out_events < 0
+    if failed.any():
+        first = int(np.argmax(failed))
+        raise SimulationError(
+            f"board {first}: launch {arr[first].tolist()} needed more than {MAX_EVENTS} events"
+        )
+    return BatchResult(
+        positions=out_pos,
+        statuses=out_status,
+        moved=out_flags[:, :, 0].copy(),
+        crossed_line=out_flags[:, :, 1].copy(),
+        touched_beyond_line=out_flags[:, :, 2].copy(),
+        touched_peg=out_flags[:, :, 3].copy(),
+        contacts=out_adj,
+        event_counts=out_events,
+    )
+
+
 def simulate_motion(board: Board, discs: DiscsLike, velocities: npt.ArrayLike) -> ShotResult:
     """Simulate discs that may all be moving at time 0 (no shot disc is added).
 
