@@ -123,6 +123,7 @@ def make_bot(page: Any, server: str, username: str) -> str:
     page.get_by_test_id("token-name").fill("test runner")
     page.get_by_test_id("scope-challenge").check()
     page.get_by_test_id("create-token").click()
+    expect(page.get_by_test_id("new-token")).to_be_visible()
     token = page.get_by_test_id("new-token-text").input_value()
     assert TOKEN.match(token), token
     page.get_by_test_id("hide-token").click()
@@ -134,10 +135,13 @@ class Bot:
 
     def __init__(self, server: str, token: str, *, accept: bool) -> None:
         url = server.replace("http", "ws", 1) + "/ws"
-        self.ws = ws_client.connect(url, additional_headers={"Authorization": f"Bearer {token}"})
+        self._connecting = ws_client.connect(
+            url, additional_headers={"Authorization": f"Bearer {token}"}
+        )
+        self.ws = self._connecting.__enter__()
         self.accept = accept
         self.seen: list[dict[str, Any]] = []
-        self.ws.send(json.dumps({"type": "hello", "token": "b" * 32}))
+        self.ws.send(json.dumps({"type": "hello"}))
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
 
@@ -153,7 +157,7 @@ class Bot:
             return
 
     def close(self) -> None:
-        self.ws.close()
+        self._connecting.__exit__(None, None, None)
         self.thread.join(5)
 
 
@@ -279,8 +283,10 @@ def test_a_declined_challenge_says_so(server: str, device: Any) -> None:
         bot.close()
     # A challenge to a player who is no bot is refused in words, and no table opens.
     person.goto(f"{server}/?challenge=hopeful")
-    expect(person.get_by_test_id("challenge-box")).to_be_visible()
-    expect(person.get_by_test_id("challenge-text")).not_to_contain_text("Challenging")
+    expect(person.get_by_test_id("challenge-text")).to_have_text(
+        "hopeful is not a bot: only bots are challenged (play people in a party or ranked)."
+    )
+    expect(person.get_by_test_id("challenge-box")).to_have_class(re.compile("status-bad"))
 
 
 def test_the_leaderboard_has_the_bots_ladder(server: str, device: Any) -> None:

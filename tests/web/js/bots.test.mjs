@@ -9,7 +9,7 @@ import test from "node:test";
 import {
   SCOPES, challengeHref, challengeState, scopesProblem, scopesText, tokenNameProblem, tokenState,
 } from "../../../src/crokinole/web/static/views/bots.js";
-import { challengeMessage, challengedIn, declinedText, secondsLeft } from "../../../src/crokinole/web/static/views/challenge.js";
+import { asSentence, challengeMessage, challengedIn, declinedText, secondsLeft } from "../../../src/crokinole/web/static/views/challenge.js";
 import { botMark, profileLink } from "../../../src/crokinole/web/static/views/ranked.js";
 
 test("a token's name is 1 to 40 characters after trimming", () => {
@@ -78,4 +78,10 @@ test("BOT marks a bot's name and nothing else; a name is escaped", () => {
   assert.equal(botMark("yes"), ""); // only the server's true
   assert.match(profileLink("Robo", "", true), /^<a href="\/players\/Robo">Robo<\/a> <abbr class="bot-mark"/);
   assert.equal(profileLink("<b>", ""), '<a href="/players/%3Cb%3E">&lt;b&gt;</a>');
+});
+
+test("the server's words end as a sentence; a username first keeps its spelling", () => {
+  assert.equal(asSentence("robo is not online now"), "robo is not online now.");
+  assert.equal(asSentence("Done."), "Done.");
+  assert.equal(asSentence(""), "");
 });

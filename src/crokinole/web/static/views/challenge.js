@@ -5,7 +5,7 @@
 // `challenge_declined {id, reason}`. The pure helpers at the top touch no DOM and run in node.
 
 /** The challenge's refusals the server may answer with (shown in the challenge's box). */
-export const CHALLENGE_ERRORS = new Set(["unknown_player", "not_a_bot", "bot_offline", "not_logged_in", "scope", "challenge", "too_many_games", "rate_limited"]);
+export const CHALLENGE_ERRORS = new Set(["bad_opponent", "bad_settings", "unknown_challenge", "not_logged_in", "scope", "too_many_games", "rate_limited"]);
 const DECLINED = {
   declined: (who) => `${who} declined the challenge.`,
   expired: (who) => `${who} did not answer in time: the challenge has lapsed.`,
@@ -31,12 +31,21 @@ export function secondsLeft(expires, serverNow) {
   return Math.max(0, Math.ceil(expires - serverNow));
 }
 
+/**
+ * The server's words ended as a sentence (a full stop added). No capital is added: its words
+ * often begin with a username, which is spelled as its player spells it.
+ */
+export function asSentence(text) {
+  const t = String(text || "").trim();
+  return !t || /[.!?]$/.test(t) ? t : `${t}.`;
+}
+
 /** The words of a declined challenge: its reason in a sentence, naming the bot. */
 export function declinedText(msg, who) {
   const name = who || "The bot";
   const say = DECLINED[msg && msg.reason];
   if (say) return say(name);
-  return msg && typeof msg.message === "string" && msg.message ? msg.message : `${name} did not take the challenge.`;
+  return msg && typeof msg.message === "string" && msg.message ? asSentence(msg.message) : `${name} did not take the challenge.`;
 }
 
 const C = { hooks: null, asked: "", id: null, expires: null, sent: false, timer: null };
@@ -105,7 +114,7 @@ export function challengeReceived(msg) {
   }
   if (msg.type === "error" && CHALLENGE_ERRORS.has(msg.code) && C.asked && !C.id && C.sent) {
     stop();
-    show(msg.message || msg.code, true);
+    show(asSentence(msg.message || msg.code), true);
     return true;
   }
   return false;
