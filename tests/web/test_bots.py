@@ -256,11 +256,13 @@ def test_a_person_challenges_a_bot_and_plays_it(server: str, device: Any) -> Non
         expect(row.get_by_test_id("bot-mark")).to_have_text("BOT")
         fits(person)
         shoot(person, "bots-list")
+        person.get_by_test_id("challenge-game").select_option("one")
         person.get_by_test_id("challenge-acceptor").click()
         # Accepted: the table opens with the bot in its seat, marked BOT.
         bars = person.locator("#bars-top, #bars-bottom")
         expect(bars.get_by_test_id("bot-mark")).to_have_count(1)
-        assert any(m.get("type") == "challenge" for m in bot.seen)
+        asked = [m for m in bot.seen if m.get("type") == "challenge"]
+        assert asked and asked[0]["settings"]["rounds"] == 1  # the game chosen: one round
         fits(person)
         shoot(person, "bots-challenge-table")
     finally:

@@ -7,9 +7,9 @@ import assert from "node:assert/strict";
 import test from "node:test";
 
 import {
-  SCOPES, challengeHref, challengeState, scopesProblem, scopesText, tokenNameProblem, tokenState,
+  CHALLENGE_GAMES, SCOPES, challengeHref, challengeState, scopesProblem, scopesText, tokenNameProblem, tokenState,
 } from "../../../src/crokinole/web/static/views/bots.js";
-import { asSentence, challengeMessage, challengedIn, declinedText, secondsLeft } from "../../../src/crokinole/web/static/views/challenge.js";
+import { asSentence, challengeMessage, challengeSettings, challengedIn, declinedText, secondsLeft } from "../../../src/crokinole/web/static/views/challenge.js";
 import { botMark, profileLink } from "../../../src/crokinole/web/static/views/ranked.js";
 
 test("a token's name is 1 to 40 characters after trimming", () => {
@@ -84,4 +84,14 @@ test("the server's words end as a sentence; a username first keeps its spelling"
   assert.equal(asSentence("robo is not online now"), "robo is not online now.");
   assert.equal(asSentence("Done."), "Done.");
   assert.equal(asSentence(""), "");
+});
+
+test("the game offered goes in the address and comes back as the table's settings", () => {
+  assert.equal(challengeHref("Robo", "to100"), "/?challenge=Robo&game=to100");
+  assert.equal(challengeHref("Robo", "four"), "/?challenge=Robo"); // the default says nothing
+  assert.equal(challengeHref("Robo", "nonsense"), "/?challenge=Robo");
+  assert.deepEqual(challengeSettings("?challenge=Robo&game=to100", CHALLENGE_GAMES), { scoring: "to_100" });
+  assert.deepEqual(challengeSettings("?challenge=Robo&game=one", CHALLENGE_GAMES), { rounds: 1 });
+  assert.deepEqual(challengeSettings("?challenge=Robo", CHALLENGE_GAMES), {});
+  assert.deepEqual(challengeSettings("?game=__proto__", CHALLENGE_GAMES), {});
 });

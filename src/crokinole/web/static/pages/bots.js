@@ -7,7 +7,7 @@
 
 import { fetchJson, said } from "../lib/api.js";
 import { $, button, el, escapeHtml } from "../lib/dom.js";
-import { challengeHref, challengeState, scopesProblem, scopesText, tokenNameProblem, tokenState } from "../views/bots.js";
+import { CHALLENGE_GAMES, challengeHref, challengeState, scopesProblem, scopesText, tokenNameProblem, tokenState } from "../views/bots.js";
 import { botMark, dayText, profileLink } from "../views/ranked.js";
 
 const P = { account: null };
@@ -22,8 +22,8 @@ function botRow(b) {
   const state = challengeState(P.account, b);
   const online = b.online === true;
   const action = state === "challenge"
-    ? `<a class="button" href="${challengeHref(b.username)}" data-testid="challenge-${escapeHtml(b.username)}">Challenge</a>`
-    : `<span class="note">${{ guest: "Log in to challenge", offline: "Offline", self: "Yours", bot: "" }[state]}</span>`;
+    ? `<a class="button" href="${challengeHref(b.username, $("challenge-game").value)}" data-testid="challenge-${escapeHtml(b.username)}">Challenge</a>`
+    : `<span class="note">${{ guest: "Log in to challenge", offline: "", self: "Yours", bot: "" }[state]}</span>`;
   return `<tr data-testid="bot-row">
     <th scope="row" class="who">${profileLink(b.username, "", true)}</th>
     <td class="presence"><i class="dot ${online ? "on" : "off"}" aria-hidden="true"></i> ${online ? "online" : "offline"}</td>
@@ -41,6 +41,7 @@ async function loadBots() {
   }
   const bots = Array.isArray(r.body.bots) ? r.body.bots : [];
   const online = bots.filter((b) => b.online === true).length;
+  $("challenge-game-field").hidden = !(online && P.account && P.account.bot !== true);
   status("bots-status", bots.length
     ? `${bots.length === 1 ? "1 bot" : `${bots.length} bots`}, ${online} online now.${online && !P.account ? " Log in to challenge one." : ""}`
     : "No bots yet: make the first below.");
@@ -177,6 +178,8 @@ function renderMine() {
 }
 
 async function start() {
+  $("challenge-game").replaceChildren(...Object.entries(CHALLENGE_GAMES).map(([id, g]) => new Option(g.words, id)));
+  $("challenge-game").addEventListener("change", loadBots);
   $("make-bot-form").addEventListener("submit", makeBot);
   $("token-form").addEventListener("submit", createToken);
   $("copy-token").addEventListener("click", copyToken);

@@ -34,9 +34,17 @@ export function tokenState(t) {
   return `Last used ${dayText(t.last_used)}`.trim();
 }
 
+/** The games a person may offer a bot from the bots page: id -> {words, settings (TableSettings fields)}. */
+export const CHALLENGE_GAMES = {
+  four: { words: "Four rounds", settings: {} },
+  to100: { words: "First to 100", settings: { scoring: "to_100" } },
+  one: { words: "One round", settings: { rounds: 1 } },
+};
+
 /** Where a Challenge goes: the game's page, which sends the challenge over its connection. */
-export function challengeHref(username) {
-  return `/?challenge=${encodeURIComponent(username)}`;
+export function challengeHref(username, game = "four") {
+  const g = Object.hasOwn(CHALLENGE_GAMES, game) && game !== "four" ? `&game=${game}` : "";
+  return `/?challenge=${encodeURIComponent(username)}${g}`;
 }
 
 /**

@@ -20,6 +20,12 @@ export function challengedIn(search) {
   return /^[A-Za-z0-9_-]{3,20}$/.test(name) ? name : "";
 }
 
+/** The game chosen in the address (?game=to100): its TableSettings fields; the four rounds ({}) else. */
+export function challengeSettings(search, games) {
+  const id = new URLSearchParams(search || "").get("game") || "four";
+  return Object.hasOwn(games, id) ? { ...games[id].settings } : {};
+}
+
 /** The `challenge` message: `settings` only the fields the page chose (the server fills the rest). */
 export function challengeMessage(opponent, settings = {}) {
   return { type: "challenge", opponent, settings: settings && typeof settings === "object" ? settings : {} };

@@ -27,7 +27,8 @@ import { DEFAULT_POWER, aimProblem, cancelDrag, currentDrag, placementFeedback, 
 import { fillRules, fillRulesDiscs, readRules, renderLobby, wireHintsSwitch } from "../../views/lobby.js";
 import { Connection } from "../../lib/net.js";
 import { rankedConnected, rankedMessage, wireRanked } from "../../views/ranked.js";
-import { challengeConnected, challengeReceived, wireChallenge } from "../../views/challenge.js";
+import { challengeConnected, challengeReceived, challengeSettings, wireChallenge } from "../../views/challenge.js";
+import { CHALLENGE_GAMES } from "../../views/bots.js";
 import { renderClock, renderReactions, renderScoreboard } from "../../views/scoreboard.js";
 import { play, setSoundEnabled } from "../../lib/sound.js";
 import { popShotTwenties, popTwenty } from "../../views/pop.js";
@@ -1213,7 +1214,7 @@ function wire() {
       if (S.table && S.table !== table) forgetTable();
       send({ type: "open", table, last_event: null });
     },
-    settings: () => ({}), // the server's defaults: singles to 100 (docs/bots.md)
+    settings: () => challengeSettings(location.search, CHALLENGE_GAMES), // the bots page's choice
     serverNow: () => serverNow(S, localNow()),
   });
 
