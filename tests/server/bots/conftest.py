@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,9 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from crokinole.server import create_app
 from crokinole.server.limits import ServerSettings
+from tests.support import server as helpers
 from tests.support.server import serving
 
 PASSWORD = "pw-bots-123"
@@ -105,3 +108,55 @@ class Bot:
 
     def close(self) -> None:
         self.ws.close()
+
+
+class Clock:
+    """A server clock a test moves (the challenges' expiry)."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def challenge_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[str, Clock]]:
+    """A real server playing 1-round ranked games whose challenges expire on a clock of the
+    test's (the app's ``state.challenges.clock``)."""
+    made: list[Any] = []
+
+    def create(*args: Any, **options: Any) -> Any:
+        app = create_app(*args, ranked_rounds=1, **options)
+        made.append(app)
+        return app
+
+    monkeypatch.setattr(helpers, "create_app", create)
+    settings = ServerSettings(warm_up=False, signups_per_hour=1000)
+    with serving(tmp_path / "crokinole.db", settings) as url:
+        clock = Clock(1000.0)
+        made[0].state.challenges.clock = clock
+        yield url, clock
+
+
+class Person(Bot):
+    """A person's websocket: the session cookie of an account on the handshake."""
+
+    def __init__(self, url: str, cookie: str) -> None:
+        super().__init__(url, None, headers={"Cookie": f"crokinole_session={cookie}"})
+
+    def hello(self) -> dict[str, Any]:
+        self.send(type="hello", token=secrets.token_hex(12))
+        return self.until("welcome")
+
+
+def person(url: str, username: str) -> Person:
+    """A new account's websocket, logged in."""
+    with web(url) as client:
+        sign_up(client, username)
+        cookie = str(client.cookies["crokinole_session"])
+    player = Person(url, cookie)
+    player.hello()
+    return player

@@ -65,3 +65,9 @@ def test_the_example_bot_plays_a_whole_game_against_expert(server: str) -> None:
         ("example_bot", True, 1000, 0)
     ]
     client.close()
+
+
+def test_docs_bots_md_shows_the_example_as_it_is() -> None:
+    page = (EXAMPLE.parents[1] / "docs" / "bots.md").read_text()
+    shown = page.split("```python\n", 1)[1].split("```\n", 1)[0]
+    assert shown == EXAMPLE.read_text()
