@@ -44,6 +44,7 @@ def test_the_example_bot_plays_a_whole_game_against_expert(server: str) -> None:
         record = plain.get(f"/api/tables/{table}/record.json")
         assert record.status_code == 200, record.text
         bots = plain.get("/api/bots").json()["bots"]
+        replay = plain.get(f"/api/tables/{table}/replay.json").json()
     game = Game.from_json(record.text)
     assert game.phase.value == "game_over"
     assert len(game.history) == 4
@@ -61,6 +62,7 @@ def test_the_example_bot_plays_a_whole_game_against_expert(server: str) -> None:
     assert winner == (None if scores[0] == scores[1] else scores.index(max(scores)))
     # The seat the bot played is its account's, named after it and marked a bot.
     assert record.json()["names"]["south"] == "Example bot"
+    assert replay["bots"] == ["south"] and replay["names"]["north"] == "CPU Expert"
     assert [(b["username"], b["bot"], b["rating"], b["games"]) for b in bots] == [
         ("example_bot", True, 1000, 0)
     ]

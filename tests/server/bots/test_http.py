@@ -12,6 +12,7 @@ import pytest
 
 from crokinole.store import RatingChange, Store
 from tests.server.bots.conftest import PASSWORD, make_bot, sign_up, web
+from tests.support.server_database import server_database
 
 TOKEN = re.compile(r"^crk_[A-Za-z0-9_-]{43}$")
 
@@ -66,7 +67,7 @@ def test_an_account_with_rated_games_as_a_person_cannot_become_a_bot(
         sign_up(client, "ann")
         with web(server) as bob_web:
             sign_up(bob_web, "bob")
-        store = Store.open(str(tmp_path / "crokinole.db"))
+        store = Store.open(server_database(tmp_path / "crokinole.db"))
         try:
             ann, bob = store.account_by_key("ann"), store.account_by_key("bob")
             assert ann is not None and bob is not None
@@ -124,7 +125,7 @@ def test_tokens_are_shown_once_listed_without_their_text_and_revoked(
     ]
     assert all("token" not in t for t in tokens)
     # The store keeps the SHA-256 only: the token's text is nowhere in the database.
-    store = Store.open(str(tmp_path / "crokinole.db"))
+    store = Store.open(server_database(tmp_path / "crokinole.db"))
     try:
         assert store.api_token_account(hashlib.sha256(token.encode()).hexdigest()) is not None
     finally:

@@ -25,7 +25,7 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
 import anyio.to_thread
@@ -33,16 +33,30 @@ import anyio.to_thread
 from crokinole.errors import ErrorCode
 from crokinole.rules import Layout
 from crokinole.server import protocol
+from crokinole.server.accounts import Account
 from crokinole.server.bots import GAMES_AT_ONCE, BotLogin
 from crokinole.server.cluster.hub import HubUnavailableError
+from crokinole.server.limits import ServerSettings
 from crokinole.server.owner.tables import Tables
 from crokinole.server.ranked import rated
 from crokinole.server.ws import messages as inbound
 from crokinole.store import Store
 from crokinole.table import Join, Start, TableError, TableSettings, TakeSeat
 
-if TYPE_CHECKING:
-    from crokinole.server.ws.session import Session
+
+class Session(Protocol):
+    """What a challenge needs of a connection (:class:`~crokinole.server.ws.session.Session`)."""
+
+    bot: BotLogin | None
+    account: Account | None
+    token: str | None
+    settings: ServerSettings
+    challenges_sent: set[str]
+
+    def send(self, payload: dict[str, Any]) -> None: ...
+    async def open_table(self, table_id: str) -> None: ...
+    def spawn_open(self, table_id: str) -> None: ...
+
 
 __all__ = ["CHALLENGE_TTL_S", "ENDED", "SENT", "Challenges"]
 

@@ -107,6 +107,16 @@ def cpu_name(level: str) -> str:
 UNNAMED = "you"
 
 
+def bot_seats(table: Table) -> list[str]:
+    """The seats a bot account plays (its BOT mark in replays and reviews), in seat order."""
+    devices = {m.mid: m.device for m in table.members}
+    return [
+        seat.key
+        for seat, occupant in sorted(table.seats.items(), key=lambda item: -item[0].value)
+        if isinstance(occupant, Person) and is_bot(devices.get(occupant.mid))
+    ]
+
+
 def seat_names(table: Table, *, shared: bool = False) -> dict[str, str]:
     """The name shown for each seat: its person's name, or "CPU Normal".
 
