@@ -90,6 +90,7 @@ PAGES: dict[str, tuple[str, bool]] = {
     "events": ("the events: open, under way, finished, and Create an event (/events)", False),
     "event": ("a Swiss on real boards under way: pairings, standings (/events/ID)", False),
     "bracket": ("a single elimination at its final: the bracket (/events/ID)", False),
+    "bots": ("the bots: who is online, your own bot and its tokens (/bots)", False),
 }
 #: The pages shown on events made by an organiser (:mod:`benchmarks.pages.events`).
 EVENT_PAGES = frozenset({"event", "bracket"})
@@ -114,6 +115,7 @@ class Site:
             "leaderboard": "/leaderboard?ladder=singles&min_games=0",
             "keep-score": "/keep-score",
             "events": "/events",
+            "bots": "/bots",
         }
         if page in paths:
             return self.base + paths[page]

@@ -99,6 +99,13 @@ class ErrorCode(StrEnum):
     ROUND_NOT_OVER = "round_not_over"
     EVENT_OVER = "event_over"
     BAD_RESULT = "bad_result"
+    # Bots (docs/bots.md): bot accounts, their tokens, challenges.
+    HAS_GAMES = "has_games"
+    NOT_A_BOT = "not_a_bot"
+    SCOPE = "scope"
+    TOO_MANY_GAMES = "too_many_games"
+    BAD_OPPONENT = "bad_opponent"
+    UNKNOWN_CHALLENGE = "unknown_challenge"
 
 
 class CrokinoleError(Exception):

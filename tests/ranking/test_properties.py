@@ -104,7 +104,7 @@ def queues(draw: Any) -> tuple[list[Entry], float]:
     entries = []
     for _ in range(draw(st.integers(0, 14))):
         ladder = draw(st.sampled_from(list(Ladder)))
-        size = 1 if ladder is Ladder.SINGLES else draw(st.sampled_from([1, 2]))
+        size = 1 if ladder.team_size == 1 else draw(st.sampled_from([1, 2]))
         players = tuple(next(names) for _ in range(size))
         rating = draw(st.integers(900, 1400))
         joined = draw(st.sampled_from([0.0, 3.0, 12.5, 40.0, 90.0]))

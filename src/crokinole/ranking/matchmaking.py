@@ -126,7 +126,7 @@ class Entry:
             ladder = Ladder(self.ladder)
         except ValueError:
             raise RankingError(f"a ladder is singles or doubles, not {self.ladder!r}") from None
-        if ladder is Ladder.SINGLES and len(players) != 1:
+        if ladder.team_size == 1 and len(players) != 1:
             raise RankingError(f"a singles entry is one player, not {len(players)} {players!r}")
         if ladder is Ladder.DOUBLES and len(players) not in (1, 2):
             raise RankingError(
@@ -280,7 +280,7 @@ def pair(entries: Sequence[Entry], now: float) -> list[Match]:
             and e.ladder is anchor.ladder
             and abs(e.rating - anchor.rating) <= min(reach, e.window(now))
         ]
-        if anchor.ladder is Ladder.SINGLES:
+        if anchor.ladder.team_size == 1:
             candidates: Iterable[tuple[Entry, ...]] = ((e,) for e in fitting)
         else:
             fitting.sort(key=lambda e: (abs(e.rating - anchor.rating), *_order(e)))
@@ -293,7 +293,7 @@ def pair(entries: Sequence[Entry], now: float) -> list[Match]:
                 best = group
         if best is None:
             continue
-        if anchor.ladder is Ladder.SINGLES:
+        if anchor.ladder.team_size == 1:
             side_a, side_b = anchor.players, best[0].players
         else:
             side_a, side_b = _sides(anchor, best)

@@ -63,11 +63,13 @@ class Ladder(StrEnum):
 
     SINGLES = "singles"
     DOUBLES = "doubles"
+    #: Bots' singles, rated apart from people's (docs/bots.md).
+    BOTS = "bots"
 
     @property
     def team_size(self) -> int:
-        """Players per side: 1 for singles, 2 for doubles."""
-        return 1 if self is Ladder.SINGLES else 2
+        """Players per side: 1 for singles (and bots), 2 for doubles."""
+        return 2 if self is Ladder.DOUBLES else 1
 
 
 class Outcome(StrEnum):

@@ -122,11 +122,13 @@ class Account:
         id: its number in the store.
         username: as typed at sign up.
         created_at: when it signed up (UTC).
+        bot: whether programs play it (docs/bots.md).
     """
 
     id: int
     username: str
     created_at: datetime
+    bot: bool = False
 
 
 def check_username(username: str) -> str:
@@ -188,7 +190,7 @@ def token_hash(token: str) -> str:
 
 
 def _public(data: AccountData) -> Account:
-    return Account(data.id, data.username, data.created_at)
+    return Account(data.id, data.username, data.created_at, data.bot)
 
 
 class Accounts:
@@ -442,6 +444,27 @@ class Accounts:
         )
         log.info("account %s changed its password", data.username)
         return account, ended
+
+    def confirm_password(
+        self, token: str | None, password: str, *, address: str = "?", device: str | None = None
+    ) -> Account:
+        """The session's account once its password is typed again (to make it a bot's).
+
+        A wrong password counts as a failed login of the account from
+        ``address``, under the same limits.
+
+        Raises:
+            AccountError: ``not_logged_in``, ``too_many_attempts``,
+                ``wrong_password``.
+        """
+        account = self.account_for_token(token)
+        data = None if account is None else self._store.account(account.id)
+        if account is None or data is None:
+            raise AccountError(ErrorCode.NOT_LOGGED_IN, "not logged in")
+        if not self._guess(data.username_key, data, password, address, device):
+            log.info("wrong password typed again for %s from %s", data.username, address)
+            raise AccountError(ErrorCode.WRONG_PASSWORD, "the password is wrong")
+        return _public(data)
 
     def attach_device(self, token: str | None, device_token: str) -> int:
         """Count the device's guest games for the session's account: how many there are.

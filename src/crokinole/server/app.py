@@ -30,6 +30,7 @@ from starlette.staticfiles import StaticFiles
 
 from crokinole.server.accounts import Accounts
 from crokinole.server.background import purge, warm_up_and_freeze
+from crokinole.server.bots import Bots
 from crokinole.server.cluster.hub import Hub
 from crokinole.server.events import http as event_http
 from crokinole.server.events.live import EventStreams
@@ -37,6 +38,7 @@ from crokinole.server.events.service import EventService
 from crokinole.server.events.tables import EventTables
 from crokinole.server.http import (
     accounts,
+    bots,
     metrics,
     pages,
     practice,
@@ -68,6 +70,7 @@ HTTP_ROUTES: list[BaseRoute] = [
     *sheets.routes,
     *replays.routes,
     *accounts.routes,
+    *bots.routes,
     *ranked.routes,
     *review.routes,
     *practice.routes,
@@ -87,7 +90,7 @@ def _redis_hub(
     return RedisHub.from_url(redis, store, lease_ms=settings.lease_ms, prefix=prefix)
 
 
-def create_app(
+def create_app(  # noqa: PLR0915 - the wiring of every service, in one place
     db: str,
     settings: ServerSettings | None = None,
     *,
@@ -121,7 +124,7 @@ def create_app(
     queue = RankedQueue(store, tables, rounds=ranked_rounds)
     # With Redis the limits hold for the whole site, not for each process.
     shared = None if redis is None else SharedCounts.from_url(redis, redis_prefix)
-    sockets = Connections(tables, settings, logins, queue, shared=shared)
+    sockets = Connections(tables, settings, logins, queue, shared=shared, bots=Bots(store, logins))
     # Events: changed through the service, heard by every process through the hub.
     events = EventService(store, tables.hub)
     # The rounds' online tables, and their results entered by the tables' owners.
@@ -143,7 +146,7 @@ def create_app(
             background.start_soon(warm_up_and_freeze, tables, settings)
             background.start_soon(purge, store, logins, settings)
             background.start_soon(sockets.sweep_sessions)
-            background.start_soon(sockets.per_address.renew_forever)
+            background.start_soon(sockets.renew_forever)
             background.start_soon(streams.run)
             await tables.startup()
             sockets.listen()
@@ -186,11 +189,15 @@ def create_app(
         tables=tables,
         analysis=analysis,
         on_ended=sockets.session_ended,
+        bots=sockets.bots,
+        on_revoked=sockets.tokens_revoked,
+        bots_online=sockets.bots_online,
         redis_hub=redis_hub,
         shared=shared,
     )
     app.state.tables = tables
     app.state.accounts = logins
     app.state.ranked = queue
+    app.state.challenges = sockets.challenges
     app.state.events = events_http
     return app

@@ -227,6 +227,12 @@ class SharedCounts:
         it because Redis was away lapses by itself)."""
         await self._call(lambda: self._redis.zrem(key, name))
 
+    async def count(self, key: str) -> int | None:
+        """How many connections ``key`` has open (not lapsed); None if Redis cannot be reached."""
+        now_ms = round(time.time() * 1000)
+        answer = await self._call(lambda: self._redis.zcount(key, now_ms, "+inf"))
+        return None if answer is None else int(answer)
+
     async def renew(self, open_: dict[str, list[str]]) -> None:
         """Say that the connections ``open_`` (their names, by key) are still open."""
         if not open_:
@@ -410,6 +416,14 @@ class AddressConnections:
         if not names:
             self._named.pop(key, None)
         await self._shared.forget(key, slot.name)
+
+    async def count(self, address: str) -> int:
+        """How many websockets ``address`` has open (in every process with shared counts)."""
+        if self._shared is not None:
+            counted = await self._shared.count(self._key(address))
+            if counted is not None:
+                return counted
+        return self.here[address]
 
     async def renew(self) -> None:
         """Say in Redis that this process's websockets are still open (with shared counts)."""

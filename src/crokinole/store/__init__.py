@@ -10,7 +10,8 @@ One module per aggregate, each a part of the one :class:`Store`
 (:mod:`~crokinole.store.store`): the database and its engine
 (:mod:`~crokinole.store.database`), tables and their events
 (:mod:`~crokinole.store.tables`), accounts and sessions
-(:mod:`~crokinole.store.accounts`), ratings and the queue
+(:mod:`~crokinole.store.accounts`), bot accounts and their API tokens
+(:mod:`~crokinole.store.bots`), ratings and the queue
 (:mod:`~crokinole.store.ranked`), practice and drills
 (:mod:`~crokinole.store.practice`), score sheets
 (:mod:`~crokinole.store.sheets`), events and their logs
@@ -20,6 +21,7 @@ interface are in :mod:`~crokinole.store.values`, the rows in
 :mod:`~crokinole.store.models`.
 """
 
+from crokinole.store.bots import ApiTokenData
 from crokinole.store.database import (
     AccountTakenError,
     AlreadyPlayedError,
@@ -57,6 +59,7 @@ __all__ = [
     "AccountTakenError",
     "AlreadyPlayedError",
     "AlreadyQueuedError",
+    "ApiTokenData",
     "DeadlineIn",
     "DeadlineLike",
     "DeviceClaimedError",

@@ -22,6 +22,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import undefer
 
 from crokinole.store.database import (
     AccountTakenError,
@@ -79,7 +80,7 @@ class AccountStore(Database):
             with self._writing() as session:
                 session.add(row)
                 session.flush()
-                return from_row(AccountData, row)
+                return from_row(AccountData, row, bot=False)
         except IntegrityError:
             raise AccountTakenError(f"the username {username} is taken") from None
 
@@ -87,14 +88,16 @@ class AccountStore(Database):
         """The account whose username's key (lower case) is ``username_key``, or None."""
         with self._session() as session:
             row = session.scalars(
-                select(AccountRow).where(AccountRow.username_key == username_key)
+                select(AccountRow)
+                .options(undefer(AccountRow.bot))
+                .where(AccountRow.username_key == username_key)
             ).first()
             return None if row is None else from_row(AccountData, row)
 
     def account(self, account_id: int) -> AccountData | None:
         """The account with the id, or None."""
         with self._session() as session:
-            row = session.get(AccountRow, account_id)
+            row = session.get(AccountRow, account_id, options=[undefer(AccountRow.bot)])
             return None if row is None else from_row(AccountData, row)
 
     def set_password_hash(
@@ -191,6 +194,7 @@ class AccountStore(Database):
         with self._session() as session:
             found = session.execute(
                 select(AccountRow, AccountSessionRow.created_at, AccountSessionRow.expires_at)
+                .options(undefer(AccountRow.bot))
                 .join(AccountSessionRow, AccountSessionRow.account_id == AccountRow.id)
                 .where(
                     AccountSessionRow.token_hash == token_hash, AccountSessionRow.expires_at > now

@@ -172,6 +172,7 @@ class AccountRow(Base):
     """An account: the username as typed, its lower-case key, the Argon2id hash of the password."""
 
     __tablename__ = "accounts"
+    __mapper_args__ = {"eager_defaults": False}  # noqa: RUF012 - SQLAlchemy's own setting
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     username: Mapped[str] = mapped_column(String(32))
@@ -179,6 +180,28 @@ class AccountRow(Base):
     password_hash: Mapped[str] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(DateTime)
     password_changed_at: Mapped[datetime] = mapped_column(DateTime)
+    # 0011: played by a program (set once, never unset).  No default of the code's, and
+    # loaded only when a query asks (``undefer``): an account is written and read as before
+    # on a schema older than 0011 (its migrations' tests).
+    bot: Mapped[bool] = mapped_column(Boolean, server_default=text("false"), deferred=True)
+
+
+class ApiTokenRow(Base):
+    """An API token of a bot account (0011): the SHA-256 (hex) of the token, never the token.
+
+    ``scopes`` joins the token's scopes by commas (``play,challenge``).
+    """
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = _id_of("accounts", index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(40))
+    scopes: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    last_used: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
 
 class AccountSessionRow(Base):

@@ -58,22 +58,22 @@ class RankedStore(Database):
             return {}
         with self._session() as session:
             rows = session.execute(
-                select(RatingRow, AccountRow.username)
+                select(RatingRow, AccountRow.username, AccountRow.bot)
                 .join(AccountRow, AccountRow.id == RatingRow.account_id)
                 .where(RatingRow.ladder == ladder, RatingRow.account_id.in_(list(account_ids)))
             ).all()
-            return {row.account_id: _rating_data(row, name) for row, name in rows}
+            return {row.account_id: _rating_data(row, name, bot) for row, name, bot in rows}
 
     def account_ratings(self, account_id: int) -> list[RatingData]:
         """The account's ratings, one per ladder it played on."""
         with self._session() as session:
             rows = session.execute(
-                select(RatingRow, AccountRow.username)
+                select(RatingRow, AccountRow.username, AccountRow.bot)
                 .join(AccountRow, AccountRow.id == RatingRow.account_id)
                 .where(RatingRow.account_id == account_id)
                 .order_by(RatingRow.ladder)
             ).all()
-            return [_rating_data(row, name) for row, name in rows]
+            return [_rating_data(row, name, bot) for row, name, bot in rows]
 
     def leaderboard(self, ladder: str, min_games: int, limit: int = 100) -> list[RatingData]:
         """The best ``limit`` ratings on ``ladder`` of accounts with ``min_games`` games or more.
@@ -84,21 +84,21 @@ class RankedStore(Database):
         >>> store = RankedStore.open("sqlite://")
         >>> store.leaderboard("singles", 5)
         []
-        >>> store.leaderboard("triples", 5)
+        >>> store.leaderboard("triples", 5)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        crokinole.store.database.StoreDataError: a ladder is singles or doubles, not 'triples'
+        crokinole.store.database.StoreDataError: a ladder is singles or doubles ... not 'triples'
         """
         _check_ladder(ladder)
         with self._session() as session:
             rows = session.execute(
-                select(RatingRow, AccountRow.username)
+                select(RatingRow, AccountRow.username, AccountRow.bot)
                 .join(AccountRow, AccountRow.id == RatingRow.account_id)
                 .where(RatingRow.ladder == ladder, RatingRow.games >= min_games)
                 .order_by(RatingRow.rating.desc(), RatingRow.games.desc(), AccountRow.username_key)
                 .limit(limit)
             ).all()
-            return [_rating_data(row, name) for row, name in rows]
+            return [_rating_data(row, name, bot) for row, name, bot in rows]
 
     def rating_changes(
         self, account_id: int, ladder: str | None = None, limit: int = 1000
@@ -250,7 +250,7 @@ class RankedStore(Database):
 
 def _check_ladder(ladder: str) -> None:
     if ladder not in LADDERS:
-        raise StoreDataError(f"a ladder is singles or doubles, not {ladder!r}")
+        raise StoreDataError(f"a ladder is singles or doubles (or bots), not {ladder!r}")
 
 
 def check_change(table_id: str, change: RatingChange) -> None:
@@ -299,8 +299,8 @@ def rate(session: Session, table_id: str, changes: Sequence[RatingChange], now: 
         )  # fmt: skip
 
 
-def _rating_data(row: RatingRow, username: str) -> RatingData:
-    return from_row(RatingData, row, username=username)
+def _rating_data(row: RatingRow, username: str, bot: bool = False) -> RatingData:
+    return from_row(RatingData, row, username=username, bot=bool(bot))
 
 
 def _change_data(row: RatingChangeRow, username: str) -> RatingChangeData:

@@ -1,5 +1,5 @@
-"""The store: one object with every part of it (tables, accounts, ratings, practice, sheets,
-events).
+"""The store: one object with every part of it (tables, accounts, bots, ratings, practice,
+sheets, events).
 
 :class:`Store` is the database (:mod:`crokinole.store.database`) with the
 queries of each aggregate mixed in: the server holds one ``Store`` and calls
@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Generic, TypeVar, cast
 
 from crokinole.store.accounts import AccountStore
+from crokinole.store.bots import BotStore
 from crokinole.store.events import EventStore
 from crokinole.store.legacy_rooms import LegacyRooms
 from crokinole.store.practice import PracticeStore
@@ -38,7 +39,14 @@ class _As(Generic[_Part]):
 
 
 class Store(
-    TableStore, AccountStore, RankedStore, PracticeStore, SheetStore, EventStore, LegacyRooms
+    TableStore,
+    BotStore,
+    AccountStore,
+    RankedStore,
+    PracticeStore,
+    SheetStore,
+    EventStore,
+    LegacyRooms,
 ):
     """Tables and their event logs, accounts, ratings, practice, sheets and events in a SQL
     database.
@@ -61,6 +69,7 @@ class Store(
     # The same object seen as each of its parts, for a caller that takes one.
     tables: _As[TableStore] = _As()
     accounts: _As[AccountStore] = _As()
+    bots: _As[BotStore] = _As()
     ranked: _As[RankedStore] = _As()
     practice: _As[PracticeStore] = _As()
     sheets: _As[SheetStore] = _As()

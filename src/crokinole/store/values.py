@@ -24,7 +24,10 @@ TABLE_KINDS = ("party", "solo", "ranked")
 #: A device's (or a rated player's) result in a game.
 RESULTS = ("win", "draw", "loss")
 #: The ranked ladders.
-LADDERS = ("singles", "doubles")
+LADDERS = ("singles", "doubles", "bots")
+#: What an API token of a bot may do: play at its tables, send and answer
+#: challenges, queue on the bots' ladder.
+SCOPES = ("play", "challenge", "ladder")
 
 #: A device's results against the CPU: level → format → wins/draws/losses.
 DeviceRecord = dict[str, dict[str, dict[str, int]]]
@@ -41,6 +44,7 @@ class AccountData:
         password_hash: the Argon2id hash of the password (never the password).
         created_at: when it signed up (UTC, naive).
         password_changed_at: when the password last changed (UTC, naive).
+        bot: whether programs play it (a bot account: set once, never unset).
     """
 
     id: int
@@ -49,6 +53,7 @@ class AccountData:
     password_hash: str
     created_at: datetime
     password_changed_at: datetime
+    bot: bool = False
 
     def __repr__(self) -> str:  # the hash stays out of logs and tracebacks
         return f"AccountData(id={self.id}, username={self.username!r})"
@@ -163,6 +168,7 @@ class RatingData:
         wins: games rated as won.
         draws: games rated as drawn.
         losses: games rated as lost.
+        bot: whether the account is a bot's.
     """
 
     account_id: int
@@ -175,6 +181,7 @@ class RatingData:
     wins: int
     draws: int
     losses: int
+    bot: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@
 | POST | /api/account/login | username, password | 200 {username} + a new session cookie |
 | POST | /api/account/logout | {} | 200 {}; the session ends, the cookie is cleared |
 | POST | /api/account/password | old_password, new_password | 200 {username}; other sessions end |
-| GET | /api/account | | 200 {username, created_at}; a guest (no cookie) 200 {username: null}; |
+| GET | /api/account | | 200 {username, created_at, bot}; a guest 200 {username: null}; |
 | | | | a cookie that logs no one in: 401 (and the cookie is cleared) |
 | POST | /api/account/attach | {} + X-Device-Token | 200 {attached: n games} |
 
@@ -226,7 +226,11 @@ async def me(request: Request) -> Response:
         return response
     return _private(
         JSONResponse(
-            {"username": account.username, "created_at": account.created_at.isoformat() + "Z"}
+            {
+                "username": account.username,
+                "created_at": account.created_at.isoformat() + "Z",
+                "bot": account.bot,
+            }
         )
     )
 

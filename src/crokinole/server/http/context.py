@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute
 
 from crokinole.server.accounts import Accounts
+from crokinole.server.bots import Bots
 from crokinole.server.cache import LruCache
 from crokinole.server.http.errors import EXCEPTION_HANDLERS
 from crokinole.server.limits import RateLimiter, ServerSettings, SharedCounts
@@ -53,6 +54,10 @@ CACHE_SIZE = 32
 
 #: Told the token hashes of sessions that ended (to close the sockets they logged in).
 Ended = Callable[[list[str]], Awaitable[None]]
+#: Told the ids of API tokens revoked (to close the sockets they logged in).
+Revoked = Callable[[list[int]], Awaitable[None]]
+#: Which of some bot accounts have a socket open now (in any process).
+Online = Callable[[list[int]], Awaitable[set[int]]]
 
 
 def utc_today() -> datetime.date:
@@ -77,6 +82,9 @@ class HttpContext:
         analysis: the pool reviews, hints and heat maps are computed on (by
             default one of a thread, made on first use).
         on_ended: told of login sessions that ended.
+        bots: the bot accounts' service (docs/bots.md), or None.
+        on_revoked: told of API tokens revoked.
+        bots_online: which bot accounts have a socket open now.
         redis_hub: the hub shared with the other processes (its connection is
             part of the server's health), or None.
         shared: the limits' counts shared with the other processes (in Redis,
@@ -92,6 +100,9 @@ class HttpContext:
     tables: Tables | None = None
     analysis: AnalysisPool | None = None
     on_ended: Ended | None = None
+    bots: Bots | None = None
+    on_revoked: Revoked | None = None
+    bots_online: Online | None = None
     redis_hub: RedisHub | None = None
     shared: SharedCounts | None = None
     today: Callable[[], datetime.date] = utc_today

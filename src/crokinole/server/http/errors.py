@@ -56,6 +56,9 @@ STATUS: dict[ErrorCode, int] = {
     ErrorCode.NOT_FINISHED: 409,
     ErrorCode.TAKEN: 409,
     ErrorCode.DEVICE_CLAIMED: 409,
+    ErrorCode.HAS_GAMES: 409,
+    ErrorCode.NOT_A_BOT: 403,
+    ErrorCode.SCOPE: 403,
     ErrorCode.TOO_LARGE: 413,
     ErrorCode.NOT_JSON: 415,
     ErrorCode.RATE_LIMITED: 429,
@@ -84,15 +87,22 @@ class HttpError(CrokinoleError):
     Attributes:
         code: the protocol's error code.
         message: the reason in plain words.
-        status: the HTTP status of ``code`` (:data:`STATUS`).
+        status: the HTTP status of ``code`` (:data:`STATUS`) unless a route gives one.
         retry_after: seconds to wait before asking again (429 and 503), or None.
     """
 
-    def __init__(self, code: ErrorCode, message: str, *, retry_after: int | None = None) -> None:
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        retry_after: int | None = None,
+        status: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
-        self.status = STATUS.get(code, 400)
+        self.status = status if status is not None else STATUS.get(code, 400)
         self.retry_after = retry_after
 
 

@@ -15,6 +15,7 @@ page (the practice room, the review and the replay viewer use it too).
 | GET | /leaderboard | the leaderboard page (``?ladder=doubles&min_games=0`` preselect) |
 | GET | /players/{username} | a player's profile page |
 | GET | /how-to-play | the rules in plain words (``/static/how-to-play.html`` redirects here) |
+| GET | /bots | the bots: who is online, a challenge, your own bot's account and API tokens |
 | GET | /events, /events/{id}, /events/join/{code} | the events, an event (its join form open) |
 
 Every page holds the site's top bar (``static/partials/topbar.html``: the logo, the
@@ -25,7 +26,7 @@ it, so nothing moves as a page opens).
 >>> [route.path for route in routes][:6]
 ['/', '/join/{code}', '/watch/{code}', '/keep-score', '/leaderboard', '/players/{username}']
 >>> [route.path for route in routes][6:]
-['/how-to-play', '/events', '/events/join/{code}', '/events/{event}', '/static/how-to-play.html']
+['/how-to-play', '/bots', '/events', '/events/join/{code}', '/events/{event}', '/static/how-to-play.html']
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ NAV = {
     "how-to-play.html": "how-to-play",
     "events.html": "events",
     "event.html": "events",
+    "bots.html": "bots",
 }
 
 _pages: dict[tuple[Path, int, int], str] = {}
@@ -121,6 +123,7 @@ routes: list[BaseRoute] = [
     Route("/leaderboard", page("leaderboard.html")),
     Route("/players/{username}", page("profile.html")),
     Route("/how-to-play", page("how-to-play.html")),
+    Route("/bots", page("bots.html")),
     # Events: the list and the create form, an event, and a join link (the page opens its
     # join form from the path).
     Route("/events", page("events.html", optional=True)),

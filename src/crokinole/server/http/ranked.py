@@ -3,6 +3,7 @@
 | method | route | answers |
 |---|---|---|
 | GET | /api/leaderboard?ladder=singles&min_games=5 | the top 100 of a ladder by displayed rating |
+| | (``ladder=bots``: the bots' ladder, rated apart from people) | |
 | GET | /api/players/{username} | a player's ratings, W/D/L, rating history and ranked games |
 
 Errors are ``{"code": "...", "message": "plain words"}``
@@ -50,7 +51,7 @@ def _ladder(value: str | None) -> Ladder:
         return Ladder(value if value is not None else Ladder.SINGLES)
     except ValueError:
         raise HttpError(
-            ErrorCode.BAD_LADDER, f"a ladder is singles or doubles, not {value!r}"
+            ErrorCode.BAD_LADDER, f"a ladder is singles, doubles or bots, not {value!r}"
         ) from None
 
 
@@ -74,6 +75,7 @@ def leaderboard_payload(ladder: Ladder, min_games: int, rows: list[RatingData]) 
             {
                 "rank": rank,
                 "username": row.username,
+                "bot": row.bot,
                 "rating": row.rating,
                 "provisional": is_provisional(row.games),
                 "games": row.games,
@@ -113,8 +115,12 @@ def profile_payload(
     ratings: list[RatingData],
     history: dict[str, list[RatingChangeData]],
     games: list[list[RatingChangeData]],
+    *,
+    bot: bool = False,
 ) -> dict[str, Any]:
-    """A player's profile JSON from the store's rows."""
+    """A player's profile JSON from the store's rows (``bot``: a bot account's).
+
+    A bot's profile shows the bots' ladder only; a person's the human ladders."""
     by_ladder = {r.ladder: r for r in ratings}
     listed = []
     for game in games:
@@ -138,9 +144,11 @@ def profile_payload(
         )
     return {
         "username": username,
+        "bot": bot,
         "ladders": {
             ladder.value: _ladder_payload(by_ladder.get(ladder.value), history[ladder.value])
             for ladder in Ladder
+            if (ladder is Ladder.BOTS) == bot
         },
         "games": listed,
     }
@@ -168,6 +176,7 @@ def _profile(store: Store, name: str) -> dict[str, Any] | None:
         store.account_ratings(account.id),
         history,
         store.ranked_games(account.id, PROFILE_GAMES),
+        bot=account.bot,
     )
 
 

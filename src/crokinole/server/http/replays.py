@@ -38,7 +38,7 @@ from crokinole.server.http.pages import page
 from crokinole.server.owner.tables import stored_table
 from crokinole.server.ws.messages import TABLE_PATTERN
 from crokinole.server.ws.payloads import report_payload, trajectory_payload
-from crokinole.server.ws.views import game_view, seat_name, seat_names, shot_payload
+from crokinole.server.ws.views import bot_seats, game_view, seat_name, seat_names, shot_payload
 from crokinole.store import Store
 from crokinole.table import (
     Event,
@@ -166,6 +166,7 @@ def replay_payload(table: Table, events: Sequence[Event]) -> dict[str, Any]:
         "link": f"/replay/{table.id}?game={table.game_number}",
         # Who sat where, as the review and the record name them ("Ann", "CPU Normal", "South").
         "names": seat_names(table, shared=True),
+        "bots": bot_seats(table),
         "start": game_view(table, start, shared=True),
         "rounds": rounds,
         "steps": steps,

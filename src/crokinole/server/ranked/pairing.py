@@ -127,14 +127,16 @@ class Pairing(QueueBase):
         could not be made (the entries taken are put back)."""
         sides = (match.side_a, match.side_b)
         players = [candidates[int(p)] for side in sides for p in side]
-        layout = Layout.SINGLES if match.ladder is Ladder.SINGLES else Layout.DOUBLES
+        layout = Layout.DOUBLES if match.ladder is Ladder.DOUBLES else Layout.SINGLES
         settings = TableSettings.ranked(layout, self._rounds)
         seats: dict[Seat, RankedPlayer] = {}
         for side, accounts in enumerate(sides):
             for seat, account in zip(layout.sides[side], accounts, strict=True):
                 c = candidates[int(account)]
                 seats[seat] = RankedPlayer(
-                    rated.identity(c.account_id), c.username, SeatRating(c.rating, c.provisional)
+                    rated.identity(c.account_id, bot=match.ladder is Ladder.BOTS),
+                    c.username,
+                    SeatRating(c.rating, c.provisional),
                 )
         with anyio.CancelScope(shield=True):
             taken = await anyio.to_thread.run_sync(self._take, [c.account_id for c in players])

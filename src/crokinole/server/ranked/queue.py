@@ -120,7 +120,7 @@ def _ladder(value: str) -> Ladder:
         return Ladder(value)
     except ValueError:
         raise protocol.WireError(
-            ErrorCode.BAD_LADDER, f"a ladder is singles or doubles, not {value!r}"
+            ErrorCode.BAD_LADDER, f"a ladder is singles, doubles or bots, not {value!r}"
         ) from None
 
 
@@ -432,7 +432,11 @@ class RankedQueue(Presence, Pairing):
     def _ranked_tables(self, account: int) -> list[str]:
         """The account's ranked tables being played (in a thread)."""
         playing = []
-        for table_id in self._store.open_tables_of_device(rated.identity(account)):
+        found = [
+            *self._store.open_tables_of_device(rated.identity(account)),
+            *self._store.open_tables_of_device(rated.identity(account, bot=True)),
+        ]
+        for table_id in found:
             data = self._store.table(table_id)
             if data is not None and data.kind == "ranked" and data.status == "playing":
                 playing.append(table_id)

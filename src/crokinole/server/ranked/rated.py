@@ -48,10 +48,13 @@ from crokinole.table import (
 
 __all__ = [
     "ACCOUNT_PREFIX",
+    "BOT_PREFIX",
     "account_of",
     "finished_ratings",
     "identity",
+    "is_bot",
     "ladder_of",
+    "ladder_of_table",
     "no_shows",
     "rating_changes",
     "shown_ratings",
@@ -61,28 +64,50 @@ log = logging.getLogger("crokinole.server")
 
 #: How a ranked table names an account's seat (``account:7``).
 ACCOUNT_PREFIX = "account:"
+#: How every table names a bot account's seat (``bot:7``): a bot plays as its account at
+#: any table, and every view can tell it is a bot's without asking the store.
+BOT_PREFIX = "bot:"
 
 
-def identity(account_id: int) -> str:
-    """The identity an account has at ranked tables.
+def identity(account_id: int, *, bot: bool = False) -> str:
+    """The identity an account has at ranked tables (a bot's: at every table).
 
     >>> identity(7), account_of("account:7"), account_of("dev-token-1234567890")
     ('account:7', 7, None)
+    >>> identity(8, bot=True), account_of("bot:8"), is_bot("bot:8"), is_bot("account:7")
+    ('bot:8', 8, True, False)
     """
-    return f"{ACCOUNT_PREFIX}{account_id}"
+    return f"{BOT_PREFIX if bot else ACCOUNT_PREFIX}{account_id}"
+
+
+def is_bot(who: str | None) -> bool:
+    """Whether a table's member ``who`` (its device or identity) is a bot account."""
+    return who is not None and who.startswith(BOT_PREFIX)
 
 
 def account_of(who: str | None) -> int | None:
-    """The account of a ranked identity, or None for anything else (a device token)."""
-    if who is None or not who.startswith(ACCOUNT_PREFIX):
+    """The account of a ranked (or bot's) identity, or None for anything else (a device)."""
+    if who is None:
         return None
-    number = who[len(ACCOUNT_PREFIX) :]
+    prefix = BOT_PREFIX if who.startswith(BOT_PREFIX) else ACCOUNT_PREFIX
+    if not who.startswith(prefix):
+        return None
+    number = who[len(prefix) :]
     return int(number) if number.isdigit() else None
 
 
-def ladder_of(layout: Layout) -> Ladder:
-    """The ladder of a ranked table's layout (singles or doubles)."""
+def ladder_of(layout: Layout, *, bots: bool = False) -> Ladder:
+    """The ladder of a ranked table's layout (singles or doubles; ``bots``: its players are
+    bots, rated on their own ladder)."""
+    if bots:
+        return Ladder.BOTS
     return Ladder.SINGLES if layout is Layout.SINGLES else Ladder.DOUBLES
+
+
+def ladder_of_table(table: Table) -> Ladder:
+    """The ladder a ranked table's game counts on (a bot at it: the bots' ladder)."""
+    bots = any(is_bot(m.device) for m in table.members)
+    return ladder_of(table.settings.layout, bots=bots)
 
 
 def rating_changes(
@@ -117,7 +142,7 @@ def rating_changes(
     except RankingError as exc:
         log.warning("ranked table %s: game %d not rated: %s", after.id, after.game_number, exc)
         return []
-    ladder = ladder_of(game.rules.layout)
+    ladder = ladder_of(game.rules.layout, bots=any(is_bot(m.device) for m in before.members))
     current = store.ratings_of([a for _, a in players], ladder.value)
     old = {
         a: Rating(current[a].mu, current[a].sigma) if a in current else INITIAL for _, a in players

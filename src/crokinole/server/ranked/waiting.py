@@ -193,11 +193,12 @@ def matched_payload(table: Table) -> dict[str, Any]:
             {
                 "seat": seat.key,
                 "username": member.name,
+                "bot": rated.is_bot(member.device),
                 "rating": shown.rating,
                 "provisional": shown.provisional,
             }
         )
-    ladder = rated.ladder_of(table.settings.layout)
+    ladder = rated.ladder_of_table(table)
     return {"table": table.id, "ladder": ladder.value, "seats": seats, "players": players}
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -27,14 +28,16 @@ from crokinole.board import Seat
 from crokinole.errors import ErrorCode
 from crokinole.server import protocol
 from crokinole.server.accounts import COOKIE, Account, Accounts, token_hash
+from crokinole.server.bots import MESSAGE_BURST, MESSAGES_PER_SECOND, BotLogin
 from crokinole.server.cluster.hub import HubUnavailableError
-from crokinole.server.limits import RateLimiter, ServerSettings
+from crokinole.server.limits import RateLimiter, ServerSettings, TokenBucket
 from crokinole.server.owner.accuracy import NO_ACCURACY, own_accuracy
 from crokinole.server.owner.tables import UNAVAILABLE, Tables
 from crokinole.server.ranked import rated
 from crokinole.server.ranked.queue import RankedQueue
 from crokinole.server.ws import messages as inbound
 from crokinole.server.ws import views
+from crokinole.server.ws.challenges import Challenges, games_left
 from crokinole.server.ws.state import Lifecycle, SessionState
 from crokinole.store import StoreUnavailableError
 from crokinole.table import (
@@ -92,6 +95,10 @@ class Dispatch:
     ranked: RankedQueue | None
     account: Account | None
     login: str | None
+    bot: BotLogin | None
+    bot_login: Callable[[str], Awaitable[bool]] | None
+    bot_bucket: TokenBucket | None
+    challenges: Challenges | None
     token: str | None
     table_id: str | None
     _shown: Table | None
@@ -133,7 +140,28 @@ class Dispatch:
                 ErrorCode.SERVER_ERROR, "the server failed; the table is unchanged", table_id
             )
 
+    def _bot_checks(self, msg: inbound.ClientMessage) -> None:
+        """A bot's message: within its token's rate (``rate_limited``) and scopes (``scope``)."""
+        bot = self.bot
+        if bot is None:
+            return
+        bucket = self.bot_bucket
+        if bucket is not None and not bucket.take(time.monotonic()):
+            raise protocol.WireError(
+                ErrorCode.RATE_LIMITED,
+                f"at most {MESSAGES_PER_SECOND} messages a second per token ({MESSAGE_BURST} at "
+                "once): this one was not handled; send it again in a moment",
+            )
+        scope = inbound.SCOPE_OF.get(msg.type)
+        if scope is not None and scope not in bot.scopes:
+            raise protocol.WireError(
+                ErrorCode.SCOPE,
+                f"this token may not {inbound.SCOPE_WORDS[scope]}: it needs the "
+                f"{scope!r} scope (make a token with it)",
+            )
+
     async def _dispatch(self, msg: inbound.ClientMessage) -> None:
+        self._bot_checks(msg)
         if isinstance(msg, inbound.Ping):
             shown = self._shown
             self.send(
@@ -156,6 +184,8 @@ class Dispatch:
             )
         if isinstance(msg, inbound.Queue | inbound.LeaveQueue):
             await self._ranked_queue(msg)
+        elif isinstance(msg, inbound.Challenge | inbound.ChallengeAnswer | inbound.ChallengeCancel):
+            await self._challenge(msg)
         elif isinstance(msg, inbound.Create):
             await self._create(token, msg)
         elif isinstance(msg, inbound.Join):
@@ -168,12 +198,26 @@ class Dispatch:
             await self._table_command(token, msg)
 
     async def _hello(self, msg: inbound.Hello) -> None:
-        if self.token is not None and self.token != msg.token:
+        if msg.api_token is not None and self.bot is None:
+            if self.bot_login is None:
+                raise protocol.WireError(ErrorCode.BAD_MESSAGE, "this server takes no API tokens")
+            if not await self.bot_login(msg.api_token):
+                return  # refused: the connection is being closed (4401 or 4429)
+        bot = self.bot
+        if bot is not None:
+            # A bot is its account at every table, whatever device it names.
+            device = rated.identity(bot.account.id, bot=True)
+            self.account = bot.account
+        elif msg.token is None:
+            raise protocol.WireError(ErrorCode.BAD_MESSAGE, "hello: token: Field required")
+        else:
+            device = msg.token
+        if self.token is not None and self.token != device:
             raise protocol.WireError(
                 ErrorCode.BAD_MESSAGE,
                 "hello: token: this connection already said hello as another device",
             )
-        self.token = msg.token
+        self.token = device
         if self.state is SessionState.AWAITING_HELLO:
             self._life.move(SessionState.READY)
         store = self.tables.store
@@ -191,9 +235,12 @@ class Dispatch:
             found = []
             # The account's ranked tables (its seats, from any device) come first.
             ranked = (
-                [] if account is None else store.open_tables_of_device(rated.identity(account.id))
+                []
+                if account is None or bot is not None
+                else store.open_tables_of_device(rated.identity(account.id, bot=account.bot))
             )
-            for table_id in [*ranked, *store.open_tables_of_device(msg.token)][:MAX_WELCOME_TABLES]:
+            listed = [*ranked, *store.open_tables_of_device(device)][:MAX_WELCOME_TABLES]
+            for table_id in listed:
                 data = store.table(table_id)
                 if data is not None:
                     found.append({"table": data.id, "kind": data.kind, "stage": data.status})
@@ -203,7 +250,7 @@ class Dispatch:
         self.send(
             {
                 **protocol.message("welcome", None, 0),
-                "token": msg.token,
+                "token": device,
                 "tables": tables,
                 "record": await self._record(),
                 "levels": views.levels_payload(),
@@ -222,11 +269,43 @@ class Dispatch:
         if isinstance(msg, inbound.LeaveQueue):
             await self.ranked.leave(self)
             return
+        bots_ladder = msg.ladder == "bots"
+        if self.bot is not None:
+            if not bots_ladder:
+                raise protocol.WireError(
+                    ErrorCode.BAD_LADDER, 'a bot queues on the bots ladder: {"ladder": "bots"}'
+                )
+            await games_left(self.bot, self.tables.store)
+            await self.ranked.queue(self, msg.ladder, msg.partner)
+            return
+        if bots_ladder:
+            raise protocol.WireError(
+                ErrorCode.BAD_LADDER, "the bots ladder is for bots (logged in by an API token)"
+            )
+        if self.account is not None and self.account.bot:
+            raise protocol.WireError(
+                ErrorCode.BAD_LADDER, "a bot account plays people's ladders never: it queues "
+                "on the bots ladder with an API token",
+            )  # fmt: skip
         if self.account is not None and self.accounts is not None:
             # A session logged out (or ended) since the handshake logs no one in.
             cookie = self.websocket.cookies.get(COOKIE)
             self.account = await anyio.to_thread.run_sync(self.accounts.account_for_token, cookie)
         await self.ranked.queue(self, msg.ladder, msg.partner)
+
+    async def _challenge(
+        self, msg: inbound.Challenge | inbound.ChallengeAnswer | inbound.ChallengeCancel
+    ) -> None:
+        """``challenge``, ``challenge_answer``, ``challenge_cancel`` (docs/bots.md)."""
+        challenges = self.challenges
+        if challenges is None:
+            raise protocol.WireError(ErrorCode.BAD_MESSAGE, "this server has no challenges")
+        if isinstance(msg, inbound.Challenge):
+            await challenges.send(self, msg)  # type: ignore[arg-type]
+        elif isinstance(msg, inbound.ChallengeAnswer):
+            await challenges.answer(self, msg)  # type: ignore[arg-type]
+        else:
+            await challenges.cancel(self, msg)  # type: ignore[arg-type]
 
     async def _check_rate(self, token: str) -> None:
         if await self.limiter.take(token) is None:
@@ -238,6 +317,7 @@ class Dispatch:
 
     async def _create(self, token: str, msg: inbound.Create) -> None:
         await self._check_rate(token)
+        await games_left(self.bot, self.tables.store)
         settings = TableSettings.from_dict(
             dict(msg.settings), kind=msg.kind, allow_short_clock=self.settings.short_clocks
         )
@@ -248,7 +328,8 @@ class Dispatch:
         if msg.names is not None:
             names = {Seat.parse(seat): name for seat, name in msg.names.items()}
         earlier = []
-        if msg.kind == "solo":
+        # A bot plays several games at once: its solo games are not abandoned.
+        if msg.kind == "solo" and self.bot is None:
             earlier = await anyio.to_thread.run_sync(self.tables.store.open_tables_of_device, token)
         table = await self.tables.create(
             kind=msg.kind, device=token, name=msg.name, settings=settings, seats=seats,
@@ -283,6 +364,7 @@ class Dispatch:
         table open here stays open, and the device stays at it.
         """
         await self._check_rate(token)
+        await games_left(self.bot, self.tables.store)
         table, _events = await self.tables.join_by_code(
             inbound.normal_code(msg.code),
             device=token,

@@ -24,6 +24,13 @@ from starlette.datastructures import QueryParams
 from starlette.websockets import WebSocket
 
 from crokinole.server.accounts import Accounts
+from crokinole.server.bots import (
+    MESSAGE_BURST,
+    MESSAGES_PER_SECOND,
+    REVOKED,
+    SOCKETS_PER_TOKEN,
+    Bots,
+)
 from crokinole.server.cluster.hub import HubUnavailableError
 from crokinole.server.limits import (
     AddressConnections,
@@ -31,12 +38,14 @@ from crokinole.server.limits import (
     ServerSettings,
     SharedCounts,
     Slot,
+    TokenBucket,
     origin_allowed,
 )
 from crokinole.server.owner.tables import Tables
 from crokinole.server.ranked.queue import RankedQueue
+from crokinole.server.ws.challenges import Challenges
 from crokinole.server.ws.messages import CODE_ALPHABET, CODE_LENGTH, TABLE_PATTERN
-from crokinole.server.ws.session import CLOSE_POLICY, Attendance, Session
+from crokinole.server.ws.session import CLOSE_POLICY, CLOSE_TOO_SLOW, Attendance, Session
 from crokinole.store import StoreUnavailableError
 
 __all__ = ["SESSION_ENDED", "Connections", "affinity_problem"]
@@ -45,6 +54,13 @@ log = logging.getLogger("crokinole.server")
 
 #: The hub's topic on which the token hashes of ended login sessions are broadcast.
 SESSION_ENDED = "accounts.ended"
+#: Close codes of a bot's socket: its API token logs nobody in (bad, revoked), or the
+#: token has its sockets open already.
+CLOSE_BAD_TOKEN = 4401
+CLOSE_TOO_MANY_SOCKETS = 4429
+BAD_TOKEN = (
+    "this API token is not valid (mistyped, or revoked): make a new one on your account page"
+)
 #: Cooling addresses remembered at most (the cooled down are forgotten beyond).
 MAX_COOLING = 10_000
 
@@ -96,8 +112,17 @@ class Connections:
         ranked: RankedQueue,
         *,
         shared: SharedCounts | None = None,
+        bots: Bots | None = None,
     ) -> None:
         self.tables, self.settings, self.accounts, self.ranked = tables, settings, accounts, ranked
+        self.bots = bots
+        #: Each API token's open sockets (at most :data:`SOCKETS_PER_TOKEN`), and each bot
+        #: account's (online: one or more), for every process with ``shared``.
+        self.bot_sockets = AddressConnections(SOCKETS_PER_TOKEN, shared)
+        self.bot_accounts = AddressConnections(1_000_000, shared)
+        #: Each token's bucket of messages (its sockets in this process together).
+        self.bot_buckets: dict[int, TokenBucket] = {}
+        self.challenges = Challenges(tables, lambda: self.live, self.bots_online)
         # With ``shared`` (several processes on Redis) both limits hold for the whole site.
         self.limiter = RateLimiter(settings.rooms_per_minute, 60.0, shared=shared, kind="rooms")
         self.presence = Attendance()
@@ -123,21 +148,110 @@ class Connections:
             log.warning("could not tell the other processes that sessions ended: %s", exc)
 
     def listen(self) -> None:
-        """Hear of the sessions the other processes end (once the hub has started)."""
+        """Hear of the sessions the other processes end, the tokens they revoke and their
+        challenges (once the hub has started)."""
         self.tables.hub.listen(SESSION_ENDED, self.on_session_ended)
+        self.tables.hub.listen(REVOKED, self.on_revoked)
+        self.challenges.listen()
+
+    async def renew_forever(self) -> None:
+        """Renew the counts of this process's sockets (by address, token and bot) and expire
+        the challenges, until cancelled."""
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(self.per_address.renew_forever)
+            tasks.start_soon(self.bot_sockets.renew_forever)
+            tasks.start_soon(self.bot_accounts.renew_forever)
+            tasks.start_soon(self.challenges.expire_forever)
+
+    # ------------------------------------------------------------ bots
+
+    def on_revoked(self, payload: dict[str, Any]) -> None:
+        """Close this process's sockets of the revoked API tokens (the hub's message)."""
+        revoked = set(payload.get("tokens", ()))
+        for session in [s for s in self.live if s.bot is not None and s.bot.token_id in revoked]:
+            session.drop(CLOSE_BAD_TOKEN, "this API token was revoked")
+
+    async def tokens_revoked(self, token_ids: list[int]) -> None:
+        """Close the sockets of the revoked tokens, in every process."""
+        try:
+            await self.tables.hub.broadcast(REVOKED, {"tokens": token_ids})
+        except HubUnavailableError as exc:  # closed here; the others' sweep closes theirs
+            log.warning("could not tell the other processes that tokens were revoked: %s", exc)
+            self.on_revoked({"tokens": token_ids})
+
+    async def bots_online(self, account_ids: list[int]) -> set[int]:
+        """Which of the bot accounts have a socket open now (in any process)."""
+        online = set()
+        for account in account_ids:
+            if await self.bot_accounts.count(f"bot:{account}") > 0:
+                online.add(account)
+        return online
+
+    async def bot_login(self, session: Session, text: str) -> bool:
+        """Log the session in as the bot of the API token ``text``; False when refused (the
+        session is dropped: 4401 for a token that logs nobody in, 4429 for one with its
+        sockets open already)."""
+        if self.bots is None:
+            session.drop(CLOSE_BAD_TOKEN, "this server takes no API tokens")
+            return False
+        try:
+            login = await anyio.to_thread.run_sync(self.bots.login, text)
+        except StoreUnavailableError as exc:
+            log.warning("could not check an API token: %s", exc)
+            session.drop(CLOSE_TOO_SLOW, "the server cannot check tokens now: try again soon")
+            return False
+        if login is None:
+            session.drop(CLOSE_BAD_TOKEN, BAD_TOKEN)
+            return False
+        slot = await self.bot_sockets.open(f"token:{login.token_id}")
+        if slot is None:
+            session.drop(
+                CLOSE_TOO_MANY_SOCKETS,
+                f"this API token has {SOCKETS_PER_TOKEN} sockets open already: close one",
+            )
+            return False
+        session.bot_slots = [slot]
+        online = await self.bot_accounts.open(f"bot:{login.account.id}")
+        if online is not None:
+            session.bot_slots.append(online)
+        session.bot = login
+        session.bot_bucket = self.bot_buckets.setdefault(
+            login.token_id,
+            TokenBucket(MESSAGES_PER_SECOND, MESSAGE_BURST, time.monotonic()),
+        )
+        return True
+
+    async def _bot_logout(self, session: Session) -> None:
+        slots = session.bot_slots
+        session.bot_slots = []
+        if slots:
+            await self.bot_sockets.close(slots[0])
+        for slot in slots[1:]:
+            await self.bot_accounts.close(slot)
+        bot = session.bot
+        if bot is not None and self.bot_sockets.here[f"token:{bot.token_id}"] <= 0:
+            self.bot_buckets.pop(bot.token_id, None)
 
     async def sweep_sessions(self) -> None:
         """Close the sockets whose login session ended unheard of (a broadcast lost, an expiry)."""
         while True:
             await anyio.sleep(self.settings.session_sweep)
             logins = {s.login for s in self.live if s.login is not None}
+            tokens = {s.bot.token_id for s in self.live if s.bot is not None}
             try:
                 ended = await anyio.to_thread.run_sync(self.accounts.ended_sessions, sorted(logins))
+                revoked = (
+                    set()
+                    if self.bots is None or not tokens
+                    else await anyio.to_thread.run_sync(self.bots.revoked, sorted(tokens))
+                )
             except StoreUnavailableError as exc:
                 log.warning("could not check the websockets' login sessions: %s", exc)
                 continue
             if ended:
                 self.on_session_ended({"sessions": sorted(ended)})
+            if revoked:
+                self.on_revoked({"tokens": sorted(revoked)})
 
     # ------------------------------------------------------------ admission
 
@@ -190,11 +304,25 @@ class Connections:
             self.presence,
             accounts=self.accounts,
             ranked=self.ranked,
+            challenges=self.challenges,
         )
         self.live.add(session)
         session.on_flood = functools.partial(self.cool, slot.address)
+        session.bot_login = functools.partial(self.bot_login, session)
         try:
             await websocket.accept()
+            authorization = websocket.headers.get("authorization")
+            if authorization is not None:
+                scheme, _, text = authorization.partition(" ")
+                if scheme.lower() != "bearer":
+                    session.drop(CLOSE_BAD_TOKEN, "send the token as Authorization: Bearer crk_…")
+                else:
+                    await self.bot_login(session, text.strip())
+                if session.dropped is not None:
+                    code, reason = session.dropped
+                    with anyio.move_on_after(1.0), contextlib.suppress(Exception):
+                        await websocket.close(code=code, reason=reason)
+                    return
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(session.writer)
                 tasks.start_soon(session.reader)
@@ -213,4 +341,5 @@ class Connections:
             self.live.discard(session)
             with anyio.CancelScope(shield=True):
                 await session.close()
+                await self._bot_logout(session)
                 await self.per_address.close(slot)

@@ -50,6 +50,8 @@ def _level(value: str) -> str:
 
 
 def _seat_holder(value: str) -> str:
+    # ``cpu:expert`` says the same as ``expert`` (docs/bots.md).
+    value = value.removeprefix("cpu:")
     if value != "me" and value not in LEVEL_IDS:
         choices = ", ".join(["me", *LEVEL_IDS])
         raise ValueError(f"{value!r} is neither you nor a CPU level (choose one of {choices})")
@@ -71,9 +73,12 @@ class _Message(BaseModel):
 
 class Hello(_Message):
     type: Literal["hello"]
-    token: Annotated[str, Field(pattern=TOKEN_PATTERN)]
+    #: The device token (a bot logged in by its API token needs none: it is its account).
+    token: Annotated[str, Field(pattern=TOKEN_PATTERN)] | None = None
     table: TableId | None = None
     last_event: Annotated[int, Field(ge=0)] | None = None
+    #: A bot's API token, for a client that cannot set the Authorization header.
+    api_token: Annotated[str, Field(max_length=64)] | None = None
 
 
 class Create(_Message):
@@ -205,6 +210,26 @@ class LeaveQueue(_Message):
     type: Literal["leave_queue"]
 
 
+class Challenge(_Message):
+    """Challenge a bot (a person logged in, or a bot) to a game of these settings."""
+
+    type: Literal["challenge"]
+    opponent: Annotated[str, Field(min_length=1, max_length=64)]
+    #: TableSettings fields of a party; the table validates them (``bad_settings``).
+    settings: dict[str, Any] = Field(default_factory=dict)
+
+
+class ChallengeAnswer(_Message):
+    type: Literal["challenge_answer"]
+    id: Annotated[str, Field(pattern=r"^[a-f0-9]{32}$")]
+    accept: bool
+
+
+class ChallengeCancel(_Message):
+    type: Literal["challenge_cancel"]
+    id: Annotated[str, Field(pattern=r"^[a-f0-9]{32}$")]
+
+
 #: The messages about one table (each has ``table``).
 TableMessage = (
     TakeSeat | Move | SetCpu | Remove | Settings | ShootMessage | TableAction | Rename | React
@@ -228,6 +253,9 @@ ClientMessage = (
     | Ping
     | Queue
     | LeaveQueue
+    | Challenge
+    | ChallengeAnswer
+    | ChallengeCancel
 )
 _ADAPTER: TypeAdapter[ClientMessage] = TypeAdapter(
     Annotated[ClientMessage, Field(discriminator="type")]
@@ -238,8 +266,30 @@ MESSAGE_TYPES = frozenset(
         "settings", "shoot", "start", "next_round", "rematch", "decline_rematch", "leave",
         "resign",
         "rename", "react", "hint", "heatmap", "ping", "queue", "leave_queue",
+        "challenge", "challenge_answer", "challenge_cancel",
     }
 )  # fmt: skip
+
+#: The scope an API token needs for each message (those not listed need none).
+_PLAY = (
+    "create", "join", "open", "take_seat", "move", "set_cpu", "remove", "settings",
+    "shoot", "start", "next_round", "rematch", "decline_rematch", "leave", "resign",
+    "rename", "react", "hint", "heatmap",
+)  # fmt: skip
+SCOPE_OF: dict[str, str] = {
+    **dict.fromkeys(_PLAY, "play"),
+    "challenge": "challenge",
+    "challenge_answer": "challenge",
+    "challenge_cancel": "challenge",
+    "queue": "ladder",
+    "leave_queue": "ladder",
+}  # fmt: skip
+#: What each scope lets a token do, in words (for the ``scope`` error).
+SCOPE_WORDS = {
+    "play": "open tables or play at them",
+    "challenge": "send or answer challenges",
+    "ladder": "queue on the bots' ladder",
+}
 
 
 def parse_message(text: str | bytes) -> ClientMessage:

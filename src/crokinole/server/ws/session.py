@@ -39,12 +39,14 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from crokinole.errors import ErrorCode
 from crokinole.server import protocol
 from crokinole.server.accounts import Account, Accounts
-from crokinole.server.limits import RateLimiter, ServerSettings, TokenBucket
+from crokinole.server.bots import BotLogin
+from crokinole.server.limits import RateLimiter, ServerSettings, Slot, TokenBucket
 from crokinole.server.owner.tables import Tables
 from crokinole.server.ranked import rated
 from crokinole.server.ranked.queue import RankedQueue
 from crokinole.server.ws import messages as inbound
 from crokinole.server.ws import views
+from crokinole.server.ws.challenges import Challenges
 from crokinole.server.ws.dispatch import Dispatch
 from crokinole.server.ws.state import Lifecycle, SessionState
 from crokinole.store import Store
@@ -151,6 +153,7 @@ class Session(Dispatch):
         *,
         accounts: Accounts | None = None,
         ranked: RankedQueue | None = None,
+        challenges: Challenges | None = None,
     ) -> None:
         self.websocket = websocket
         self.tables, self.settings, self.limiter = tables, settings, limiter
@@ -161,6 +164,18 @@ class Session(Dispatch):
         self.account: Account | None = None
         #: The token hash of that login session: when it ends, this connection is closed.
         self.login: str | None = None
+        #: The bot this connection speaks for (an API token logged it in), or None.
+        self.bot: BotLogin | None = None
+        #: Logs a bot in by the token of its ``hello`` (the endpoint's; False: refused,
+        #: the connection is being closed).
+        self.bot_login: Callable[[str], Awaitable[bool]] | None = None
+        #: The bucket of the bot's token (20 messages a second, its sockets together).
+        self.bot_bucket: TokenBucket | None = None
+        #: The counted sockets of the bot's token and account (the endpoint's).
+        self.bot_slots: list[Slot] = []
+        #: The challenges, and the ids of those this connection sent and are pending.
+        self.challenges = challenges
+        self.challenges_sent: set[str] = set()
         #: Who this connection is at the open table: the device token, or at
         #: a ranked table the account's identity.
         self._me: str | None = None
@@ -220,7 +235,8 @@ class Session(Dispatch):
         """Who this connection is at ``table``: its account at a ranked table, else its device
         (and at an event's table the device of a spectator who is not one of its players)."""
         if table.kind is Kind.RANKED:
-            player = rated.identity(self.account.id) if self.account is not None else None
+            account = self.account
+            player = None if account is None else rated.identity(account.id, bot=account.bot)
             if table.event is None or (player is not None and table.member_of(player)):
                 return player
         return self.token
@@ -638,6 +654,24 @@ class Session(Dispatch):
             log.debug("presence at table %s: %s", table_id, exc.message)
         except Exception:
             log.exception("presence at table %s failed", table_id)
+
+    async def open_table(self, table_id: str) -> None:
+        """Open the table here (a challenge accepted: the usual ``table`` view follows)."""
+        await self._open(table_id)
+
+    def spawn_open(self, table_id: str) -> None:
+        """Open the table here soon (the hub's news of an accepted challenge); a refusal is
+        this connection's ``error``."""
+
+        async def opened() -> None:
+            try:
+                await self._open(table_id)
+            except TableError as exc:
+                self.error(exc.code, exc.message, table_id)
+            except Exception:
+                log.exception("opening the table %s of a challenge failed", table_id)
+
+        self._spawn(opened())
 
     def _spawn(self, coroutine: Awaitable[None]) -> None:
         async def run() -> None:

@@ -22,6 +22,7 @@ from crokinole.board import Seat, Shot
 from crokinole.rules import Game
 from crokinole.server.cache import LruCache
 from crokinole.server.protocol import encode, message
+from crokinole.server.ranked.rated import is_bot
 from crokinole.server.ws.payloads import game_payload, report_payload, trajectory_payload
 from crokinole.table import (
     REACTIONS,
@@ -106,6 +107,16 @@ def cpu_name(level: str) -> str:
 UNNAMED = "you"
 
 
+def bot_seats(table: Table) -> list[str]:
+    """The seats a bot account plays (its BOT mark in replays and reviews), in seat order."""
+    devices = {m.mid: m.device for m in table.members}
+    return [
+        seat.key
+        for seat, occupant in sorted(table.seats.items(), key=lambda item: -item[0].value)
+        if isinstance(occupant, Person) and is_bot(devices.get(occupant.mid))
+    ]
+
+
 def seat_names(table: Table, *, shared: bool = False) -> dict[str, str]:
     """The name shown for each seat: its person's name, or "CPU Normal".
 
@@ -179,6 +190,7 @@ def _occupant(table: Table, seat: Seat, names: dict[str, Member]) -> dict[str, A
             "kind": "person",
             "member": occupant.mid,
             "name": member.name if member is not None else "",
+            "bot": member is not None and is_bot(member.device),
             "connected": member is not None and member.connected,
             "stand_in": stand_in,
             "level": table.settings.standin_level if stand_in else None,
@@ -197,6 +209,7 @@ def _lobby_common(table: Table) -> dict[str, Any]:
             {
                 "member": m.mid,
                 "name": m.name,
+                "bot": is_bot(m.device),
                 "spectator": m.spectator,
                 "connected": m.connected,
                 "seat": held[m.mid][0].key if m.mid in held else None,
@@ -234,6 +247,7 @@ def _ranked_seat(table: Table, seat: Seat, names: dict[str, Member]) -> dict[str
     member = names.get(occupant.mid) if isinstance(occupant, Person) else None
     return {
         "username": member.name if member is not None else None,
+        "bot": member is not None and is_bot(member.device),
         "rating": shown.rating,
         "provisional": shown.provisional,
     }
@@ -599,7 +613,8 @@ def _finished(table: Table, event: GameFinished) -> dict[str, Any]:
 #: The message fields of each other kind of event, from the table after it and the event.
 _FIELDS: dict[type[Event], Callable[[Table, Any], dict[str, Any]]] = {
     MemberJoined: lambda _, e: {"type": "member", "change": "joined", "member": e.mid,
-                                "name": e.name, "spectator": e.spectator},
+                                "name": e.name, "spectator": e.spectator,
+                                "bot": is_bot(e.device)},
     MemberLeft: _member_left,
     Renamed: lambda _, e: {"type": "member", "change": "renamed", "member": e.mid,
                            "name": e.name},

@@ -6,7 +6,7 @@
 import { fetchJson, said } from "../lib/api.js";
 import { $, escapeHtml } from "../lib/dom.js";
 import {
-  LADDERS, LADDER_NAME, dayText, deltaText, outcomeKey, outcomeWord, profileLink, provisionalMark, ratingChart,
+  BOT_LADDER, LADDERS, LADDER_NAME, botMark, dayText, deltaText, outcomeKey, outcomeWord, profileLink, provisionalMark, ratingChart,
 } from "../views/ranked.js";
 
 const PATH_RE = /^\/players\/([^/]+)\/?$/;
@@ -34,7 +34,8 @@ function names(list) {
 }
 
 function joinLinks(list) {
-  const links = names(list).map((n) => profileLink(n));
+  const rows = Array.isArray(list) ? list : [];
+  const links = names(list).map((n, i) => profileLink(n, "", Boolean(rows[i] && rows[i].bot === true)));
   return links.length > 1 ? `${links.slice(0, -1).join(", ")} and ${links[links.length - 1]}` : links.join("");
 }
 
@@ -76,10 +77,12 @@ function gameItem(g) {
 }
 
 function render(data) {
-  $("player-name").textContent = data.username;
-  document.title = `${data.username}: crokinole player`;
+  const bot = data.bot === true;
+  $("player-name").innerHTML = `${escapeHtml(data.username)}${botMark(bot)}`;
+  document.title = `${data.username}: crokinole ${bot ? "bot" : "player"}`;
+  $("bot-note").hidden = !bot;
   const ladders = data.ladders || {};
-  $("ladders").innerHTML = LADDERS.map((l) => ladderCard(l, ladders[l])).join("");
+  $("ladders").innerHTML = (bot ? [BOT_LADDER] : LADDERS).map((l) => ladderCard(l, ladders[l])).join("");
   const games = Array.isArray(data.games) ? data.games : [];
   drawCharts();
   $("games-box").hidden = false;

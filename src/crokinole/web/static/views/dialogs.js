@@ -278,7 +278,7 @@ function rankedRatings(s, link) {
   const rows = list.map((r) => {
     const d = Math.round(r.after) - Math.round(r.before);
     const key = d > 0 ? "win" : d < 0 ? "loss" : "draw";
-    return `<tr data-testid="rating-change"><th scope="row">${profileLink(r.username, ' target="_blank" rel="noopener"')}</th>
+    return `<tr data-testid="rating-change"><th scope="row">${profileLink(r.username, ' target="_blank" rel="noopener"', r.bot === true)}</th>
       <td class="num">${r.before} → <b>${r.after}</b>${provisionalMark(r.provisional)}</td>
       <td class="num"><span class="delta ${key}">${deltaText(r.before, r.after)}</span></td></tr>`;
   });

@@ -3,6 +3,14 @@
 // new lobby, which is drawn again from the state.
 
 import { markSvg } from "./board.js";
+
+/** The BOT mark (ranked.js botMark's element): a program plays this seat or member. */
+function botBadge() {
+  const mark = el("abbr", "bot-mark", "BOT");
+  mark.title = "A bot: a program plays this account";
+  mark.dataset.testid = "bot-mark";
+  return mark;
+}
 import { $, button, el } from "../lib/dom.js";
 import { LAYOUTS, SEATS, allSeatsFilled, canStart, levelName, memberOf, occupantName, tableSettings } from "../lib/state.js";
 
@@ -93,6 +101,7 @@ export function renderLobby(s, act) {
     }
     const mine = o && o.kind === "person" && o.member === s.you.member;
     who.append(el("span", "seat-name", occupantName(s, x.seat) + (mine ? " (you)" : "")));
+    if (o && o.bot === true) who.append(botBadge());
     if (o && o.kind === "person" && o.member === s.host) who.append(el("span", "badge", "host"));
     if (!o) who.classList.add("empty");
     head.append(who);
@@ -126,7 +135,9 @@ export function renderLobby(s, act) {
     for (const m of loose) {
       const li = el("li");
       const dot = el("i", `dot ${m.connected === false ? "off" : "on"}`);
-      li.append(dot, el("span", "", `${m.name}${m.member === s.you.member ? " (you)" : ""}: not seated`));
+      li.append(dot, el("span", "", `${m.name}${m.member === s.you.member ? " (you)" : ""}`));
+      if (m.bot === true) li.append(botBadge());
+      li.append(el("span", "", ": not seated"));
       if (host) {
         const move = moveSelect(s, m.member, null, act);
         if (move) li.append(move);

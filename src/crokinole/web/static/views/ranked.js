@@ -6,7 +6,9 @@
 // `wireRanked` is called once by app.js with what it needs of the connection.
 
 export const LADDERS = ["singles", "doubles"];
-export const LADDER_NAME = { singles: "Singles", doubles: "Doubles" };
+/** The bots' ladder (rated apart from people): on the leaderboard and a bot's profile, never in a person's queue. */
+export const BOT_LADDER = "bots";
+export const LADDER_NAME = { singles: "Singles", doubles: "Doubles", bots: "Bots" };
 /** The server's refusals about ranked play, shown in the ranked panel. */
 export const RANKED_ERRORS = new Set(["not_logged_in", "already_queued", "in_ranked_game", "bad_ladder", "bad_partner", "no_shows"]);
 const OUTCOME_WORD = { win: "Won", won: "Won", draw: "Drawn", drawn: "Drawn", loss: "Lost", lost: "Lost" };
@@ -116,9 +118,19 @@ export function provisionalMark(provisional) {
     : "";
 }
 
-/** A player's name linking to their profile. */
-export function profileLink(username, attrs = "") {
-  return `<a href="/players/${encodeURIComponent(username)}"${attrs}>${esc(username)}</a>`;
+/**
+ * The BOT mark beside a name the server says a program plays (`bot: true` in every player row and
+ * seat): a short pill, spelled out for screen readers and on hover; "" for a person.
+ */
+export function botMark(bot) {
+  return bot === true
+    ? ' <abbr class="bot-mark" title="A bot: a program plays this account" data-testid="bot-mark">BOT</abbr>'
+    : "";
+}
+
+/** A player's name linking to their profile, with the BOT mark when `bot` is true. */
+export function profileLink(username, attrs = "", bot = false) {
+  return `<a href="/players/${encodeURIComponent(username)}"${attrs}>${esc(username)}</a>${botMark(bot)}`;
 }
 
 /**

@@ -5,7 +5,7 @@
 
 import { markSvg, sideLook } from "./board.js";
 import { $, escapeHtml } from "../lib/dom.js";
-import { provisionalMark } from "./ranked.js";
+import { botMark, provisionalMark } from "./ranked.js";
 import { clock, isSpectator, reactionLine, reactionText, seatOf, seatRating, sideName, standInText } from "../lib/state.js";
 
 const MAX_SIDES = 3;
@@ -20,6 +20,12 @@ function presence(s, seat) {
   if (!o || o.kind !== "person" || (s.kind !== "party" && !s.ranked)) return "";
   const on = o.connected !== false;
   return `<i class="dot ${on ? "on" : "off"}" title="${on ? "connected" : "not connected"}" aria-label="${on ? "connected" : "not connected"}"></i>`;
+}
+
+/** Whether a program plays this seat: the server's `bot` on the seat's occupant (a bot account's socket). */
+export function seatIsBot(s, seat) {
+  const x = seatOf(s, seat);
+  return Boolean(x && x.occupant && x.occupant.bot === true);
 }
 
 function plural(n, one, many) {
@@ -83,11 +89,12 @@ export function renderScoreboard(s, ui) {
         const cls = x.seat === ui.moving ? " class=\"moving\"" : "";
         const r = seatRating(s, x.seat);
         const rating = r ? ` <span class="seat-rating" data-testid="seat-rating-${x.seat}" title="ranked rating">${r.rating}</span>${provisionalMark(r.provisional)}` : "";
-        return `<span${cls} data-seat="${x.seat}">${presence(s, x.seat)}${escapeHtml(x.name)}${rating}${stand ? ` <em class="stand-in">(${escapeHtml(stand)})</em>` : ""}</span>`;
+        return `<span${cls} data-seat="${x.seat}">${presence(s, x.seat)}${escapeHtml(x.name)}${botMark(seatIsBot(s, x.seat))}${rating}${stand ? ` <em class="stand-in">(${escapeHtml(stand)})</em>` : ""}</span>`;
       }).join("")}</div>`
       : "";
     const ditch = side.ditch ?? 0;
-    const html = `<div class="who"><div class="name">${markSvg(g, i)}<span title="${name}">${name}</span></div>${players}</div>
+    const soleBot = !players && seats.length === 1 && seatIsBot(s, seats[0].seat) ? botMark(true) : "";
+    const html = `<div class="who"><div class="name">${markSvg(g, i)}<span title="${name}">${name}</span>${soleBot}</div>${players}</div>
       <div class="points"><span class="sr-only">Score </span><b class="score" data-testid="score-${i}" title="score">${side.score}</b>
       <span class="now">This round <b data-testid="round-total-${i}">${side.round_total}</b></span></div>
       <div class="pieces">${handRow(g, i, inHand)}${twentyStack(g, i, side.twenties)}<span class="sr-only">Ditch <b>${ditch}</b></span></div>`;

@@ -27,6 +27,8 @@ import { DEFAULT_POWER, aimProblem, cancelDrag, currentDrag, placementFeedback, 
 import { fillRules, fillRulesDiscs, readRules, renderLobby, wireHintsSwitch } from "../../views/lobby.js";
 import { Connection } from "../../lib/net.js";
 import { rankedConnected, rankedMessage, wireRanked } from "../../views/ranked.js";
+import { challengeConnected, challengeReceived, challengeSettings, wireChallenge } from "../../views/challenge.js";
+import { CHALLENGE_GAMES } from "../../views/bots.js";
 import { renderClock, renderReactions, renderScoreboard } from "../../views/scoreboard.js";
 import { play, setSoundEnabled } from "../../lib/sound.js";
 import { popShotTwenties, popTwenty } from "../../views/pop.js";
@@ -34,7 +36,7 @@ import { wireSettings } from "../../views/settings.js";
 import { createFrom, fillStart, readStart, renderRecord, updateStartForm, wireStart } from "./start.js";
 import {
   bottomSeat, clock, codeFromPath, eventGap, gameEnded, initialState, isHotSeat, isSpectator, leaveTable, levelName, memberOf,
-  nearestFree, normalizeCode, placementProblem, reactionLine, reduce, seatOf, shooter, standInText,
+  nearestFree, normalizeCode, placementProblem, reactionLine, reduce, seatOf, serverNow, shooter, standInText,
   turnText, withConnection,
 } from "../../lib/state.js";
 import { deviceToken, loadGame, loadPrefs, saveGame, savePrefs } from "../../lib/store.js";
@@ -241,6 +243,7 @@ function connectionStatus(status) {
 
 function receive(msg) {
   if (rankedMessage(msg)) return; // the ranked queue's messages and refusals (ranked.js)
+  if (challengeReceived(msg)) return; // a challenge to a bot: sent, declined, refused (challenge.js)
   switch (msg.type) {
     case "pong":
       S = reduce(S, msg, localNow());
@@ -365,6 +368,7 @@ function onWelcome(msg) {
     UI.reopened = true;
     send({ type: "open", table: party.table, last_event: null });
   }
+  challengeConnected(); // /?challenge=<bot>: the challenge goes once the server knows this page
   if (!S.table && UI.joinLink && UI.joinLink.spectator && !UI.joinLink.sent) {
     UI.joinLink.sent = true;
     join(UI.joinLink.code, UI.prefs.names?.me || "Spectator", true);
@@ -1202,6 +1206,16 @@ function wire() {
     },
     canQueue: () => "",
     reconnect: () => conn.restart(),
+  });
+
+  wireChallenge({
+    send: (msg) => conn.send(msg),
+    open: (table) => {
+      if (S.table && S.table !== table) forgetTable();
+      send({ type: "open", table, last_event: null });
+    },
+    settings: () => challengeSettings(location.search, CHALLENGE_GAMES), // the bots page's choice
+    serverNow: () => serverNow(S, localNow()),
   });
 
   wireSettings({

@@ -1,0 +1,75 @@
+"""The example bot (examples/bot.py) finishes a game against CPU Expert over a real server."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+from crokinole.rules import Game
+from tests.server.bots.conftest import make_bot
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "bot.py"
+
+
+def test_the_example_bot_plays_a_whole_game_against_expert(server: str) -> None:
+    token, client = make_bot(server, "example_bot")
+    environment = {**os.environ, "CROKINOLE_URL": server, "CROKINOLE_TOKEN": token}
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    found = re.search(
+        r"finished: table ([0-9a-f]{32}) winner side (\S+) scores \[(\d+), (\d+)\]", done.stdout
+    )
+    assert found is not None, done.stdout + done.stderr
+    table, winner = found[1], None if found[2] == "None" else int(found[2])
+    scores = [int(found[3]), int(found[4])]
+    # (Only the token's rate may refuse it: the example waits and sends the shot again.)
+    refusals = [line for line in done.stdout.splitlines() if line.startswith("refused")]
+    assert all("messages a second" in line for line in refusals), refusals
+    # The server's game record of that table, scored by hand (R6, RULES.md's scoring):
+    # each round's discs counted 20/15/10/5, the higher total taking 2 game points, a
+    # tie 1 each; four rounds (a level game against the CPU is drawn).
+    with httpx.Client(base_url=server, timeout=30) as plain:
+        record = plain.get(f"/api/tables/{table}/record.json")
+        assert record.status_code == 200, record.text
+        bots = plain.get("/api/bots").json()["bots"]
+        replay = plain.get(f"/api/tables/{table}/replay.json").json()
+    game = Game.from_json(record.text)
+    assert game.phase.value == "game_over"
+    assert len(game.history) == 4
+    totals = [0, 0]
+    for round_result in game.history:
+        counted = [
+            20 * c.twenties + 15 * c.fifteens + 10 * c.tens + 5 * c.fives
+            for c in round_result.counts
+        ]
+        if counted[0] == counted[1]:
+            totals = [totals[0] + 1, totals[1] + 1]
+        else:
+            totals[0 if counted[0] > counted[1] else 1] += 2
+    assert totals == scores
+    assert winner == (None if scores[0] == scores[1] else scores.index(max(scores)))
+    # The seat the bot played is its account's, named after it and marked a bot.
+    assert record.json()["names"]["south"] == "Example bot"
+    assert replay["bots"] == ["south"] and replay["names"]["north"] == "CPU Expert"
+    assert [(b["username"], b["bot"], b["rating"], b["games"]) for b in bots] == [
+        ("example_bot", True, 1000, 0)
+    ]
+    client.close()
+
+
+def test_docs_bots_md_shows_the_example_as_it_is() -> None:
+    page = (EXAMPLE.parents[1] / "docs" / "bots.md").read_text()
+    shown = page.split("```python\n", 1)[1].split("```\n", 1)[0]
+    assert shown == EXAMPLE.read_text()
