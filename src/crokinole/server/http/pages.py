@@ -25,8 +25,10 @@ it, so nothing moves as a page opens).
 
 >>> [route.path for route in routes][:6]
 ['/', '/join/{code}', '/watch/{code}', '/keep-score', '/leaderboard', '/players/{username}']
->>> [route.path for route in routes][6:]
-['/how-to-play', '/bots', '/events', '/events/join/{code}', '/events/{event}', '/static/how-to-play.html']
+>>> [route.path for route in routes][6:8]
+['/how-to-play', '/bots']
+>>> [route.path for route in routes][8:]
+['/events', '/events/join/{code}', '/events/{event}', '/static/how-to-play.html']
 """
 
 from __future__ import annotations
