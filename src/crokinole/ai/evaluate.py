@@ -106,7 +106,7 @@ def standings(judged: BatchJudgement, situation: Situation) -> IntArray:
     return totals + 20 * np.asarray(situation.twenties, dtype=np.int64)[None, :]
 
 
-def margins(totals: IntArray | FloatArray, side: int) -> FloatArray:
+def margins(totals: IntArray, side: int) -> FloatArray:
     """The side's total minus the best other side's total, per shot."""
     others = np.delete(totals, side, axis=1)
     return np.asarray(totals[:, side] - others.max(axis=1), dtype=np.float64)
