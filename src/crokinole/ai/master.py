@@ -105,6 +105,10 @@ REPLY_FRACTIONS = (0.0, -0.4, 0.4, -0.8, 0.8)
 REPLY_STENCIL_KEEP = 0.1
 
 
+#: The reply modelled by Expert's search, lighter: fewer finalists and draws.
+REPLY_EXPERT = ExpertPlayer(finalists=24, rollouts=24, recheck=3, recheck_rollouts=120)
+
+
 @dataclass(frozen=True)
 class MasterPlayer(ExpertPlayer):
     """Expert's shortlist, judged after the opponent's best reply to its likeliest outcomes."""
@@ -145,6 +149,7 @@ class MasterPlayer(ExpertPlayer):
     reply_keep: float = REPLY_STENCIL_KEEP
     #: Model the reply (and Master's next shot) by Expert's own search.
     expert_replies: bool = True
+    reply_model: ExpertPlayer = REPLY_EXPERT
 
     def _contenders(self, finalists: Candidates, expected: FloatArray) -> npt.NDArray[np.intp]:
         """The best ``recheck`` finalists, one per kind of shot: the reply tells kinds apart.
@@ -180,8 +185,33 @@ class MasterPlayer(ExpertPlayer):
         weight = 1.0 if situation.shots_left == 1 else self.weight
         if weight == 0:
             return _best(again, short)
-        correction = self._reply_corrections(game, situation, played, margin, rng)
+        # Every contender the reply judges gets at least one reply search: on a
+        # crowded board only the best by U₁ that the budget allows compete.
+        per_search = self._reply_cost(game, situation)
+        n = max(2, min(len(short), self.budget // per_search))
+        if n < len(short):
+            top = np.sort(np.argsort(-again, kind="stable")[:n])
+            reps = self.recheck_rollouts
+            rows = (top[:, None] * reps + np.arange(reps)[None, :]).ravel()
+            short, again, played, margin = (
+                short.take(top),
+                again[top],
+                played.take(rows),
+                margin[rows],
+            )
+        correction = self._reply_corrections(
+            game, situation, played, margin, rng, per_search=per_search
+        )
         return _best(again + weight * correction, short)
+
+    def _reply_cost(self, game: Game, situation: Situation) -> int:
+        """About the shots one reply search simulates here (the reply model's own search)."""
+        model = self.reply_model if self.expert_replies else None
+        count = len(generate(game, situation.seat))
+        if model is None:
+            return count + self.replies * self.reply_draws
+        searched = model.finalists * model.rollouts + model.recheck * model.recheck_rollouts
+        return 4 * count + searched + self.reply_draws
 
     def _reply_corrections(
         self,
@@ -190,6 +220,8 @@ class MasterPlayer(ExpertPlayer):
         played: Candidates,
         margin: FloatArray,
         rng: np.random.Generator,
+        *,
+        per_search: int = 0,
     ) -> FloatArray:
         """Per contender: how much the next shooter's best reply changes its value.
 
@@ -232,8 +264,10 @@ class MasterPlayer(ExpertPlayer):
                     continue
                 share, draws = mine[rank]
                 change = 0.0
-                if spent[0] >= self.budget:
-                    draws = draws[:1]  # over budget: one draw a group
+                # Over budget (keeping one search for each contender still to
+                # get its first): one draw a group.
+                if spent[0] + per_search * (len(groups) - k - 1) * (rank == 0) >= self.budget:
+                    draws = draws[:1]
                 for d in draws:
                     i = k * reps + int(d)
                     shot = Shot(
@@ -322,11 +356,11 @@ class MasterPlayer(ExpertPlayer):
         seat = situation.seat
         try:
             count = len(generate(position, seat))
-            meant = REPLY_EXPERT.intend(position, rng)
+            meant = self.reply_model.intend(position, rng)
         except IllegalActionError:
             return None
         # Expert's search: every candidate and the stencil for a quarter, then its rollouts.
-        model = REPLY_EXPERT
+        model = self.reply_model
         spent[0] += 4 * count + model.finalists * model.rollouts
         spent[0] += model.recheck * model.recheck_rollouts
         best = Candidates(
@@ -411,10 +445,6 @@ class MasterPlayer(ExpertPlayer):
             return fallback
         found = self._search(leaf, errors, spent, rng)
         return fallback if found is None else float(found[3].max())
-
-
-#: The reply modelled by Expert's search, lighter: fewer finalists and draws.
-REPLY_EXPERT = ExpertPlayer(finalists=24, rollouts=24, recheck=3, recheck_rollouts=120)
 
 
 def coarse_kinds(shots: Candidates) -> list[tuple[int, int, int]]:
