@@ -19,9 +19,10 @@ execution noise, so every level can miss.  Randomness comes only from
   noise, plays each many times under that noise, re-tests the best few with
   many more draws, and picks the best expected utility, which knows the
   round and game situation (see :mod:`crokinole.ai.evaluate`).
-* **Master** has Expert's hand and looks one shot further: for Expert's
-  best few it plays the likeliest outcomes and, from each, the opponent's
-  best reply, and picks the best value after the reply
+* **Master** has Expert's hand and a wider shortlist, and looks one shot
+  further before the round's last shot: for its best few it plays the
+  likeliest outcomes and, from each, the opponent's best reply (the
+  hammer), and picks the best value after the reply
   (:mod:`crokinole.ai.master`).
 
 No level *means* a foul when it has a valid shot (R4): an easy player is
