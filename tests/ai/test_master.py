@@ -1,4 +1,4 @@
-"""Master (R8): Expert's hand, a look at the opponent's reply, and the rules kept."""
+"""Master (R8): a steadier hand than Expert's, a look at the opponent's reply, the rules kept."""
 
 from __future__ import annotations
 
@@ -28,13 +28,22 @@ def _played(game: Game, shot: Shot):  # type: ignore[no-untyped-def]
     return game.copy().shoot(seat, shot)
 
 
-def test_master_is_a_level_after_expert_with_expert_s_hand() -> None:
+def test_master_is_a_level_after_expert_with_a_steadier_hand() -> None:
     assert [level.value for level in Level][-2:] == ["expert", "master"]
     assert Level.MASTER.label == "Master"
     player = make_player("master")
     assert isinstance(player, MasterPlayer) and player.name == "CPU Master"
-    # The hand is the same: only the judgement differs (R8).
-    assert player.noise == NOISE[Level.EXPERT] == make_player("expert").noise
+    # R8: the noise shrinks with the level. Master's spreads are three quarters
+    # of Expert's, the step from Hard's to Expert's (2.6 -> 1.9 degrees, 0.73).
+    expert = make_player("expert").noise
+    for mine, theirs in zip(
+        (player.noise.position, player.noise.direction, player.noise.power),
+        (expert.position, expert.direction, expert.power),
+        strict=True,
+    ):
+        assert mine == pytest.approx(0.75 * theirs)
+    # The opponent's reply is modelled with a strong player's hand, not Master's own.
+    assert player.reply_noise == NOISE[Level.EXPERT]
     # Whatever lists levels takes them from Level: the websocket's level ids.
     assert "master" in LEVEL_IDS
 

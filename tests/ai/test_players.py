@@ -79,13 +79,13 @@ def test_the_weaker_level_misses_the_open_twenty_more() -> None:
     # decisions each: about 75, 55, 40 and 22% (see the README), so
     # neighbouring levels differ by at least 3.5 binomial standard deviations
     # of the difference; Expert still misses (R8), at least 10% (4.5 sd below).
-    # Master has Expert's hand (its own tests).
+    # Master (about 9% misses) still misses, at least 10 of 300 (4 sd below).
     missed = []
-    for level in (Level.EASY, Level.NORMAL, Level.HARD, Level.EXPERT):
+    for level in Level:
         figure = open_twenty(level, tries=300, seed=23)
         missed.append(figure.tries - figure.made)
-    assert missed == sorted(missed, reverse=True) and len(set(missed)) == 4, missed
-    assert missed[-1] >= 30, missed
+    assert missed == sorted(missed, reverse=True) and len(set(missed)) == len(Level), missed
+    assert missed[-2] >= 30 and missed[-1] >= 10, missed
 
 
 def test_level_labels_are_the_names_people_see() -> None:
