@@ -135,9 +135,10 @@ def make_bot(page: Any, server: str, username: str) -> str:
 
 
 class Bot:
-    """A bot program over a real websocket with its token: says hello, then answers challenges."""
+    """A bot program over a real websocket with its token: says hello, then answers
+    challenges (``accept``: yes, no, or None: never answers)."""
 
-    def __init__(self, server: str, token: str, *, accept: bool) -> None:
+    def __init__(self, server: str, token: str, *, accept: bool | None) -> None:
         url = server.replace("http", "ws", 1) + "/ws"
         self._connecting = ws_client.connect(
             url, additional_headers={"Authorization": f"Bearer {token}"}
@@ -154,7 +155,7 @@ class Bot:
             for raw in self.ws:
                 msg = json.loads(raw)
                 self.seen.append(msg)
-                if msg.get("type") == "challenge":
+                if msg.get("type") == "challenge" and self.accept is not None:
                     answer = {"type": "challenge_answer", "id": msg["id"], "accept": self.accept}
                     self.ws.send(json.dumps(answer))
         except Exception:  # the socket closed: the test reads what was seen
@@ -284,6 +285,7 @@ def test_a_declined_challenge_says_so(server: str, device: Any) -> None:
         expect(person.get_by_test_id("challenge-text")).to_have_text(
             "decliner declined the challenge."
         )
+
         fits(person)
     finally:
         bot.close()
@@ -293,6 +295,33 @@ def test_a_declined_challenge_says_so(server: str, device: Any) -> None:
         "hopeful is not a bot: only bots are challenged (play people in a party or ranked)."
     )
     expect(person.get_by_test_id("challenge-box")).to_have_class(re.compile("status-bad"))
+
+
+def test_a_waiting_challenge_counts_down_and_can_be_cancelled(server: str, device: Any) -> None:
+    bot_page = device(f"{server}/bots", "desktop")
+    token = make_bot(bot_page, server, "ponderer")
+    person = device(f"{server}/bots", "phone")
+    sign_up(person, "patient")
+    bot = Bot(server, token, accept=None)
+    try:
+        person.goto(f"{server}/?challenge=ponderer")
+        # The minute to answer, counted by the server's clock (its expires and server_time).
+        expect(person.get_by_test_id("challenge-text")).to_have_text(
+            re.compile(r"^Challenge sent to ponderer: waiting for its answer \((60|59|58) s\)…$")
+        )
+        fits(person)
+        person.get_by_test_id("challenge-cancel").click()
+        expect(person.get_by_test_id("challenge-text")).to_have_text("You cancelled the challenge.")
+        expect(person.get_by_test_id("challenge-cancel")).to_be_hidden()
+        # The bot is told too (the server's words: cancelled by its sender).
+        for _ in range(50):
+            if any(m.get("type") == "challenge_declined" for m in bot.seen):
+                break
+            person.wait_for_timeout(100)
+    finally:
+        bot.close()
+    told = [m for m in bot.seen if m.get("type") == "challenge_declined"]
+    assert told and told[0].get("reason") == "cancelled", bot.seen
 
 
 def test_the_leaderboard_has_the_bots_ladder(server: str, device: Any) -> None:

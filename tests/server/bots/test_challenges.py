@@ -48,7 +48,7 @@ def test_a_person_challenges_a_bot_it_accepts_and_both_sit_at_a_started_party(
     assert told["id"] == sent["id"]
     assert told["from"] == {"username": "ann", "bot": False}
     assert told["settings"]["rounds"] == 1
-    assert told["expires"] == clock.now + 60.0
+    assert told["expires"] == sent["expires"] == clock.now + 60.0
     bot.send(type="challenge_answer", id=told["id"], accept=True)
     views = [bot.until("table")["view"], ann.until("table")["view"]]
     assert views[0]["table"] == views[1]["table"] and views[0]["kind"] == "party"

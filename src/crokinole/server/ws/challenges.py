@@ -3,7 +3,7 @@
 ``challenge {"opponent", "settings"}`` (a bot's username, a party's
 ``TableSettings`` fields, singles) is checked here (the opponent is a bot,
 online, not the sender; the settings are a party's), answered to the sender
-with ``challenge_sent {"id"}`` and sent to each of the opponent's sockets as
+with ``challenge_sent {"id", "expires"}`` and sent to each of the opponent's sockets as
 ``challenge {"id", "from": {"username", "bot"}, "settings", "expires"}``
 (``expires``: server time, :data:`CHALLENGE_TTL_S` after it was sent).  The
 opponent answers ``challenge_answer {"id", "accept"}``: accepted, a party
@@ -168,7 +168,11 @@ class Challenges:
         }
         session.challenges_sent.add(challenge["id"])
         self.pending[challenge["id"]] = challenge
-        session.send(protocol.message("challenge_sent", None, 0, id=challenge["id"]))
+        session.send(
+            protocol.message(
+                "challenge_sent", None, 0, id=challenge["id"], expires=challenge["expires"]
+            )
+        )
         await self._broadcast(SENT, challenge)
 
     async def answer(self, session: Session, msg: inbound.ChallengeAnswer) -> None:
