@@ -9,7 +9,10 @@ Two kinds of crowded board, each drawn from many seeds:
 * **12-disc singles**: tournament singles (12 discs a side), 6 discs of each
   side on the board, south to shoot its 7th;
 * **20-disc doubles**: tournament doubles (6 discs a player), 10 discs of
-  each side on the board, south to shoot (its side's 11th).
+  each side on the board, south to shoot (its side's 11th);
+* **22-disc singles, 2nd-to-last shot**: tournament singles with 11 discs of
+  each side on the board and two shots left in the round: the one place
+  Master plays the opponent's reply (its dearest decision).
 
 The discs are scattered uniformly over the area inside the shooting line and
 kept where a disc may rest (R5: clear of the hole, of the pegs, of the line
@@ -51,6 +54,8 @@ TARGETS = {Level.HARD: 0.3, Level.EXPERT: 1.0, Level.MASTER: 2.0}
 BOARDS = (
     ("12-disc singles", Rules(discs_per_side=12), 12),
     ("20-disc doubles", Rules.doubles(), 20),
+    # The round's second-to-last shot (one left after it): where Master plays the reply.
+    ("22-disc singles, 2nd-to-last shot", Rules(discs_per_side=12), 22),
 )
 DEFAULT_SEEDS = 20
 
