@@ -40,8 +40,9 @@ BENCHMARKS = {
     "64-shot game, on one core, against their targets",
     "login": "failed logins for unknown and known usernames: median times and their ratio "
     "(the same work either way)",
-    "cpu": "CPU Hard's and Expert's decision time (p50/p95, CPU seconds) on crowded boards "
-    "(12-disc singles, 20-disc doubles, many seeds) against their targets",
+    "cpu": "CPU Hard's, Expert's and Master's decision time (p50/p95, CPU seconds) on crowded "
+    "boards (12-disc singles, 20-disc doubles, 22-disc singles at the round's second-to-last "
+    "shot; many seeds) against their targets",
     "events_pairing": "Swiss pairing per round (128 and 512 players, 7 rounds of random "
     "results: CPU ms, rematches, byes) and rotating doubles' repeats (16 players, 7 rounds)",
     "env": "the vector environment's env steps a second (1,024 boards, one core) against the "
