@@ -21,7 +21,8 @@ pytestmark = pytest.mark.browser
 
 #: The navigation the issue asks for, in its order, then the account's link.
 NAV = [
-    "Play", "Practice", "Drills", "Leaderboard", "Events", "Keep score", "How to play", "Log in"
+    "Play", "Practice", "Drills", "Leaderboard", "Events", "Bots", "Keep score", "How to play",
+    "Log in",
 ]  # fmt: skip
 
 #: Each page a visitor can open, and the navigation entry that is its own (None: no entry).
@@ -31,6 +32,7 @@ PAGES = [
     ("/drills", "Drills"),
     ("/leaderboard", "Leaderboard"),
     ("/players/barprofile", "Leaderboard"),
+    ("/bots", "Bots"),
     ("/keep-score", "Keep score"),
     ("/how-to-play", "How to play"),
     ("/review", None),
@@ -82,6 +84,7 @@ def test_the_links_go_where_they_say(new_page: Any, server_url: str) -> None:
     for name, path, title in (
         ("nav-practice", "/practice", "Crokinole practice room"),
         ("nav-keep-score", "/keep-score", "Keep score — Crokinole"),
+        ("nav-bots", "/bots", "Crokinole bots"),
         ("nav-how-to-play", "/how-to-play", "How to play crokinole"),
         ("nav-play", "/", "Crokinole"),
     ):
