@@ -17,7 +17,7 @@ coordinate or a velocity is a mistake, not the number 1.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -346,31 +346,10 @@ def simulate_batch(board: Board, discs: DiscsLike, launches: npt.ArrayLike) -> B
     _check_speeds("launch", given[:, 2:], arr[:, 2:])
     _check_launches(board, pos, arr)
     params, pegs = _board_arrays(board)
-    k, n = arr.shape[0], pos.shape[0] + 1
-    out_pos = np.empty((k, n, 2))
-    out_status = np.empty((k, n), dtype=np.int8)
-    out_flags = np.empty((k, n, 4), dtype=np.bool_)
-    out_adj = np.empty((k, n, n), dtype=np.bool_)
-    out_events = np.empty(k, dtype=np.int64)
-    kernel.run_batch(
-        pos, arr, pegs, params, MAX_EVENTS, out_pos, out_status, out_flags, out_adj, out_events
-    )
-    failed = out_events < 0
-    if failed.any():
-        first = int(np.argmax(failed))
-        raise SimulationError(
-            f"launch {first} ({arr[first].tolist()}) needed more than {MAX_EVENTS} events"
-        )
-    return BatchResult(
-        positions=out_pos,
-        statuses=out_status,
-        moved=out_flags[:, :, 0].copy(),
-        crossed_line=out_flags[:, :, 1].copy(),
-        touched_beyond_line=out_flags[:, :, 2].copy(),
-        touched_peg=out_flags[:, :, 3].copy(),
-        contacts=out_adj,
-        event_counts=out_events,
-    )
+    return _run_many(
+        kernel.run_batch, pos, arr, pegs, params, n=pos.shape[0] + 1,
+        which=lambda first: f"launch {first} ({arr[first].tolist()})",
+    )  # fmt: skip
 
 
 def simulate_boards(board: Board, discs: npt.ArrayLike, launches: npt.ArrayLike) -> BatchResult:
@@ -431,21 +410,36 @@ def simulate_boards(board: Board, discs: npt.ArrayLike, launches: npt.ArrayLike)
             f"board {b}: launch from ({x:.4f}, {y:.4f}) with velocity ({vx:.4f}, {vy:.4f}): "
             "the shot disc " + why.format(other=other)
         )
-    k, n = arr.shape[0], pos.shape[1] + 1
+    return _run_many(
+        kernel.run_boards, pos, arr, pegs, params, n=pos.shape[1] + 1,
+        which=lambda first: f"board {first}: launch {arr[first].tolist()}",
+    )  # fmt: skip
+
+
+def _run_many(
+    run: Callable[..., None],
+    pos: npt.NDArray[np.float64],
+    arr: npt.NDArray[np.float64],
+    pegs: npt.NDArray[np.float64],
+    params: npt.NDArray[np.float64],
+    *,
+    n: int,
+    which: Callable[[int], str],
+) -> BatchResult:
+    """One batch kernel call (``run_batch`` or ``run_boards``) of ``arr``'s K launches, with
+    ``n`` discs a shot: its outputs as a :class:`BatchResult`; a launch past MAX_EVENTS
+    (named by ``which``) raises."""
+    k = arr.shape[0]
     out_pos = np.empty((k, n, 2))
     out_status = np.empty((k, n), dtype=np.int8)
     out_flags = np.empty((k, n, 4), dtype=np.bool_)
     out_adj = np.empty((k, n, n), dtype=np.bool_)
     out_events = np.empty(k, dtype=np.int64)
-    kernel.run_boards(
-        pos, arr, pegs, params, MAX_EVENTS, out_pos, out_status, out_flags, out_adj, out_events
-    )
+    run(pos, arr, pegs, params, MAX_EVENTS, out_pos, out_status, out_flags, out_adj, out_events)
     failed = out_events < 0
     if failed.any():
         first = int(np.argmax(failed))
-        raise SimulationError(
-            f"board {first}: launch {arr[first].tolist()} needed more than {MAX_EVENTS} events"
-        )
+        raise SimulationError(f"{which(first)} needed more than {MAX_EVENTS} events")
     return BatchResult(
         positions=out_pos,
         statuses=out_status,
