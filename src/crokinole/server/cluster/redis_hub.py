@@ -206,7 +206,7 @@ class RedisHub(Leases, FanOut, Forwarding):
             if pubsub is None:
                 continue
             try:
-                await pubsub.aclose()  # type: ignore[no-untyped-call]
+                await pubsub.aclose()  # type: ignore[no-untyped-call, unused-ignore]  # typed from redis 8
             except RedisError as exc:  # pragma: no cover - closing a dead connection
                 log.warning("could not close a pub/sub connection of the hub: %s", exc)
         if self._owns_client:
