@@ -423,6 +423,30 @@ def test_the_log_round_trips_through_its_stored_form():
     assert event_view(again) == event_view(event)
 
 
+def test_a_bot_entrant_is_marked_bot_in_the_view_and_the_stored_log():
+    # Issue 24: a bot account is "marked BOT everywhere", an event's entrants too.
+    entries: list[Entry] = [Event.create("ev1", "K7QM2P", 1, swiss_hall(2), now=NOW)]
+    event = Event.fold(entries)
+    for command in (
+        lambda e: e.add(ORGANISER, "Marvin", account_id=7, bot=True, now=NOW),
+        lambda e: e.add(ORGANISER, "Ann", account_id=8, now=NOW),
+        lambda e: e.join(Actor(account_id=9), "Robo", bot=True, now=NOW),
+        lambda e: e.join(Actor(claim="phone"), "Bo", now=NOW),
+    ):
+        made = command(event)
+        entries += made
+        event = event.run(made)
+    expected = {"Marvin": True, "Ann": False, "Robo": True, "Bo": False}
+    assert {e["name"]: e["bot"] for e in event_view(event)["entrants"]} == expected
+    again = Event.fold(entry_from_dict(entry.to_dict()) for entry in entries)
+    assert {e.name: e.bot for e in again.entrants} == expected
+    # A person's stored member has no "bot" key: logs written before bots read the same.
+    stored = [entry.to_dict() for entry in entries if entry.kind == "entrant_added"]
+    assert [("bot" in d["data"]["entrant"]["members"][0]) for d in stored] == [
+        True, False, True, False,
+    ]  # fmt: skip
+
+
 def test_the_view_shows_no_claims_or_accounts():
     event = new_event(swiss_hall(), [], check_in=False)
     event = event.run(event.join(Actor(claim="secret-claim", account_id=77), "Ann", now=NOW))

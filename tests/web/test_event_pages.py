@@ -631,3 +631,68 @@ def test_a_bracket_with_byes_shows_them(new_page: Any, server_url: str) -> None:
     texts = sorted(" ".join(byes.nth(k).locator("text").all_text_contents()) for k in range(2))
     assert texts == ["✓ Ann bye", "✓ Bob bye"]  # the top seeds (by rating) through
     assert svg.get_by_test_id("bracket-round").count() == 3
+
+
+def test_bot_entrants_are_marked_bot_in_pairings_standings_and_bracket(
+    new_page: Any, server_url: str
+) -> None:
+    """Issue 24, "a bot account (marked BOT everywhere)": two bot accounts the organiser adds
+    to a 4-player elimination carry BOT on their pairing cards, standings rows and bracket
+    boxes; the two people do not."""
+    org = organiser(new_page, server_url, "evorg9", 360, 640)
+    for username in ("marvbot", "robobot"):
+        sign_up(server_url, username)
+        log_in(org, server_url, username)
+        made = org.request.post(
+            f"{server_url}/api/account/bot",
+            data=json.dumps({"password": PASSWORD}),
+            headers={"Content-Type": "application/json"},
+        )
+        assert made.ok and made.json()["bot"] is True, made.text()
+    log_in(org, server_url, "evorg9")
+    api = Organiser(org, server_url)
+    api.create({"name": "Robot cup", "format": "elimination", "venue": "both"})
+    for name, account, rating in (
+        ("Ann", None, 1600), ("Marvin", "marvbot", 1500), ("Robo", "robobot", 1400),
+        ("Dee", None, 1300),
+    ):  # fmt: skip
+        body: dict[str, Any] = {"name": name, "rating": rating}
+        if account:
+            body["account"] = account
+        api.event("POST", "/entrants", body)
+    for entrant in api.view()["entrants"]:
+        api.event("POST", f"/entrants/{entrant['id']}/check-in", {})
+    round_ = api.pair_and_start()
+    for p in round_["pairings"]:
+        api.result(1, p["table"], CLOSE_WIN)  # side 0 wins: Ann (1) and Marvin (2) go through
+    org.goto(f"{server_url}/events/{api.id}")
+    org.get_by_test_id("bracket-svg").wait_for()
+    sides = org.locator("#rounds .pairing-side")
+    sides.first.wait_for()
+    marked = sorted(
+        sides.nth(k).locator(".pairing-name").inner_text()
+        for k in range(sides.count())
+        if sides.nth(k).get_by_test_id("bot-mark").count() == 1
+    )
+    assert marked == ["Marvin", "Robo"]
+    players = org.locator("#entrants .entrant")
+    assert sorted(
+        players.nth(k).locator(".entrant-name").inner_text().replace("BOT", "").strip()
+        for k in range(players.count())
+        if players.nth(k).get_by_test_id("bot-mark").count() == 1
+    ) == ["Marvin", "Robo"]
+    rows = org.locator("#standings tbody tr")
+    with_mark = sorted(
+        rows.nth(k).locator("th.name span").first.inner_text()
+        for k in range(rows.count())
+        if rows.nth(k).get_by_test_id("bot-mark").count() == 1
+    )
+    assert with_mark == ["Marvin", "Robo"]
+    assert org.locator("#standings [data-testid=bot-mark]").first.inner_text() == "BOT"
+    bracket = org.get_by_test_id("bracket-svg")
+    boxed = sorted(
+        t.text_content().replace("BOT", "").strip(" ✓")
+        for t in bracket.locator("text").all()
+        if t.locator("tspan.bracket-bot").count() == 1
+    )
+    assert boxed == ["Marvin", "Marvin", "Robo"]  # a semi-final, and the final Marvin reached

@@ -174,7 +174,10 @@ def entrant_to_dict(entrant: Entrant) -> dict[str, Any]:
     return {
         "id": entrant.id,
         "name": entrant.name,
-        "members": [{"name": p.name, "account_id": p.account_id} for p in entrant.members],
+        "members": [
+            {"name": p.name, "account_id": p.account_id} | ({"bot": True} if p.bot else {})
+            for p in entrant.members
+        ],
         "rating": entrant.rating,
         "status": entrant.status.value,
         "checked_in": entrant.checked_in,
@@ -191,7 +194,9 @@ def entrant_from_dict(data: Mapping[str, Any]) -> Entrant:
             name=str(data["name"]),
             members=tuple(
                 Person(
-                    str(m["name"]), None if m.get("account_id") is None else int(m["account_id"])
+                    str(m["name"]),
+                    None if m.get("account_id") is None else int(m["account_id"]),
+                    bool(m.get("bot", False)),
                 )
                 for m in data["members"]
             ),

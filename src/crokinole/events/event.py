@@ -652,12 +652,14 @@ class Event:
         *,
         rating: float = 0.0,
         members: Sequence[Person] | None = None,
+        bot: bool = False,
         now: float,
     ) -> tuple[Entry, ...]:
         """A player (or a fixed team) enters by the link or code, before round 1.
 
         Online play needs an account; in a hall a name will do, and the
-        device's claim lets that phone enter the player's results.
+        device's claim lets that phone enter the player's results.  ``bot``:
+        the actor's account is a bot's.
         """
         if self.status is not EventStatus.OPEN:
             raise _refuse(
@@ -670,7 +672,7 @@ class Event:
         if actor.account_id is None and actor.claim is None:
             raise _refuse(ErrorCode.NO_DEVICE, "joining needs an account or a device")
         if members is None:
-            members = (Person(clean_name(name), actor.account_id),)
+            members = (Person(clean_name(name), actor.account_id, bot),)
         return self._entering(name, members, rating=rating, claim=actor.claim, now=now)
 
     def add(
@@ -681,13 +683,16 @@ class Event:
         account_id: int | None = None,
         rating: float = 0.0,
         members: Sequence[Person] | None = None,
+        bot: bool = False,
         now: float,
     ) -> tuple[Entry, ...]:
-        """The organiser enters a player (or a team); after round 1 this is a late entry."""
+        """The organiser enters a player (or a team); after round 1 this is a late entry.
+
+        ``bot``: the player's account (``account_id``) is a bot's."""
         self._organiser(actor, "add players")
         if members is None:
             try:
-                members = (Person(clean_name(name), account_id),)
+                members = (Person(clean_name(name), account_id, bot),)
             except ValueError as exc:
                 raise _refuse(ErrorCode.BAD_NAME, str(exc)) from None
         return self._entering(name, members, rating=rating, claim=None, now=now)

@@ -298,10 +298,12 @@ class EntrantStatus(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Person:
-    """A player: a name, and the account they play online with (None for a name only)."""
+    """A player: a name, the account they play online with (None for a name only), and
+    whether that account is a bot's (a program plays it: marked BOT wherever it is shown)."""
 
     name: str
     account_id: int | None = None
+    bot: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,6 +336,11 @@ class Entrant:
     def online(self) -> bool:
         """Whether every member has an account (so they can play at an online table)."""
         return all(person.account_id is not None for person in self.members)
+
+    @property
+    def bot(self) -> bool:
+        """Whether a program plays for this entrant (one of its members is a bot account)."""
+        return any(person.bot for person in self.members)
 
 
 @dataclass(frozen=True, slots=True)

@@ -99,6 +99,7 @@ def event_view(event: Event) -> dict[str, Any]:
                 "checked_in": e.checked_in,
                 "joined_round": e.joined_round,
                 "online": e.online,
+                "bot": e.bot,
                 "members": [p.name for p in e.members],
             }
             for e in event.entrants

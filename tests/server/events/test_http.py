@@ -22,6 +22,7 @@ import segno
 
 from crokinole.server.limits import RateLimiter
 from tests.server.events.conftest import (
+    PASSWORD,
     WON_BY_FIRST,
     WON_BY_SECOND,
     Served,
@@ -215,6 +216,21 @@ def test_the_organiser_adds_names_and_accounts_others_cannot(users: Users) -> No
         "post", event.path("/entrants"), {"name": "Zed"}, status=401, code="not_logged_in"
     )
     assert [e["name"] for e in event.view()["entrants"]] == ["Ann", "Cy", "Bob"]
+
+
+def test_bot_accounts_joining_or_added_are_marked_bot(users: Users) -> None:
+    # Issue 24: a bot account is "marked BOT everywhere" (docs/events.md: an entrant's bot).
+    event = event_of(users, ["ann"], checked_in=False)
+    marvin, robo = users("marvin"), users("robo")
+    for bot in (marvin, robo):
+        assert bot.ok("post", "/api/account/bot", {"password": PASSWORD})["bot"] is True
+    marvin.ok("post", event.path("/join"), {"name": "Marvin"})
+    event.organiser.ok("post", event.path("/entrants"), {"name": "Robo", "account": "robo"})
+    users("cyd").ok("post", event.path("/join"), {"name": "Cyd"})
+    entrants = event.view()["entrants"]
+    assert [(e["name"], e["bot"]) for e in entrants] == [
+        ("Ann", False), ("Marvin", True), ("Robo", True), ("Cyd", False),
+    ]  # fmt: skip
 
 
 def test_check_in_by_the_entrant_or_the_organiser_only(users: Users) -> None:

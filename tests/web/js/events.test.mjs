@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import test from "node:test";
 
 import {
-  bracketLayout, decidedCaption, decidedWords, eventFromPath, formatWords, gamePoints, moveItem, nextSteps,
-  pairingPlace, pairingStateWords, reachedWords, resultWords, settingsFrom, sheetResult, sideOf, swapEntrants,
+  botEntrants, bracketLayout, decidedCaption, decidedWords, eventFromPath, formatWords, gamePoints, moveItem, nextSteps,
+  pairingPlace, pairingStateWords, reachedWords, resultWords, settingsFrom, sheetResult, sideHasBot, sideOf, swapEntrants,
   tieBreakValue,
 } from "../../../src/crokinole/web/static/lib/events.js";
 
@@ -189,4 +189,16 @@ test("a bracket's round reached in words: the champion, the final, the rounds be
   assert.equal(reachedWords(bracket, 1), "Quarter-final");
   assert.equal(reachedWords(bracket, 0), "–"); // not in the bracket (a pool's lower places)
   assert.equal(reachedWords(null, 2), "–");
+});
+
+test("a bot entrant's side is marked BOT, singles and rotating doubles (issue 24)", () => {
+  const view = { entrants: [{ id: "e1", bot: false }, { id: "e2", bot: true }, { id: "e3" }] };
+  const bots = botEntrants(view);
+  assert.deepEqual([...bots], ["e2"]);
+  assert.equal(sideHasBot(bots, "e2"), true); // a bracket side: one id
+  assert.equal(sideHasBot(bots, "e1"), false);
+  assert.equal(sideHasBot(bots, ["e1", "e2"]), true); // a doubles side with a bot partner
+  assert.equal(sideHasBot(bots, ["e1", "e3"]), false);
+  assert.equal(sideHasBot(bots, null), false); // a bye's empty side
+  assert.equal(sideHasBot(botEntrants(null), ["e2"]), false);
 });

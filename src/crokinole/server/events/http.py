@@ -216,8 +216,11 @@ def _text(body: dict[str, Any], name: str, *, required: bool = True, limit: int 
     return value
 
 
-def _members(body: dict[str, Any], account_id: int | None) -> tuple[Person, ...] | None:
-    """A fixed team's players (``members``: their names); the first plays as ``account_id``."""
+def _members(
+    body: dict[str, Any], account_id: int | None, bot: bool = False
+) -> tuple[Person, ...] | None:
+    """A fixed team's players (``members``: their names); the first plays as ``account_id``
+    (a bot's account when ``bot``)."""
     members = body.get("members")
     if members is None:
         return None
@@ -228,7 +231,9 @@ def _members(body: dict[str, Any], account_id: int | None) -> tuple[Person, ...]
     ):
         raise HttpError(ErrorCode.BAD_REQUEST, "members is a list of one or two names")
     return tuple(
-        Person(" ".join(name.split()), account_id if i == 0 else None)
+        Person(" ".join(name.split()), account_id, bot)
+        if i == 0
+        else Person(" ".join(name.split()))
         for i, name in enumerate(members)
     )
 
@@ -369,35 +374,47 @@ async def join(request: Request) -> Response:
     http = events_of(request)
     await _limited(http.joins, request, "joins")
     account_id, claim = await _account(request), _claim(request)
-    name, members = _text(body, "name"), _members(body, account_id)
     if account_id is None and claim is None:
         raise HttpError(
             ErrorCode.NOT_LOGGED_IN,
             "log in, or send this device's token (X-Device-Token), to join",
         )
-    rating = await _rating_of(request, account_id)
+    bot = await _is_bot(request, account_id)
+    name, members = _text(body, "name"), _members(body, account_id, bot)
+    rating = await _rating_of(request, account_id, bot=bot)
 
     def command(event: Event, actor: Actor, now: float) -> Sequence[Entry]:
-        return event.join(actor, name, rating=rating, members=members, now=now)
+        return event.join(actor, name, rating=rating, members=members, bot=bot, now=now)
 
     return await _command(request, command, account_id=account_id, claim=claim)
 
 
-async def _rating_of(request: Request, account_id: int | None) -> float:
-    """The account's rating on the singles ladder (0 for none): an entrant's seed."""
+async def _rating_of(request: Request, account_id: int | None, *, bot: bool = False) -> float:
+    """The account's rating (0 for none): an entrant's seed.  A person's is the singles
+    ladder's, a bot's the bots' ladder's (bots are rated apart from people)."""
     if account_id is None:
         return 0.0
     store = events_of(request).service.store
-    ratings = await anyio.to_thread.run_sync(lambda: store.ratings_of([account_id], "singles"))
+    ladder = "bots" if bot else "singles"
+    ratings = await anyio.to_thread.run_sync(lambda: store.ratings_of([account_id], ladder))
     found = ratings.get(account_id)
     return 0.0 if found is None else float(found.rating)
+
+
+async def _is_bot(request: Request, account_id: int | None) -> bool:
+    """Whether the account is a bot's (its entrant is marked BOT)."""
+    if account_id is None:
+        return False
+    store = events_of(request).service.store
+    account = await anyio.to_thread.run_sync(store.account, account_id)
+    return account is not None and account.bot
 
 
 async def add(request: Request) -> Response:
     """``POST /api/events/{id}/entrants``: the organiser adds an entrant (late, or a name)."""
     body = await _body(request, ("name", "account", "rating", "members"))
     name, rating = _text(body, "name"), _rating(body)
-    account_id = None
+    account_id, bot = None, False
     username = body.get("account")
     if username is not None:
         if not isinstance(username, str) or not _USERNAME.match(username):
@@ -406,14 +423,14 @@ async def add(request: Request) -> Response:
         found = await anyio.to_thread.run_sync(store.account_by_key, username.lower())
         if found is None:
             raise HttpError(ErrorCode.NOT_FOUND, f"nobody has the username {username!r}")
-        account_id = found.id
+        account_id, bot = found.id, found.bot
         if "rating" not in body:
-            rating = await _rating_of(request, account_id)
-    members = _members(body, account_id)
+            rating = await _rating_of(request, account_id, bot=bot)
+    members = _members(body, account_id, bot)
 
     def command(event: Event, actor: Actor, now: float) -> Sequence[Entry]:
         return event.add(
-            actor, name, account_id=account_id, rating=rating, members=members, now=now
+            actor, name, account_id=account_id, rating=rating, members=members, bot=bot, now=now
         )
 
     return await _as_organiser(request, command)

@@ -405,3 +405,14 @@ export function swapEntrants(pairings, a, b) {
   out[wb[0]].sides[wb[1]][wb[2]] = a;
   return out;
 }
+
+/** The ids of the view's entrants a program plays for (a bot account): their names get BOT. */
+export function botEntrants(view) {
+  return new Set(((view && view.entrants) || []).filter((e) => e.bot === true).map((e) => e.id));
+}
+
+/** Whether a side (an entrant id, or a list of them for rotating doubles) has a bot in it. */
+export function sideHasBot(bots, side) {
+  const ids = Array.isArray(side) ? side : side ? [side] : [];
+  return ids.some((id) => bots.has(id));
+}

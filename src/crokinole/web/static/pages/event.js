@@ -11,6 +11,7 @@ import { $, closeDialog, el, openDialog } from "../lib/dom.js";
 import { currentRound, eventFromPath, eventSummary, joinLink, nextSteps, rulesWords, statusWords, swapEntrants } from "../lib/events.js";
 import * as bracketView from "../views/bracket.js";
 import * as pairingsView from "../views/pairings.js";
+import { botBadge } from "../views/ranked.js";
 import * as standingsView from "../views/standings.js";
 import { whoIsSignedIn } from "../views/topbar.js";
 
@@ -219,6 +220,7 @@ function entrantItem(view, e) {
   const name = el("span", "entrant-name", e.name);
   const members = (e.members || []).length > 1 ? ` (${e.members.join(" & ")})` : "";
   if (members) name.append(el("span", "note", members));
+  if (e.bot === true) name.append(" ", botBadge());
   li.append(name, el("span", "note entrant-state", statusWordsOf(e)));
   if (S.viewer.organiser && view.status !== "finished") {
     const tools = el("span", "entrant-tools");

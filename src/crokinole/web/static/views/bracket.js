@@ -3,7 +3,7 @@
 // from each match to the one its winner goes to, the winner in bold with a mark, a bye shown
 // as such. wire(hooks) once, render(state) on each view (state.view.bracket: docs/events.md).
 
-import { bracketLayout } from "../lib/events.js";
+import { botEntrants, bracketLayout } from "../lib/events.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const ROW = 28;
@@ -36,6 +36,7 @@ export function render(state) {
     return;
   }
   const L = bracketLayout(bracket, { box: 2 * ROW });
+  const bots = botEntrants(state.view);
   const pad = 4;
   const root = svg("svg", {
     viewBox: `${-pad} 0 ${L.width + 2 * pad} ${L.height}`,
@@ -70,6 +71,12 @@ export function render(state) {
           "data-testid": won ? "bracket-winner" : "bracket-name",
         }, `${won ? "✓ " : ""}${fit(name)}`);
         if (String(name).length > 19) text.append(svg("title", {}, name));
+        if (sides[k] && bots.has(sides[k])) {
+          // BOT after the name (a program plays this entrant), cut to leave it room.
+          text.textContent = `${won ? "✓ " : ""}${fit(name, 15)}`;
+          if (String(name).length > 15) text.append(svg("title", {}, name));
+          text.append(svg("tspan", { class: "bracket-bot", dx: 6, "data-testid": "bot-mark" }, "BOT"));
+        }
         match.append(text);
       });
       g.append(match);

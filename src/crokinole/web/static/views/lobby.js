@@ -4,13 +4,7 @@
 
 import { markSvg } from "./board.js";
 
-/** The BOT mark (ranked.js botMark's element): a program plays this seat or member. */
-function botBadge() {
-  const mark = el("abbr", "bot-mark", "BOT");
-  mark.title = "A bot: a program plays this account";
-  mark.dataset.testid = "bot-mark";
-  return mark;
-}
+import { botBadge } from "./ranked.js";
 import { $, button, el } from "../lib/dom.js";
 import { LAYOUTS, SEATS, allSeatsFilled, canStart, levelName, memberOf, occupantName, tableSettings } from "../lib/state.js";
 

@@ -10,7 +10,8 @@
 // state.viewer {organiser, entrant}, state.errors {"round/table": words}.
 
 import { el } from "../lib/dom.js";
-import { pairingPlace, pairingStateWords, resultWords, sideOf } from "../lib/events.js";
+import { botEntrants, pairingPlace, pairingStateWords, resultWords, sideHasBot, sideOf } from "../lib/events.js";
+import { botBadge } from "./ranked.js";
 
 let box = null;
 let hooks = { act: () => {} };
@@ -36,11 +37,12 @@ function act(text, action, round, pairing, cls = "") {
   return b;
 }
 
-function sideLine(pairing, k) {
+function sideLine(view, pairing, k) {
   const li = el("li", "pairing-side");
   const won = pairing.winner !== null && pairing.winner !== undefined && pairing.winner === k;
   const name = el(won ? "strong" : "span", "pairing-name", pairing.names[k] ?? "");
   li.append(name);
+  if (sideHasBot(botEntrants(view), (pairing.sides || [])[k])) li.append(" ", botBadge());
   if (won) li.append(el("span", "tag won", "won"));
   if (!pairing.bye && pairing.first === k && pairing.state !== "confirmed") li.append(el("span", "tag first", "shoots first"));
   return li;
@@ -58,8 +60,8 @@ function card(view, state, round, pairing) {
   if (pairing.best_of > 1) head.append(el("span", "stage", `best of ${pairing.best_of}`));
   li.append(head);
   const sides = el("ul", "sides");
-  sides.append(sideLine(pairing, 0));
-  if (!pairing.bye) sides.append(sideLine(pairing, 1));
+  sides.append(sideLine(view, pairing, 0));
+  if (!pairing.bye) sides.append(sideLine(view, pairing, 1));
   li.append(sides);
   const stateLine = el("p", "pairing-state", pairingStateWords(pairing));
   stateLine.dataset.testid = `pairing-state-${round.number}-${pairing.table}`;

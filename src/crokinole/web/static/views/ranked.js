@@ -128,6 +128,16 @@ export function botMark(bot) {
     : "";
 }
 
+/** The BOT mark as an element (for views built with el()): the same words as botMark's. */
+export function botBadge() {
+  const mark = document.createElement("abbr");
+  mark.className = "bot-mark";
+  mark.textContent = "BOT";
+  mark.title = "A bot: a program plays this account";
+  mark.dataset.testid = "bot-mark";
+  return mark;
+}
+
 /** A player's name linking to their profile, with the BOT mark when `bot` is true. */
 export function profileLink(username, attrs = "", bot = false) {
   return `<a href="/players/${encodeURIComponent(username)}"${attrs}>${esc(username)}</a>${botMark(bot)}`;

@@ -4,7 +4,8 @@
 // wire(hooks) once, render(state) on each view of the event (state.view: docs/events.md).
 
 import { el } from "../lib/dom.js";
-import { DEFAULT_TIE_BREAKS, TIE_BREAK_HEADS, decidedCaption, decidedWords, reachedWords, tieBreakName, tieBreakValue } from "../lib/events.js";
+import { botBadge } from "./ranked.js";
+import { DEFAULT_TIE_BREAKS, TIE_BREAK_HEADS, botEntrants, decidedCaption, decidedWords, reachedWords, tieBreakName, tieBreakValue } from "../lib/events.js";
 
 let box = null;
 
@@ -41,6 +42,7 @@ export function render(state) {
     head.append(c);
   }
   const body = el("tbody");
+  const bots = botEntrants(view);
   for (const s of rows) {
     const tr = el("tr");
     tr.dataset.testid = `standing-${s.id}`;
@@ -48,6 +50,7 @@ export function render(state) {
     const name = el("th", "name");
     name.scope = "row";
     name.append(el("span", "", s.name));
+    if (bots.has(s.id)) name.append(" ", botBadge());
     const words = decidedCaption(s);
     if (words && s.decided_by !== order[0]) {
       // The words, and on a phone the column's head ("by Diff"), the one in bold on the row.
