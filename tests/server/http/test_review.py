@@ -10,17 +10,21 @@ import concurrent.futures
 import json
 import time
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from crokinole.ai import Level
 from crokinole.analysis.practice import PracticePosition, position_code
+from crokinole.server.http.review import ACCURACY_NAMES
 from crokinole.server.limits import ServerSettings
 from crokinole.store import Store
 from tests.support.server import Player, serving
 from tests.support.server_database import server_database
+from tests.web.conftest import STATIC
 
 #: A one-round singles game of 8 discs a side, played exactly as aimed.
 SINGLES = {"layout": "singles", "rounds": 1, "hand": "steady", "tie": "draw", "discs": 8}
@@ -289,3 +293,41 @@ def test_mine_in_the_practice_room_is_the_device_s_own_accuracy(
     bad = web.post("/api/analysis/hints", json={"code": _open_board(), "accuracy": "mine"},
                    headers={"X-Device-Token": "bad token!"})  # fmt: skip
     assert bad.status_code == 400 and bad.json()["message"].startswith("a device token is")
+
+
+class _Options(HTMLParser):
+    """The option values of the <select>s with the given ids, in a page's markup."""
+
+    def __init__(self, ids: set[str]) -> None:
+        super().__init__()
+        self.ids = ids
+        self.current: str | None = None
+        self.found: dict[str, list[str | None]] = {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "select" and a.get("id") in self.ids:
+            self.current = str(a["id"])
+            self.found[self.current] = []
+        elif tag == "option" and self.current is not None:
+            self.found[self.current].append(a.get("value"))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "select":
+            self.current = None
+
+
+@pytest.mark.parametrize(
+    ("page", "select"),
+    [("review.html", "accuracy-select"), ("practice.html", "accuracy-select"),
+     ("index.html", "heat-accuracy")],
+)  # fmt: skip
+def test_every_hand_a_page_offers_is_one_the_server_takes_and_every_level_is_offered(
+    page: str, select: str
+) -> None:
+    # Issue 24's Master is a CPU level like the others: its accuracy is offered with theirs.
+    parser = _Options({select})
+    parser.feed((STATIC / page).read_text(encoding="utf-8"))
+    offered = parser.found[select]
+    assert offered and set(offered) <= set(ACCURACY_NAMES)
+    assert {level.value for level in Level} <= set(offered)

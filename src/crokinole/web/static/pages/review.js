@@ -25,7 +25,7 @@ const HAND_WORD = {
   steady: "the steady hand (shots played exactly as aimed)",
   human: "the human hand (a strong club player's accuracy)",
   easy: "CPU Easy's accuracy", normal: "CPU Normal's accuracy", hard: "CPU Hard's accuracy",
-  expert: "CPU Expert's accuracy", mine: "your own accuracy",
+  expert: "CPU Expert's accuracy", master: "CPU Master's accuracy", mine: "your own accuracy",
 };
 
 const R = { data: null, names: {}, viewer: namesViewer({}), table: null, file: null };
