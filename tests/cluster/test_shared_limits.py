@@ -12,6 +12,7 @@ PostgreSQL or Redis cannot be reached (failed under ``CI``).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import secrets
@@ -141,3 +142,45 @@ def test_open_websockets_per_address_are_counted_for_the_site(servers: Cluster) 
     finally:
         for ws in sockets:
             ws.close()
+
+
+def test_a_bot_tokens_messages_are_counted_for_the_site(servers: Cluster) -> None:
+    """Issue 24's limit of 20 messages a second per token, 40 at once, "its sockets
+    together" (docs/bots.md): a token may open two sockets, and here they are on two
+    processes.  80 pings sent at once, 40 to each: each process alone would answer all of
+    them (40 is its burst); counted for the site, 40 are answered and the rest refused
+    (a few more while the 2-second window slides on a slow machine)."""
+    a, b = servers.nodes
+    source = address()
+    with httpx.Client(base_url=a.url, timeout=30, headers={"X-Forwarded-For": source}) as web:
+        made = web.post("/api/account/signup", json={"username": "Tokbot", "password": PASSWORD})
+        assert made.status_code == 201, made.text
+        assert web.post("/api/account/bot", json={"password": PASSWORD}).json()["bot"] is True
+        minted = web.post("/api/account/tokens", json={"name": "limit", "scopes": ["play"]})
+        assert minted.status_code == 201, minted.text
+        token = minted.json()["token"]
+    headers = {"X-Forwarded-For": source, "Authorization": f"Bearer {token}"}
+    with contextlib.ExitStack() as stack:
+        sockets = [
+            stack.enter_context(
+                connect(
+                    node.url.replace("http", "ws") + WS_V2,
+                    additional_headers=headers,
+                    open_timeout=10,
+                )
+            )
+            for node in (a, b)
+        ]
+        for ws in sockets:
+            ws.send(json.dumps({"type": "hello"}))
+            assert json.loads(ws.recv(timeout=10))["type"] == "welcome"
+        for _ in range(40):
+            for ws in sockets:
+                ws.send(json.dumps({"type": "ping"}))
+        answers = [json.loads(ws.recv(timeout=20)) for ws in sockets for _ in range(40)]
+    pongs = sum(answer["type"] == "pong" for answer in answers)
+    refused = [answer for answer in answers if answer["type"] == "error"]
+    assert pongs + len(refused) == 80
+    assert all(answer["code"] == "rate_limited" for answer in refused)
+    # The hellos were counted too (40 in any 2 s): at most 38 pings, and a little refill.
+    assert 20 <= pongs <= 50, pongs

@@ -98,6 +98,7 @@ class Dispatch:
     bot: BotLogin | None
     bot_login: Callable[[str], Awaitable[bool]] | None
     bot_bucket: TokenBucket | None
+    bot_rate: RateLimiter | None
     challenges: Challenges | None
     token: str | None
     table_id: str | None
@@ -140,13 +141,20 @@ class Dispatch:
                 ErrorCode.SERVER_ERROR, "the server failed; the table is unchanged", table_id
             )
 
-    def _bot_checks(self, msg: inbound.ClientMessage) -> None:
-        """A bot's message: within its token's rate (``rate_limited``) and scopes (``scope``)."""
+    async def _bot_checks(self, msg: inbound.ClientMessage) -> None:
+        """A bot's message: within its token's rate (``rate_limited``) and scopes (``scope``).
+
+        The rate is this process's bucket of the token first (a flood stops here, at no
+        cost to Redis), then, with several processes, the site's count of the token's
+        messages in Redis (its sockets may be on two processes)."""
         bot = self.bot
         if bot is None:
             return
         bucket = self.bot_bucket
-        if bucket is not None and not bucket.take(time.monotonic()):
+        shared = self.bot_rate
+        if (bucket is not None and not bucket.take(time.monotonic())) or (
+            shared is not None and await shared.take(f"token:{bot.token_id}") is None
+        ):
             raise protocol.WireError(
                 ErrorCode.RATE_LIMITED,
                 f"at most {MESSAGES_PER_SECOND} messages a second per token ({MESSAGE_BURST} at "
@@ -161,7 +169,7 @@ class Dispatch:
             )
 
     async def _dispatch(self, msg: inbound.ClientMessage) -> None:
-        self._bot_checks(msg)
+        await self._bot_checks(msg)
         if isinstance(msg, inbound.Ping):
             shown = self._shown
             self.send(

@@ -120,8 +120,20 @@ class Connections:
         #: account's (online: one or more), for every process with ``shared``.
         self.bot_sockets = AddressConnections(SOCKETS_PER_TOKEN, shared)
         self.bot_accounts = AddressConnections(1_000_000, shared)
-        #: Each token's bucket of messages (its sockets in this process together).
+        #: Each token's bucket of messages (its sockets in this process together), and
+        #: with ``shared`` their count for the whole site: :data:`MESSAGE_BURST` in any
+        #: burst / rate seconds (40 in 2 s: 20 a second on average, 40 at once).
         self.bot_buckets: dict[int, TokenBucket] = {}
+        self.bot_rate = (
+            None
+            if shared is None
+            else RateLimiter(
+                MESSAGE_BURST,
+                MESSAGE_BURST / MESSAGES_PER_SECOND,
+                shared=shared,
+                kind="bot_messages",
+            )
+        )
         self.challenges = Challenges(tables, lambda: self.live, self.bots_online)
         # With ``shared`` (several processes on Redis) both limits hold for the whole site.
         self.limiter = RateLimiter(settings.rooms_per_minute, 60.0, shared=shared, kind="rooms")
@@ -219,6 +231,7 @@ class Connections:
             login.token_id,
             TokenBucket(MESSAGES_PER_SECOND, MESSAGE_BURST, time.monotonic()),
         )
+        session.bot_rate = self.bot_rate
         return True
 
     async def _bot_logout(self, session: Session) -> None:

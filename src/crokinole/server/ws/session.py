@@ -169,8 +169,10 @@ class Session(Dispatch):
         #: Logs a bot in by the token of its ``hello`` (the endpoint's; False: refused,
         #: the connection is being closed).
         self.bot_login: Callable[[str], Awaitable[bool]] | None = None
-        #: The bucket of the bot's token (20 messages a second, its sockets together).
+        #: The bucket of the bot's token (20 messages a second, its sockets in this
+        #: process together), and with several processes the site's count of them.
         self.bot_bucket: TokenBucket | None = None
+        self.bot_rate: RateLimiter | None = None
         #: The counted sockets of the bot's token and account (the endpoint's).
         self.bot_slots: list[Slot] = []
         #: The challenges, and the ids of those this connection sent and are pending.
