@@ -178,7 +178,7 @@ class Hint(_Message):
 HeatMetric = Literal["points", "twenty", "valid"]
 #: Whose accuracy a heat map is drawn under: the table's hand (steady or
 #: human), a CPU level's, or the player's own (fitted from their open-20 drills).
-HeatAccuracy = Literal["hand", "easy", "normal", "hard", "expert", "mine"]
+HeatAccuracy = Literal["hand", "easy", "normal", "hard", "expert", "master", "mine"]
 
 
 class Heatmap(_Message):
