@@ -34,9 +34,7 @@ def test_the_example_bot_plays_a_whole_game_against_expert(server: str) -> None:
     assert found is not None, done.stdout + done.stderr
     table, winner = found[1], None if found[2] == "None" else int(found[2])
     scores = [int(found[3]), int(found[4])]
-    # (Only the token's rate may refuse it: the example waits and sends the shot again.)
-    refusals = [line for line in done.stdout.splitlines() if line.startswith("refused")]
-    assert all("messages a second" in line for line in refusals), refusals
+    # (A refused message would have ended it, "refused: ..." and exit status 1.)
     # The server's game record of that table, scored by hand (R6, RULES.md's scoring):
     # each round's discs counted 20/15/10/5, the higher total taking 2 game points, a
     # tie 1 each; four rounds (a level game against the CPU is drawn).
