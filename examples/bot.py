@@ -9,6 +9,7 @@ import math
 import os
 import sys
 
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 url = (sys.argv[1:2] or [os.environ.get("CROKINOLE_URL", "http://localhost:8000")])[0]
@@ -30,8 +31,8 @@ def shot(game: dict) -> dict:
     return {"position": position, "direction": direction, "power": 34.0 if foes else 26.0}
 
 
-headers = {"Authorization": f"Bearer {token}"}
-with connect(url.replace("http", "ws", 1) + "/ws", additional_headers=headers) as ws:
+def play(ws) -> None:
+    """Start a solo game against CPU Expert at south and play it to its end."""
     ws.send(json.dumps({"type": "hello"}))
     seats = {"south": "me", "north": "cpu:expert"}
     create = {"type": "create", "kind": "solo", "name": "Example bot", "settings": {}}
@@ -52,3 +53,11 @@ with connect(url.replace("http", "ws", 1) + "/ws", additional_headers=headers) a
         elif game["phase"] == "playing" and game["current_seat"] == "south":
             aimed = {"type": "shoot", "table": msg["table"], "seat": "south", **shot(game)}
             ws.send(json.dumps(aimed))
+
+
+try:
+    headers = {"Authorization": f"Bearer {token}"}
+    with connect(url.replace("http", "ws", 1) + "/ws", additional_headers=headers) as ws:
+        play(ws)
+except ConnectionClosed as closed:  # a bad token: 4401 and the reason in words
+    sys.exit(f"closed by the server: {closed.rcvd.reason if closed.rcvd else closed}")

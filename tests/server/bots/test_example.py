@@ -67,6 +67,23 @@ def test_the_example_bot_plays_a_whole_game_against_expert(server: str) -> None:
     client.close()
 
 
+def test_the_example_says_in_words_why_a_bad_token_is_refused(server: str) -> None:
+    environment = {**os.environ, "CROKINOLE_URL": server, "CROKINOLE_TOKEN": "crk_" + "x" * 43}
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        "closed by the server: this API token is not valid (mistyped, or revoked): "
+        "make a new one on the Bots page (/bots)"
+    )
+
+
 def test_docs_bots_md_shows_the_example_as_it_is() -> None:
     page = (EXAMPLE.parents[1] / "docs" / "bots.md").read_text()
     shown = page.split("```python\n", 1)[1].split("```\n", 1)[0]

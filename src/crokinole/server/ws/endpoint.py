@@ -59,7 +59,7 @@ SESSION_ENDED = "accounts.ended"
 CLOSE_BAD_TOKEN = 4401
 CLOSE_TOO_MANY_SOCKETS = 4429
 BAD_TOKEN = (
-    "this API token is not valid (mistyped, or revoked): make a new one on your account page"
+    "this API token is not valid (mistyped, or revoked): make a new one on the Bots page (/bots)"
 )
 #: Cooling addresses remembered at most (the cooled down are forgotten beyond).
 MAX_COOLING = 10_000
