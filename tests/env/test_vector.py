@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.wrappers.vector import RecordEpisodeStatistics
@@ -126,3 +129,43 @@ def test_it_works_with_gymnasiums_vector_wrappers_and_spaces() -> None:
     )
     assert terminated.all() and np.array_equal(info["episode"]["r"], rewards)
     assert info["episode"]["l"].tolist() == [1] * 8
+
+
+def test_the_tasks_of_many_shots_run_on_many_boards_in_gymnasiums_vector_env() -> None:
+    # docs/env.md: win_round and win_game on many boards are CrokinoleEnvs in Gymnasium's
+    # SyncVectorEnv.  Board i, seeded seed + i by the vector env's reset, takes the same
+    # steps as a CrokinoleEnv of its own with that seed and those actions.
+    def vector() -> Any:
+        return gym.make_vec(
+            "crokinole.env.single:crokinole/Crokinole-v0",
+            num_envs=3,
+            vectorization_mode="sync",
+            task="win_round",
+            opponent="easy",
+        )
+
+    actions = np.random.default_rng(3).uniform(-1, 1, (12, 3, 3)).astype(np.float32)
+    runs = []
+    for _ in range(2):
+        envs = vector()
+        obs, _ = envs.reset(seed=7)
+        steps = [obs.copy()]
+        for action in actions:
+            obs, rewards, terminated, truncated, _ = envs.step(action)
+            steps.append((obs.copy(), rewards.copy(), terminated.copy()))
+        envs.close()
+        runs.append(steps)
+    assert all(np.array_equal(a, b) for a, b in zip(runs[0][0], runs[1][0], strict=True))
+    for one, two in zip(runs[0][1:], runs[1][1:], strict=True):
+        assert all(np.array_equal(a, b) for a, b in zip(one, two, strict=True))
+    single = CrokinoleEnv(task="win_round", opponent="easy")
+    obs, _ = single.reset(seed=8)  # board 1
+    assert np.array_equal(obs, runs[0][0][1])
+    for k, action in enumerate(actions):
+        obs, reward, terminated, truncated, _ = single.step(action[1])
+        vec_obs, vec_rewards, vec_terminated = runs[0][k + 1]
+        assert reward == vec_rewards[1] and terminated == vec_terminated[1]
+        if terminated or truncated:
+            break  # (the vector env resets the board on its next step)
+        assert np.array_equal(obs, vec_obs[1])
+    single.close()

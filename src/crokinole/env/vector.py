@@ -160,7 +160,8 @@ class VectorCrokinoleEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.float
         if task not in _SCORERS:
             raise IllegalActionError(
                 f"the vector env plays the one-shot tasks {', '.join(VECTOR_TASKS)}; "
-                f"not {task!r} (CrokinoleEnv plays every task)"
+                f"not {task!r}: for many boards of it, gymnasium.make_vec("
+                f"'crokinole/Crokinole-v0', num_envs=..., task={task!r}) steps CrokinoleEnvs"
             )
         if hand_noise is not None and not isinstance(hand_noise, Noise):
             raise IllegalActionError(f"hand_noise is a Noise or None, not {hand_noise!r}")
