@@ -47,6 +47,7 @@ __all__ = [
     "MAX_TOKENS",
     "MESSAGES_PER_SECOND",
     "MESSAGE_BURST",
+    "EVENT_TABLE",
     "REVOKED",
     "SCOPES",
     "SOCKETS_PER_TOKEN",
@@ -70,6 +71,9 @@ MESSAGES_PER_SECOND = 20
 MESSAGE_BURST = 40
 #: The hub's topic on which revoked tokens are broadcast (their sockets close everywhere).
 REVOKED = "bots.revoked"
+#: The hub's topic on which an event's new online table is broadcast: each process tells
+#: the sockets of the bots seated there (``event_table``), which have no event page open.
+EVENT_TABLE = "bots.event_table"
 
 
 def new_token() -> str:

@@ -19,6 +19,8 @@ import httpx
 import pytest
 
 from crokinole.server.limits import ServerSettings
+from tests.server.bots.conftest import Bot
+from tests.server.ranked.test_ranked_protocol import PASSWORD as RANKED_PASSWORD
 from tests.server.ranked.test_ranked_protocol import Ranked, open_table, play_to_the_end, sign_up
 from tests.support.server import Player, serving
 
@@ -338,4 +340,64 @@ def test_opening_an_event_table_by_its_id_watches_it(server: str) -> None:
     finally:
         guest.close()
         for account in (organiser, *players.values()):
+            account.close()
+
+
+def test_a_bot_in_an_online_event_is_told_its_table_and_plays_it(server: str) -> None:
+    """Issue 24: a bot plays like a person; a person sees the event's page, a program has
+    only its socket, so each new table of a bot entrant's is sent to the bot's sockets as
+    ``event_table`` (docs/bots.md) and the bot opens it there."""
+    organiser, players, event_id = online_event(
+        server, ["ann"], format="swiss", rounds=1, rated=True
+    )
+    robo = Account(server, "robo")
+    bot: Bot | None = None
+    try:
+        made = robo.web.post("/api/account/bot", json={"password": RANKED_PASSWORD})
+        assert made.status_code == 200 and made.json()["bot"] is True, made.text
+        token = robo.post("/api/account/tokens", {"name": "event", "scopes": ["play"]})["token"]
+        joined = robo.post(f"/api/events/{event_id}/join", {"name": "Robo"})
+        entrant = joined["you"]["entrant"]
+        robo.post(f"/api/events/{event_id}/entrants/{entrant}/check-in")
+        assert {e["name"]: e["bot"] for e in view_of(organiser, event_id)["entrants"]} == {
+            "ann": False, "Robo": True,
+        }  # fmt: skip
+        bot = Bot(server, token)
+        bot.hello()
+        ann = next(iter(players.values())).connect()  # a person's socket, open meanwhile
+        organiser.post(f"/api/events/{event_id}/rounds")
+        organiser.post(f"/api/events/{event_id}/rounds/1/start")
+        told = bot.until("event_table")
+        (pairing,) = until(organiser, event_id, with_tables(1), "round 1's table")["rounds"][0][
+            "pairings"
+        ]
+        assert [told["table"]] == pairing["tables"]
+        assert {k: told[k] for k in ("event", "name", "stage", "round", "board", "game")} == {
+            "event": event_id, "name": "Tuesday league", "stage": "Round 1", "round": 1,
+            "board": pairing["table"], "game": 1,
+        }  # fmt: skip
+        bot.send(type="open", table=told["table"], last_event=None)
+        view = bot.until("table")["view"]
+        (seat,) = view["you"]["seats"]
+        mine = next(s for s in view["seats"] if s["seat"] == seat)
+        assert mine["username"] == "Robo" and mine["occupant"]["bot"] is True  # its entry name
+        # The person is told nothing on the socket (the event's page shows the table).
+        ann.send({"type": "ping"})
+        heard = [ann.recv()]
+        while heard[-1]["type"] != "pong":
+            heard.append(ann.recv())
+        assert "event_table" not in [m["type"] for m in heard]
+        bot.send(type="resign", table=told["table"])
+        bot.until("finished")
+        view = until(organiser, event_id, round_over(1), "round 1's result")
+        assert view["rounds"][0]["pairings"][0]["state"] == "confirmed"
+        # A rated event, but a bot against a person counts on no ladder: nobody's rating
+        # moved, neither on people's singles ladder nor on the bots'.
+        for username, ladder in (("ann", "singles"), ("robo", "bots")):
+            profile = organiser.web.get(f"/api/players/{username}").json()
+            assert profile["ladders"][ladder]["games"] == 0 and profile["games"] == []
+    finally:
+        if bot is not None:
+            bot.close()
+        for account in (organiser, robo, *players.values()):
             account.close()

@@ -62,6 +62,7 @@ from crokinole.events.model import (
     Venue,
     entrants_by_id,
 )
+from crokinole.server.bots import EVENT_TABLE
 from crokinole.server.cluster.hub import HubUnavailableError
 from crokinole.server.events.service import EventService
 from crokinole.server.owner.tables import Tables
@@ -495,7 +496,11 @@ class EventTables:
         if seated is None:
             return None
         settings = table_settings(event.settings)
-        ladder = rated.ladder_of(settings.layout)
+        # A bot sits as its bot identity (it plays by its token's socket).  Bots among
+        # themselves count on the bots' ladder; a game of bots and people on none (a
+        # person is never rated on the bots' ladder, nor a bot on people's).
+        bots = [s.person.bot for s in seated]
+        ladder = rated.ladder_of(settings.layout, bots=all(bots))
         accounts = [s.person.account_id for s in seated if s.person.account_id is not None]
         shown = await anyio.to_thread.run_sync(
             rated.shown_ratings, self.tables.store, accounts, ladder
@@ -507,7 +512,7 @@ class EventTables:
             rating, provisional = shown[account]
             name = _seat_name(s.person.name, number)
             players[s.seat] = RankedPlayer(
-                rated.identity(account), name, SeatRating(rating, provisional)
+                rated.identity(account, bot=s.person.bot), name, SeatRating(rating, provisional)
             )
         link = EventLink(
             event.id,
@@ -517,7 +522,7 @@ class EventTables:
             table=pairing.table,
             game=game,
             best_of=pairing.best_of,
-            rated=event.settings.rated,
+            rated=event.settings.rated and (all(bots) or not any(bots)),
         )
         table = await self.tables.create_ranked(settings=settings, players=players, event=link)
         try:
@@ -530,7 +535,33 @@ class EventTables:
             log.warning("table %s was linked to an event already: %s", table.id, exc)
         log.info("event %s: round %d table %d game %d at %s", event.id, pairing.round,
                  pairing.table, game, table.id)  # fmt: skip
+        await self._tell_bots(event, link, table.id, accounts)
         return table.id
+
+    async def _tell_bots(
+        self, event: Event, link: EventLink, table_id: str, accounts: Sequence[int]
+    ) -> None:
+        """Tell the seated bots (their sockets, in every process) that the table is theirs:
+        a person has the event's page, a program has only its socket.  (Missed, a bot finds
+        the table in its ``welcome`` or in the event's view.)"""
+        bots = [p.account_id for e in event.entrants for p in e.members if p.bot]
+        seated = [account for account in accounts if account in bots]
+        if not seated:
+            return
+        payload = {
+            "accounts": seated,
+            "table": table_id,
+            "event": event.id,
+            "name": link.name,
+            "stage": link.stage,
+            "round": link.round,
+            "board": link.table,
+            "game": link.game,
+        }
+        try:
+            await self.tables.hub.broadcast(EVENT_TABLE, payload)
+        except HubUnavailableError as exc:  # the bot finds it in its welcome or the view
+            log.warning("could not tell the bots of table %s: %s", table_id, exc)
 
     async def _settle_pairing(
         self, event_id: str, number: int, table_number: int, *, ended: Table | None = None

@@ -23,8 +23,10 @@ import anyio.to_thread
 from starlette.datastructures import QueryParams
 from starlette.websockets import WebSocket
 
+from crokinole.server import protocol
 from crokinole.server.accounts import Accounts
 from crokinole.server.bots import (
+    EVENT_TABLE,
     MESSAGE_BURST,
     MESSAGES_PER_SECOND,
     REVOKED,
@@ -164,6 +166,7 @@ class Connections:
         challenges (once the hub has started)."""
         self.tables.hub.listen(SESSION_ENDED, self.on_session_ended)
         self.tables.hub.listen(REVOKED, self.on_revoked)
+        self.tables.hub.listen(EVENT_TABLE, self.on_event_table)
         self.challenges.listen()
 
     async def renew_forever(self) -> None:
@@ -182,6 +185,17 @@ class Connections:
         revoked = set(payload.get("tokens", ()))
         for session in [s for s in self.live if s.bot is not None and s.bot.token_id in revoked]:
             session.drop(CLOSE_BAD_TOKEN, "this API token was revoked")
+
+    def on_event_table(self, payload: dict[str, Any]) -> None:
+        """Tell this process's sockets of the seated bots of an event's new table:
+        ``event_table {"event", "name", "stage", "round", "board", "game"}`` (docs/bots.md);
+        the bot opens it with ``open``."""
+        seated = set(payload.get("accounts", ()))
+        fields = {k: payload.get(k) for k in ("event", "name", "stage", "round", "board", "game")}
+        notice = protocol.message("event_table", payload.get("table"), 0, **fields)
+        for session in [s for s in self.live if s.bot is not None]:
+            if session.bot is not None and session.bot.account.id in seated:
+                session.send(notice)
 
     async def tokens_revoked(self, token_ids: list[int]) -> None:
         """Close the sockets of the revoked tokens, in every process."""
