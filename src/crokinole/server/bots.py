@@ -43,11 +43,11 @@ from crokinole.store.database import iso_utc
 from crokinole.store.values import SCOPES
 
 __all__ = [
+    "EVENT_TABLE",
     "GAMES_AT_ONCE",
     "MAX_TOKENS",
     "MESSAGES_PER_SECOND",
     "MESSAGE_BURST",
-    "EVENT_TABLE",
     "REVOKED",
     "SCOPES",
     "SOCKETS_PER_TOKEN",
