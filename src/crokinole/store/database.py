@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -163,6 +162,11 @@ class Database:
         self._write_lock: contextlib.AbstractContextManager[Any] = (
             threading.Lock() if engine.dialect.name == "sqlite" else contextlib.nullcontext()
         )
+        # The calls running (:meth:`_call`), which :meth:`close` waits for; once
+        # closed, the store refuses calls rather than open connections anew.
+        self._calls_over = threading.Condition()
+        self._running = 0
+        self._closed = False
 
     @classmethod
     def open(cls, url: str, *, migrate: bool = True) -> Self:
@@ -242,19 +246,47 @@ class Database:
             command.upgrade(config, revision)
 
     def close(self) -> None:
-        """Release the database connections, once the calls still running end.
+        """Release the database connections, once the calls still running end; refuse new calls.
 
         A call running in another thread (a server's task cancelled at
         shutdown leaves its worker thread to finish) gets up to
-        :data:`CLOSE_WAIT_S` seconds: a connection it gave back to a pool
-        already disposed would stay open until the collector found it.
+        :data:`CLOSE_WAIT_S` seconds.  A call made after the close raises
+        :class:`StoreUnavailableError` and opens nothing: SQLAlchemy's
+        ``dispose`` leaves the engine a fresh pool, and a connection opened on
+        it would stay open until the collector found it.
+
+        >>> db = Database.open("sqlite://")
+        >>> db.close()
+        >>> try:
+        ...     db.ping()
+        ... except StoreUnavailableError as error:
+        ...     print(error)
+        the store is closed (the server is shutting down); nothing was read or written
         """
-        checked_out = getattr(self._engine.pool, "checkedout", None)
-        if checked_out is not None:
-            deadline = time.monotonic() + CLOSE_WAIT_S
-            while checked_out() > 0 and time.monotonic() < deadline:
-                time.sleep(0.01)
+        with self._calls_over:
+            self._closed = True
+            self._calls_over.wait_for(lambda: self._running == 0, timeout=CLOSE_WAIT_S)
         self._engine.dispose()
+
+    @contextlib.contextmanager
+    def _call(self) -> Iterator[None]:
+        """One call of the store on the database, counted while it runs (see :meth:`close`).
+
+        Raises:
+            StoreUnavailableError: the store is closed.
+        """
+        with self._calls_over:
+            if self._closed:
+                raise StoreUnavailableError(
+                    "the store is closed (the server is shutting down); nothing was read or written"
+                )
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._calls_over:
+                self._running -= 1
+                self._calls_over.notify_all()
 
     def ping(self) -> None:
         """Check that the database answers, within :data:`PING_TIMEOUT_S` seconds (or
@@ -275,7 +307,7 @@ class Database:
         :func:`unreachable`); other errors pass as they are.
         """
         try:
-            with self._sessions() as session:
+            with self._call(), self._sessions() as session:
                 yield session
         except DBAPIError as error:
             reason = unreachable(error, self._engine.dialect.name)
@@ -298,36 +330,37 @@ class Database:
         goes back to the pool.  ``answer_within``: the seconds it waits for
         each answer of a server (:data:`ANSWER_TIMEOUT_S` unless given).
         """
-        dialect = self._engine.dialect
-        try:
-            pooled = self._engine.raw_connection()
-        except self._dbapi_error as error:
-            wrapped = _wrapped(error, self._dbapi_error, invalidated=False)
-            reason = unreachable(wrapped, dialect.name)
-            if reason is None:
-                raise
-            raise _unavailable(reason) from error
-        except PoolTimeoutError as error:
-            raise _pool_timeout() from error
-        connection: Any = pooled.driver_connection
-        bounded = getattr(connection, "answer_within", None) is not None
-        if bounded and answer_within is not None:
-            connection.answer_within = answer_within
-        try:
-            yield connection
-        except self._dbapi_error as error:
-            dead = dialect.is_disconnect(error, connection, None)  # type: ignore[arg-type]
-            if dead:
-                pooled.invalidate(error)
-            wrapped = _wrapped(error, self._dbapi_error, invalidated=dead)
-            reason = unreachable(wrapped, dialect.name)
-            if reason is None:
-                raise wrapped from error
-            raise _unavailable(reason) from error
-        finally:
-            if bounded:
-                connection.answer_within = ANSWER_TIMEOUT_S
-            pooled.close()
+        with self._call():
+            dialect = self._engine.dialect
+            try:
+                pooled = self._engine.raw_connection()
+            except self._dbapi_error as error:
+                wrapped = _wrapped(error, self._dbapi_error, invalidated=False)
+                reason = unreachable(wrapped, dialect.name)
+                if reason is None:
+                    raise
+                raise _unavailable(reason) from error
+            except PoolTimeoutError as error:
+                raise _pool_timeout() from error
+            connection: Any = pooled.driver_connection
+            bounded = getattr(connection, "answer_within", None) is not None
+            if bounded and answer_within is not None:
+                connection.answer_within = answer_within
+            try:
+                yield connection
+            except self._dbapi_error as error:
+                dead = dialect.is_disconnect(error, connection, None)  # type: ignore[arg-type]
+                if dead:
+                    pooled.invalidate(error)
+                wrapped = _wrapped(error, self._dbapi_error, invalidated=dead)
+                reason = unreachable(wrapped, dialect.name)
+                if reason is None:
+                    raise wrapped from error
+                raise _unavailable(reason) from error
+            finally:
+                if bounded:
+                    connection.answer_within = ANSWER_TIMEOUT_S
+                pooled.close()
 
     @contextlib.contextmanager
     def _writing(self) -> Iterator[Session]:

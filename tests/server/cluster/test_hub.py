@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Sequence
 from typing import Any
 
 import anyio
 import pytest
 
-from crokinole.server.cluster.hub import Hub, MemoryHub
+from crokinole.server.cluster.hub import Hub, MemoryHub, in_thread_to_the_end, stop_tasks
+
+#: Upper bound on any wait of these tests (a safety net against a hang, not a measurement).
+PATIENCE = 20.0
 
 
 class Inbox:
@@ -135,3 +140,42 @@ def test_release_frees_a_table_only_for_its_owner() -> None:
         return [taken, await hub.claim("t1", "b")]
 
     assert anyio.run(scenario) == [False, True]
+
+
+def test_a_task_stopped_in_a_thread_call_ends_after_the_thread_not_before() -> None:
+    """``stop_tasks`` cancels with ``Task.cancel()``, which a plain ``anyio.to_thread`` call
+    does not wait for: its thread would run on after the task (and whatever closed next)."""
+    running, release = threading.Event(), threading.Event()
+    order: list[str] = []
+
+    def work() -> str:
+        running.set()
+        release.wait(PATIENCE)
+        order.append("thread over")
+        return "done"
+
+    async def scenario() -> bool:
+        task = asyncio.ensure_future(in_thread_to_the_end(work))
+        await anyio.to_thread.run_sync(running.wait, PATIENCE)
+        stopping = asyncio.ensure_future(stop_tasks([task]))
+        stopping.add_done_callback(lambda _: order.append("task stopped"))
+        # Past stop_tasks' second cancellation (0.5 s): the thread still holds the task.
+        await asyncio.wait({stopping}, timeout=1.0)
+        release.set()
+        await stopping
+        return task.cancelled()
+
+    assert anyio.run(scenario) is True
+    assert order == ["thread over", "task stopped"]
+
+
+def test_a_thread_call_to_the_end_gives_its_result_or_its_error() -> None:
+    def fails() -> None:
+        raise LookupError("no such table")
+
+    async def scenario() -> str:
+        with pytest.raises(LookupError, match="no such table"):
+            await in_thread_to_the_end(fails)
+        return await in_thread_to_the_end(lambda: "read")
+
+    assert anyio.run(scenario) == "read"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -194,6 +195,40 @@ def test_close_releases_the_leases_held(open_store: Callable[[], Store], prefix:
             await b.close()
 
     assert run(scenario)
+
+
+def test_close_waits_for_a_follower_copy_being_read_from_the_store(
+    open_store: Callable[[], Store], prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A follower copy read in a worker thread when the hub closes is over before the close
+    is: the server closes its store next, and a read still running would open a connection
+    on the closed store's engine that nobody closes."""
+    store = open_store()
+    reading, release = threading.Event(), threading.Event()
+    order: list[str] = []
+    stored = store.table
+
+    def slow_table(table_id: str) -> Any:
+        reading.set()
+        release.wait(PATIENCE)
+        found = stored(table_id)
+        order.append("read over")
+        return found
+
+    monkeypatch.setattr(store, "table", slow_table)
+
+    async def scenario() -> None:
+        hub = hub_on(store, prefix)
+        hub.subscribe("t1", Recorder())  # its follower copy is read in the background
+        await anyio.to_thread.run_sync(reading.wait, PATIENCE)
+        closing = asyncio.ensure_future(hub.close())
+        closing.add_done_callback(lambda _: order.append("hub closed"))
+        await asyncio.wait({closing}, timeout=1.0)  # long enough for a close that did not wait
+        release.set()
+        await closing
+
+    run(scenario)
+    assert order == ["read over", "hub closed"]
 
 
 # ---------------------------------------------------------------- fan-out

@@ -40,7 +40,7 @@ import anyio.to_thread
 from redis.exceptions import RedisError
 
 from crokinole.physics import ShotResult
-from crokinole.server.cluster.hub import Listener, Subscriber
+from crokinole.server.cluster.hub import Listener, Subscriber, in_thread_to_the_end
 from crokinole.server.cluster.outcomes import BadOutcomeError, outcome_from_dict, outcome_to_dict
 from crokinole.server.cluster.redis_base import RedisBase, unreachable
 from crokinole.server.table_log import stored_table
@@ -258,7 +258,7 @@ class FanOut(RedisBase):
             ]
 
         try:
-            table, missed = await anyio.to_thread.run_sync(read)
+            table, missed = await in_thread_to_the_end(read)
         except Exception:
             log.exception("could not read table %s from the store", table_id)
             return
@@ -303,7 +303,7 @@ class FanOut(RedisBase):
             return (folded if folded == table else table), missed
 
         try:
-            shown, missed = await anyio.to_thread.run_sync(read)
+            shown, missed = await in_thread_to_the_end(read)
         except Exception:
             log.exception("could not read the events table %s missed from the store", table_id)
             shown, missed = table, []

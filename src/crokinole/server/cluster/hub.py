@@ -18,10 +18,13 @@ from the store by version).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+
+import anyio.to_thread
 
 from crokinole.errors import CrokinoleError
 
@@ -29,6 +32,8 @@ if TYPE_CHECKING:
     from crokinole.table import Event, Table
 
 log = logging.getLogger("crokinole.server")
+
+_Result = TypeVar("_Result")
 
 
 async def stop_tasks(tasks: Sequence[asyncio.Task[Any]]) -> None:
@@ -49,6 +54,28 @@ async def stop_tasks(tasks: Sequence[asyncio.Task[Any]]) -> None:
                 task.cancel()
         if not task.cancelled():
             task.exception()  # retrieved, so that asyncio does not report it
+
+
+async def in_thread_to_the_end(func: Callable[[], _Result]) -> _Result:
+    """``func()`` in a worker thread; a task cancelled meanwhile ends only once the thread has.
+
+    ``anyio.to_thread.run_sync`` shields its thread from anyio's cancel
+    scopes, not from ``Task.cancel()`` (what :func:`stop_tasks` does): the
+    task ends at once and the thread runs on, past the hub's close and the
+    store's (a read that opens a connection after ``Store.close`` leaves it
+    open for the collector to find).  Here the cancellation waits for the
+    thread (a store call is bounded by its timeouts), then ends the task.
+    """
+    call = asyncio.ensure_future(anyio.to_thread.run_sync(func))
+    try:
+        return await asyncio.shield(call)
+    except asyncio.CancelledError:
+        while not call.done():
+            with contextlib.suppress(asyncio.CancelledError):  # stop_tasks cancels again
+                await asyncio.wait({call})
+        if not call.cancelled():
+            call.exception()  # retrieved: the task is cancelled, its thread's error dropped
+        raise
 
 
 class HubUnavailableError(CrokinoleError):
