@@ -257,15 +257,13 @@ def test_mirroring_a_position_and_its_shot_mirrors_the_outcome(
     _assert_same_outcome(result, mirrored, np.arange(len(discs) + 1), mirror=True)
 
 
-#: Relabelled results agree to this many inches.  Not to the bit: a disc's
-#: later events are searched for from the instant of the event before, and
-#: when events of two discs fall at the same instant (a disc and its mirror
-#: image leaving the board, crossing a line) the one with the lower index
-#: comes first and the other is found again from there, a rounding apart.
-#: In 60,000 examples 0.2% differed, by at most 1.1e-14 inch, each in where a
-#: disc left the board.  Contacts of one instant are solved in an order of
-#: their own, not the discs', and discs that stop at one instant stop
-#: together, so neither leaves a trace of the labelling any more.
+#: Relabelled results agree to this many inches.  The kernel takes the
+#: contacts of an instant in an order of their own and every disc's own event
+#: of an instant together, so in 60,000 examples (20,000 for each of three
+#: seeds) every rest position was the same to the bit; before, with index
+#: order, 5% differed, by up to 8e-10 inch, and the contacts of some did too.
+#: Not asserted to the bit: an exact tie between a contact and another disc's
+#: own event is still taken in index order, a rounding apart.
 RELABEL_CLOSE = 1e-12
 
 
