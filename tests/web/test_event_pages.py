@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from crokinole.server.limits import ServerSettings
+from tests.support.server import serving
 from tests.web.conftest import open_site_page as open_with_csp
 from tests.web.conftest import sign_up, with_csp
 from tests.web.test_axe import axe_source, check
@@ -633,12 +636,21 @@ def test_a_bracket_with_byes_shows_them(new_page: Any, server_url: str) -> None:
     assert svg.get_by_test_id("bracket-round").count() == 3
 
 
+@pytest.fixture
+def roomy_server(tmp_path: Path) -> Iterator[str]:
+    """A server of its own (this module's signs up more accounts than an address may an
+    hour on one server)."""
+    with serving(tmp_path / "crokinole.db", ServerSettings(warm_up=False)) as url:
+        yield url
+
+
 def test_bot_entrants_are_marked_bot_in_pairings_standings_and_bracket(
-    new_page: Any, server_url: str
+    new_page: Any, roomy_server: str
 ) -> None:
     """Issue 24, "a bot account (marked BOT everywhere)": two bot accounts the organiser adds
     to a 4-player elimination carry BOT on their pairing cards, standings rows and bracket
     boxes; the two people do not."""
+    server_url = roomy_server
     org = organiser(new_page, server_url, "evorg9", 360, 640)
     for username in ("marvbot", "robobot"):
         sign_up(server_url, username)
