@@ -210,7 +210,7 @@ function statusWordsOf(e) {
   if (e.status === "paused") parts.push("paused");
   if (e.status === "dropped") parts.push("dropped");
   parts.push(e.checked_in ? "checked in" : "not checked in");
-  if (e.online) parts.push("online");
+  if (e.online) parts.push("plays online"); // has an account for an online table (not: connected now)
   return parts.join(", ");
 }
 
