@@ -616,6 +616,11 @@ def test_an_online_event_needs_an_account_to_join(new_page: Any, server_url: str
     player.get_by_test_id("me-words").filter(has_text="checked in").wait_for()
     (entrant,) = api.view()["entrants"]
     assert entrant["online"] and entrant["name"] == "onlineann"
+    # The players list says what "online" means here: an account that can play at an online
+    # table, not a player connected now ("online" alone read as the latter).
+    sync_api.expect(player.get_by_test_id(f"entrant-{entrant['id']}")).to_contain_text(
+        "checked in, plays online"
+    )
 
 
 def test_a_bracket_with_byes_shows_them(new_page: Any, server_url: str) -> None:

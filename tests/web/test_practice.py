@@ -466,6 +466,13 @@ def test_hints_and_the_heat_map(new_page: Any, server_url: str) -> None:
     assert heat is not None and heat["rows"] == 64
     assert "Expected round margin" in page.get_by_test_id("heat-legend").inner_text()
     sync_api.expect(page.get_by_test_id("heatmap-button")).to_have_attribute("aria-pressed", "true")
+    # The legend names the hand it assumed, as the select names it (views/hints.js's words):
+    # the steady hand first, then CPU Master's once chosen (once "cpu master hand").
+    sync_api.expect(page.get_by_test_id("heat-legend")).to_contain_text("the steady hand")
+    page.get_by_test_id("accuracy-select").select_option("master")
+    sync_api.expect(page.get_by_test_id("heat-legend")).to_contain_text(
+        "CPU Master's hand", timeout=60_000
+    )
 
 
 # ------------------------------------------------------------------ layout

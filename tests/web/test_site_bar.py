@@ -117,6 +117,27 @@ def test_on_a_phone_the_links_are_behind_the_menu(new_page: Any, server_url: str
     page.wait_for_url(f"{server_url}/drills")
 
 
+def test_on_a_phone_the_name_is_left_out_only_beside_tools_shown(
+    new_page: Any, server_url: str
+) -> None:
+    """At 360 px the bar leaves "Crokinole" to its icon beside a page's tools (the game's Pause,
+    Settings, Sound), not where its tools are all hidden (a guest's leaderboard, whose only
+    tool is My profile): that bar has the room, as the bots page's has."""
+
+    def name_shown(path: str) -> bool:
+        page = open_site_page(new_page, server_url + path, 360, 640)
+        width: float = page.evaluate(
+            "() => document.querySelector('.brand-name').getBoundingClientRect().width"
+        )
+        fits = page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")
+        assert fits, f"{path} scrolls sideways at 360 px"
+        return width > 20
+
+    assert name_shown("/leaderboard")  # My profile hidden for a guest
+    assert name_shown("/bots")  # no tools
+    assert not name_shown("/")  # the game's tools
+
+
 def test_the_game_page_opens_the_rules_in_a_dialog_from_the_bar(
     new_page: Any, server_url: str
 ) -> None:

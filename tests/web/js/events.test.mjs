@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 
 import {
-  botEntrants, bracketLayout, decidedCaption, decidedWords, eventFromPath, formatWords, gamePoints, moveItem, nextSteps,
+  botEntrants, bracketLayout, decidedCaption, decidedWords, eventDay, eventFromPath, formatWords, gamePoints, moveItem, nextSteps,
   pairingPlace, pairingStateWords, reachedWords, resultWords, settingsFrom, sheetResult, sideHasBot, sideOf, swapEntrants,
   tieBreakValue,
 } from "../../../src/crokinole/web/static/lib/events.js";
@@ -201,4 +201,19 @@ test("a bot entrant's side is marked BOT, singles and rotating doubles (issue 24
   assert.equal(sideHasBot(bots, ["e1", "e3"]), false);
   assert.equal(sideHasBot(bots, null), false); // a bye's empty side
   assert.equal(sideHasBot(botEntrants(null), ["e2"]), false);
+});
+
+test("an event's day in words, the same day wherever the reader is; anything else as it was", () => {
+  // The 4th of December 2026 built from its numbers, in the reader's words: the list's short
+  // form and the event page's long one (the list once showed the raw "2026-12-04").
+  const day = new Date(2026, 11, 4, 9);
+  assert.equal(eventDay("2026-12-04"), day.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" }));
+  assert.equal(
+    eventDay("2026-12-04", true),
+    day.toLocaleDateString(undefined, { weekday: "short", year: "numeric", month: "long", day: "numeric" }),
+  );
+  assert.notEqual(eventDay("2026-12-04"), "2026-12-04");
+  assert.match(eventDay("2026-01-31"), /31/); // not the 30th, nor February
+  assert.equal(eventDay("next Tuesday"), "next Tuesday");
+  assert.equal(eventDay(""), "");
 });

@@ -9,7 +9,7 @@ import { HINT_COLOURS, heatFan, heatScale } from "../../../src/crokinole/web/sta
 import { hintsUsedLine } from "../../../src/crokinole/web/static/views/dialogs.js";
 import { aimVector, placement } from "../../../src/crokinole/web/static/lib/geometry.js";
 import {
-  hintLabel, hintLines, hintStop, hintsAllowed, legendTicks, refusalWords, signedPoints, turnKey,
+  ACCURACIES, accuracyWords, hintLabel, hintLines, hintStop, hintsAllowed, legendTicks, refusalWords, signedPoints, turnKey,
 } from "../../../src/crokinole/web/static/views/hints.js";
 import { initialState, reduce } from "../../../src/crokinole/web/static/lib/state.js";
 import {
@@ -193,4 +193,19 @@ test("hints_used: from the view, then from each hint_taken's lobby part, afresh 
   // Where hints were never allowed and none used, the summary says nothing of them.
   const off = reduce(initialState(), { type: "table", table: T, event: 1, view: view({ settings: { hints: false } }) }, 0);
   assert.equal(hintsUsedLine(off), "");
+});
+
+test("the hand an answer assumed, in words: each CPU level by its name, CPU Master's too", () => {
+  // The levels of docs/protocol.md's heatmap `accuracy` (and the practice room's choices).
+  const expected = {
+    easy: "CPU Easy's hand", normal: "CPU Normal's hand", hard: "CPU Hard's hand",
+    expert: "CPU Expert's hand", master: "CPU Master's hand",
+    steady: "the steady hand", human: "the human hand", hand: "your hand", mine: "your accuracy",
+  };
+  for (const [name, words] of Object.entries(expected)) {
+    assert.equal(accuracyWords(name), words, name);
+    assert.equal(accuracyWords({ name, position: 0, direction: 0, power: 0 }), words, `${name} as the hints' accuracy`);
+  }
+  // The game's heat-map choice names every level the protocol takes.
+  assert.deepEqual(Object.keys(ACCURACIES), ["hand", "easy", "normal", "hard", "expert", "master", "mine"]);
 });

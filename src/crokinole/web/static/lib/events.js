@@ -100,6 +100,19 @@ export function teamsWords(teams) {
   return (TEAMS.find(([k]) => k === teams) || TEAMS[0])[1];
 }
 
+/**
+ * An event's day ("2026-12-04", as the create form's date field gives it) in the reader's own
+ * words ("Dec 4, 2026"; `long`: "Fri, December 4, 2026"), read as that day wherever the reader
+ * is (noon local, so no time zone moves it); a text that is no such day is given back as it is.
+ */
+export function eventDay(iso, long = false) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(String(iso || ""));
+  if (!m) return String(iso || "");
+  const d = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]), 12);
+  const how = long ? { weekday: "short", year: "numeric", month: "long", day: "numeric" } : { year: "numeric", month: "short", day: "numeric" };
+  return d.toLocaleDateString(undefined, how);
+}
+
 /** Where the games are played, in words. */
 export function venueWords(venue) {
   return {

@@ -5,7 +5,7 @@
 // (GET, DELETE /api/account/tokens/{id}). docs/bots.md is the protocol a bot speaks.
 // The words and checks are views/bots.js's (pure; they run in node).
 
-import { fetchJson, said } from "../lib/api.js";
+import { fetchJson } from "../lib/api.js";
 import { $, button, el, escapeHtml } from "../lib/dom.js";
 import { CHALLENGE_GAMES, challengeHref, challengeState, scopesProblem, scopesText, tokenNameProblem, tokenState } from "../views/bots.js";
 import { botMark, dayText, profileLink } from "../views/ranked.js";
@@ -26,7 +26,7 @@ function botRow(b) {
     : `<span class="note">${{ guest: "Log in to challenge", offline: "", self: "Yours", bot: "" }[state]}</span>`;
   return `<tr data-testid="bot-row">
     <th scope="row" class="who">${profileLink(b.username, "", true)}</th>
-    <td class="presence"><i class="dot ${online ? "on" : "off"}" aria-hidden="true"></i> ${online ? "online" : "offline"}</td>
+    <td class="presence"><i class="dot ${online ? "on" : "off"}" aria-hidden="true" title="${online ? "online" : "offline"}"></i> <span class="presence-word">${online ? "online" : "offline"}</span></td>
     <td class="rating"><b>${Number.isFinite(b.rating) ? b.rating : "—"}</b></td>
     <td class="num">${Number.isFinite(b.games) ? b.games : 0}</td>
     <td class="act">${action}</td>
@@ -36,7 +36,7 @@ function botRow(b) {
 async function loadBots() {
   const r = await fetchJson("/api/bots");
   if (!r.ok) {
-    status("bots-status", said(r), true);
+    status("bots-status", r.error, true);
     return;
   }
   const bots = Array.isArray(r.body.bots) ? r.body.bots : [];
@@ -68,7 +68,7 @@ function tokenItem(t) {
 async function loadTokens() {
   const r = await fetchJson("/api/account/tokens");
   if (!r.ok) {
-    $("tokens").replaceChildren(el("p", "note status-bad", said(r)));
+    $("tokens").replaceChildren(el("p", "note status-bad", r.error));
     return;
   }
   const tokens = Array.isArray(r.body.tokens) ? r.body.tokens : [];
@@ -84,7 +84,7 @@ async function loadTokens() {
 async function revoke(t) {
   if (!window.confirm(`Revoke the token "${t.name}"? Programs using it are disconnected now and can never use it again.`)) return;
   const r = await fetchJson(`/api/account/tokens/${encodeURIComponent(t.id)}`, { method: "DELETE" });
-  if (!r.ok) status("token-error", said(r), true);
+  if (!r.ok) status("token-error", r.error, true);
   else status("token-error", "");
   await loadTokens();
 }
@@ -106,7 +106,7 @@ async function makeBot(ev) {
   go.disabled = false;
   f.password.value = "";
   if (!r.ok) {
-    status("make-bot-error", said(r), true);
+    status("make-bot-error", r.error, true);
     return;
   }
   status("make-bot-error", "");
@@ -130,7 +130,7 @@ async function createToken(ev) {
   const r = await fetchJson("/api/account/tokens", { method: "POST", body: { name, scopes } });
   go.disabled = false;
   if (!r.ok) {
-    status("token-error", said(r), true);
+    status("token-error", r.error, true);
     return;
   }
   status("token-error", "");

@@ -8,7 +8,7 @@
 
 import { fetchJson, listen } from "../lib/api.js";
 import { $, closeDialog, el, openDialog } from "../lib/dom.js";
-import { currentRound, eventFromPath, eventSummary, joinLink, nextSteps, rulesWords, statusWords, swapEntrants } from "../lib/events.js";
+import { currentRound, eventDay, eventFromPath, eventSummary, joinLink, nextSteps, rulesWords, statusWords, swapEntrants } from "../lib/events.js";
 import * as bracketView from "../views/bracket.js";
 import * as pairingsView from "../views/pairings.js";
 import { botBadge } from "../views/ranked.js";
@@ -91,7 +91,7 @@ function draw(view) {
   const s = view.settings || {};
   document.title = `${s.name} — Crokinole event`;
   $("event-name").textContent = s.name;
-  const date = s.date ? ` · ${new Date(`${s.date}T12:00:00`).toLocaleDateString(undefined, { weekday: "short", year: "numeric", month: "long", day: "numeric" })}` : "";
+  const date = s.date ? ` · ${eventDay(s.date, true)}` : "";
   $("event-summary").textContent = `${eventSummary(s)} · ${rulesWords(s.rules)}${s.rated ? " · rated" : ""}${date}`;
   $("event-status").textContent = statusWords(view) + (S.live ? "" : " (reconnecting…)");
   $("main").setAttribute("aria-busy", "false");
@@ -210,7 +210,7 @@ function statusWordsOf(e) {
   if (e.status === "paused") parts.push("paused");
   if (e.status === "dropped") parts.push("dropped");
   parts.push(e.checked_in ? "checked in" : "not checked in");
-  if (e.online) parts.push("online");
+  if (e.online) parts.push("plays online"); // has an account for an online table (not: connected now)
   return parts.join(", ");
 }
 

@@ -5,7 +5,7 @@
 
 import { fetchJson } from "../lib/api.js";
 import { $, el } from "../lib/dom.js";
-import { DEFAULT_TIE_BREAKS, FORMATS, TEAMS, VENUES, eventSummary, moveItem, settingsFrom, teamsWords, tieBreakName, venueWords } from "../lib/events.js";
+import { DEFAULT_TIE_BREAKS, FORMATS, TEAMS, VENUES, eventDay, eventSummary, moveItem, settingsFrom, teamsWords, tieBreakName, venueWords } from "../lib/events.js";
 import { whoIsSignedIn } from "../views/topbar.js";
 
 const P = { tieBreaks: DEFAULT_TIE_BREAKS.slice(), username: null };
@@ -158,7 +158,7 @@ function item(e) {
   const bits = e.settings
     ? [eventSummary(s)]
     : [(FORMATS.find(([k]) => k === s.format) || ["", s.format])[1], teamsWords(s.teams), venueWords(s.venue)];
-  if (s.date) bits.push(s.date);
+  if (s.date) bits.push(eventDay(s.date)); // the event page's words, not the ISO "2026-12-04"
   const count = Array.isArray(e.entrants) ? e.entrants.length : e.entrants;
   if (typeof count === "number") bits.push(`${count} player${count === 1 ? "" : "s"}`);
   if (!e.settings && e.status === "running" && typeof e.rounds === "number") bits.push(`round ${e.rounds}`);

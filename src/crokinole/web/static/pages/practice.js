@@ -7,7 +7,7 @@
 import { markSvg } from "../views/board.js";
 import { fetchJson } from "../lib/api.js";
 import { $, escapeHtml } from "../lib/dom.js";
-import { renderHintList } from "../views/hints.js";
+import { accuracyWords, renderHintList } from "../views/hints.js";
 import {
   MINE, MOST_ON_BOARD, THEIRS, countOf, percent, positionCode, positionFromCode, positionFromJson, positionJson, signed,
   snapshotOf, southView,
@@ -130,19 +130,13 @@ async function askHints() {
   const hints = Array.isArray(r.body.hints) ? r.body.hints : [];
   B.setHints(hints);
   showHintList(hints);
-  B.setMessage(hints.length ? `The Expert's ${hints.length === 1 ? "best shot" : `best ${hints.length} shots`} here, under the ${handName(accuracy())}. Press "Aim like this" to aim one.` : "The Expert found no shot here.");
+  B.setMessage(hints.length ? `The Expert's ${hints.length === 1 ? "best shot" : `best ${hints.length} shots`} here, under ${accuracyWords(accuracy())}. Press "Aim like this" to aim one.` : "The Expert found no shot here.");
   render();
 }
 
 /** Degrees with one decimal and a real minus sign: "−7.6°". */
 function deg(v) {
   return `${Number(v).toFixed(1).replace("-", "−")}°`;
-}
-
-function handName(id) {
-  const o = Array.from($("accuracy-select").options).find((x) => x.value === id);
-  const text = o ? o.textContent.replace(/\s*\(.*\)$/, "") : id;
-  return `${text.toLowerCase()} hand`;
 }
 
 function showHintList(hints) {
@@ -225,7 +219,7 @@ function showLegend(map) {
     return `<text x="${x}%" y="34" text-anchor="${anchor}" class="tick">${escapeHtml(tickText(map, v))}</text>`;
   }).join("");
   $("heat-legend").innerHTML = `
-    <p class="legend-title">${escapeHtml(METRIC_WORDS[map.metric] || map.metric)}, ${escapeHtml(handName(map.accuracy || accuracy()))}</p>
+    <p class="legend-title">${escapeHtml(METRIC_WORDS[map.metric] || map.metric)}, ${escapeHtml(accuracyWords(map.accuracy || accuracy()))}</p>
     <svg class="legend-bar" width="100%" height="40" role="img" aria-label="Colour scale from ${escapeHtml(tickText(map, scale.min))} to ${escapeHtml(tickText(map, scale.max))}">
       <defs><linearGradient id="${id}" x1="0" x2="1" y1="0" y2="0">${stops.join("")}</linearGradient></defs>
       <rect x="0" y="2" width="100%" height="18" rx="4" fill="url(#${id})" stroke="currentColor" stroke-opacity="0.3"/>

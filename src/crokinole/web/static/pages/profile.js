@@ -43,7 +43,7 @@ function ladderCard(ladder, l) {
   const name = LADDER_NAME[ladder] || ladder;
   if (!l || !l.games) {
     return `<section class="ladder-card empty" data-testid="ladder-${ladder}" aria-label="${name}">
-      <h2>${name}</h2><p class="note">No ranked ${name.toLowerCase()} games yet.</p></section>`;
+      <h2>${name}</h2><p class="note">${ladder === BOT_LADDER ? "No ranked games on the bots' ladder yet." : `No ranked ${name.toLowerCase()} games yet.`}</p></section>`;
   }
   const history = Array.isArray(l.history) ? l.history : [];
   const points = history.map((h, i) => ({

@@ -17,9 +17,9 @@ import { hintNumbers, hintSentence, hintTag } from "../lib/words.js";
 export const METRICS = { points: "Expected points", twenty: "Chance of a 20", valid: "Valid shot" };
 /** Whose accuracy the heat map assumes ("hand": the table's hand; "mine": fitted from drills). */
 export const ACCURACIES = {
-  hand: "My hand", easy: "Easy", normal: "Normal", hard: "Hard", expert: "Expert", mine: "Mine (from drills)",
+  hand: "My hand", easy: "Easy", normal: "Normal", hard: "Hard", expert: "Expert", master: "Master", mine: "Mine (from drills)",
 };
-const HAND_WORDS = { hand: "your hand", steady: "the steady hand", human: "the human hand", mine: "your accuracy", easy: "CPU Easy's hand", normal: "CPU Normal's hand", hard: "CPU Hard's hand", expert: "CPU Expert's hand" };
+const HAND_WORDS = { hand: "your hand", steady: "the steady hand", human: "the human hand", mine: "your accuracy", easy: "CPU Easy's hand", normal: "CPU Normal's hand", hard: "CPU Hard's hand", expert: "CPU Expert's hand", master: "CPU Master's hand" };
 const ANSWER_WAIT_MS = 15000;
 const HEAT_AGAIN_MS = 600; // a placement held this long is a new heat map's start
 const TYPING = new Set(["text", "number", "search", "email", "password"]);
