@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -366,4 +368,35 @@ def test_the_leaderboard_has_the_bots_ladder(server: str, device: Any) -> None:
     loaded(page)
     expect(page.get_by_test_id("ladder-bots")).to_be_checked()
     expect(page.get_by_test_id("board-status")).to_contain_text(re.compile(r"[Bb]ots"))
+    fits(page)
+
+
+def test_a_bots_finished_game_is_marked_bot_in_its_replay_and_review(
+    server: str, device: Any
+) -> None:
+    """Issue 24, "marked BOT everywhere": the example bot (examples/bot.py) plays a game
+    against CPU Expert at south; its replay's score card of side 0 and its review's summary
+    of south carry BOT, CPU Expert's do not."""
+    page = device(f"{server}/bots", "phone")
+    token = make_bot(page, server, "replayed")
+    environment = {**os.environ, "CROKINOLE_URL": server, "CROKINOLE_TOKEN": token}
+    done = subprocess.run(
+        [sys.executable, str(REPO / "examples" / "bot.py")],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    found = re.search(r"finished: table ([0-9a-f]{32})", done.stdout)
+    assert found is not None, done.stdout
+    page.goto(f"{server}/replay/{found[1]}")
+    expect(page.get_by_test_id("replay-side-0").get_by_test_id("bot-mark")).to_have_text("BOT")
+    expect(page.get_by_test_id("replay-side-1").get_by_test_id("bot-mark")).to_have_count(0)
+    fits(page)
+    page.goto(f"{server}/review/{found[1]}")
+    summary = page.get_by_test_id("summary-south")
+    expect(summary.get_by_test_id("bot-mark")).to_have_text("BOT", timeout=120_000)
+    expect(page.get_by_test_id("summary-north").get_by_test_id("bot-mark")).to_have_count(0)
     fits(page)

@@ -77,7 +77,7 @@ from crokinole.server.json_input import JsonInputError, read_json
 from crokinole.server.owner.accuracy import NO_ACCURACY, fitted_accuracy, own_accuracy
 from crokinole.server.ranked.fair_play import daily_refused, engine_help_refused
 from crokinole.server.ws.messages import LEVEL_IDS
-from crokinole.server.ws.views import seat_names, you_payload
+from crokinole.server.ws.views import bot_seats, seat_names, you_payload
 from crokinole.store import Store
 from crokinole.table import Table, check_name
 
@@ -267,6 +267,7 @@ async def _table_review(request: Request) -> dict[str, Any]:
         "table": table.id,
         "game_number": table.game_number,
         "names": seat_names(table, shared=True),  # who sat where ("Ann", "CPU Normal")
+        "bots": bot_seats(table),  # the seats a bot account played (marked BOT)
         **reviewed,
     }
     http.reviews.put(key, found)

@@ -14,6 +14,7 @@ import { play as playSound, setSoundEnabled } from "../lib/sound.js";
 import { sideName } from "../lib/state.js";
 import { loadPrefs } from "../lib/store.js";
 import { describeShot, playerName, viewerOf, whose } from "../lib/words.js";
+import { botMark } from "../views/ranked.js";
 
 const params = new URLSearchParams(location.search);
 const SPEED = Math.min(20, Math.max(0.1, Number.parseFloat(params.get("speed") || "1") || 1));
@@ -107,12 +108,18 @@ function outcomeLine(game) {
 
 // ------------------------------------------------------------------ rendering
 
+/** Whether a bot account played a seat of side `i` (the replay's `bots`: their BOT mark). */
+function sideHasBot(game, i) {
+  const bots = Array.isArray(R.data.bots) ? R.data.bots : [];
+  return game.seats.some((x) => x.side === i && bots.includes(x.seat));
+}
+
 function renderScores(game) {
   const current = R.pos > 0 ? R.data.steps[R.pos - 1] : null;
   const shooter = current && current.seat ? game.seats.find((x) => x.seat === current.seat) : null;
   $("replay-scores").innerHTML = game.sides.map((side, i) => `
     <div class="replay-card${shooter && shooter.side === i ? " shot" : ""}" data-testid="replay-side-${i}">
-      <span class="name">${markSvg(game, i, 18)}<span>${escapeHtml(sideName(game, i))}</span></span>
+      <span class="name">${markSvg(game, i, 18)}<span>${escapeHtml(sideName(game, i))}${botMark(sideHasBot(game, i))}</span></span>
       <span class="score" data-testid="replay-score-${i}">${side.score}</span>
       <span class="stats"><span>this round <b data-testid="replay-round-total-${i}">${side.round_total}</b></span> <span>20s <b>${side.twenties}</b></span></span>
     </div>`).join("");

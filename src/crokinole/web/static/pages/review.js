@@ -14,6 +14,7 @@ import { $, escapeHtml } from "../lib/dom.js";
 import { percent, signed } from "../lib/position.js";
 import { loadPrefs } from "../lib/store.js";
 import { costliest, costliestTitle, costSentence, gradeWords, namesViewer, playerName } from "../lib/words.js";
+import { botMark } from "../views/ranked.js";
 
 const TABLE_RE = /^\/review\/([a-f0-9]{32})\/?$/;
 const params = new URLSearchParams(location.search);
@@ -127,7 +128,8 @@ function renderSummary() {
     card.className = "card seat-summary";
     card.setAttribute("data-testid", `summary-${seat}`);
     const counts = GRADES.map((g) => `<li><span class="grade ${g}" data-testid="count-${seat}-${g}">${escapeHtml(GRADE_WORD[g])} ${s.grades[g] ?? 0}</span></li>`).join("");
-    card.innerHTML = `<h2>${mark(seat, 18)}<span>${escapeHtml(seatName(seat))}</span></h2>
+    const bot = botMark(Array.isArray(d.bots) && d.bots.includes(seat));
+    card.innerHTML = `<h2>${mark(seat, 18)}<span>${escapeHtml(seatName(seat))}${bot}</span></h2>
       <p>${s.shots} shot${s.shots === 1 ? "" : "s"} reviewed${s.shots ? ` · on average ${winPoints(s.mean_loss_win)} points of round-win chance and ${Number(s.mean_loss_margin).toFixed(1)} expected points given away a shot` : ""}.</p>
       <ul class="grade-counts">${counts}</ul>`;
     box.append(card);
