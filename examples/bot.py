@@ -16,14 +16,11 @@ url = (sys.argv[1:2] or [os.environ.get("CROKINOLE_URL", "http://localhost:8000"
 token = (sys.argv[2:3] or [os.environ.get("CROKINOLE_TOKEN", "")])[0]
 
 
-def shot(game: dict) -> dict:
-    """Place on a free spot of south's line (R3); aim at the nearest foe (R4), else the centre."""
-    r, gap = game["board"]["shooting_line_radius"], 2 * game["board"]["disc_radius"]
-    for position in (0.0, 20.0, -20.0, 35.0, -35.0):  # degrees from the quarter's middle
-        a = math.radians(270.0 + position)
-        x, y = r * math.cos(a), r * math.sin(a)
-        if all(math.dist((x, y), (d["x"], d["y"])) > gap for d in game["discs"]):
-            break
+def shot(game: dict, free: list) -> dict:
+    """Place on the free stretch nearest the line's middle (R3); aim at the nearest foe (R4)."""
+    position = min((max(lo, min(hi, 0.0)) for lo, hi in free), key=abs)
+    a, r = math.radians(270.0 + position), game["board"]["shooting_line_radius"]
+    x, y = r * math.cos(a), r * math.sin(a)  # where the disc starts
     foes = [(d["x"], d["y"]) for d in game["discs"] if d["owner"] != "south"]
     tx, ty = min(foes, key=lambda p: math.dist(p, (x, y)), default=(0.0, 0.0))
     aim = math.degrees(math.atan2(-y, -x) - math.atan2(ty - y, tx - x))  # right of the centre
@@ -45,13 +42,15 @@ def play(ws) -> None:
             scores = [side["score"] for side in msg["game"]["sides"]]
             print("finished: table", msg["table"], "winner side", msg["winner"], "scores", scores)
             break
-        game = msg.get("game") or msg.get("view", {}).get("game")  # table, shot, round ...
+        view = msg.get("view") or msg  # a table's view, or an event with its lobby
+        game, lobby = view.get("game"), view.get("lobby") or view
         if not game or msg["type"] not in ("table", "game_started", "shot", "timeout", "round"):
             continue
         if game["phase"] == "round_over":
             ws.send(json.dumps({"type": "next_round", "table": msg["table"]}))
         elif game["phase"] == "playing" and game["current_seat"] == "south":
-            aimed = {"type": "shoot", "table": msg["table"], "seat": "south", **shot(game)}
+            free = lobby["placement"]["south"]  # the free stretches of its quarter
+            aimed = {"type": "shoot", "table": msg["table"], "seat": "south", **shot(game, free)}
             ws.send(json.dumps(aimed))
 
 
