@@ -64,14 +64,18 @@ hand the search's choices differ from Expert's only between shots whose
 values are within the estimates' own error, and the games' luck decides.
 
 This search with Expert's hand (``crokinole match --a master --b expert
---games 200 --seed 1 --jobs 2``, 2026-12-04): 81 wins, 45 draws, 74 losses,
-52.3% of decided games (95% CI 44.4-60.0%): the search alone does not reach
-the issue's 65%.  With Master's own hand (the same command): 153 wins, 34
-draws, 13 losses, 92.2% of decided games (87.1-95.4%); an open 20 91.0% of
-2,000 tries (``crokinole calibrate``).  CPU time
-(``crokinole bench cpu --seeds 20``): p95 0.19 s on the 20-disc doubles
-board (mid-round: no reply there); at the round's second-to-last shot on
-22 discs, where the reply runs, p95 about 1.6 s over 20 seeds.
+--games 200 --seed 1 --jobs 2``, 2026-12-04, after the kernel's relabelling
+fix; 81/45/74 before it): 79 wins, 46 draws, 75 losses, 51.3% of decided
+games (95% CI 43.5-59.1%): the search alone does not reach
+the issue's 65%.  With Master's own hand (the same command, the budget at
+100,000 shots): 146 wins, 39 draws, 15 losses, 90.7% of decided games
+(85.2-94.3%; 153/34/13, 92.2%, at 150,000); an open 20 91.0% of 2,000 tries
+(``crokinole calibrate``).  CPU time (``crokinole bench cpu --seeds 20``):
+p95 0.29 s on the 20-disc doubles board (mid-round: no reply there); at the
+round's second-to-last shot on 22 discs, where the reply runs, p50 1.44 s
+and p95 1.89 s over 20 seeds (115,207 shots a decision).  The budget was
+150,000 until a slower machine put that p95 at 2.35-2.57 s (the old and the
+new kernel alike), over the issue's 2 s.
 
 >>> import numpy as np
 >>> from crokinole.rules import Game, Rules
@@ -151,8 +155,9 @@ class MasterPlayer(ExpertPlayer):
     reply_draws: int = 24
     #: The reply's likeliest outcomes from which Master's own next shot is searched.
     leaves: int = 0
-    #: Shots the second ply may simulate (after each contender's likeliest outcome).
-    budget: int = 150_000
+    #: Shots the second ply may simulate (after each contender's likeliest outcome):
+    #: what keeps the p95 of a crowded board's decision under 2 s of CPU.
+    budget: int = 100_000
     #: Weight of the worst outcome's correction beside the mean (0: expected value).
     caution: float = field(default=0.0)
     #: Weight of the correction beside U₁ before the round's last two shots.  The
