@@ -64,9 +64,9 @@ hand the search's choices differ from Expert's only between shots whose
 values are within the estimates' own error, and the games' luck decides.
 
 This search with Expert's hand (``crokinole match --a master --b expert
---games 200 --seed 1 --jobs 2``, 2026-12-04, after the kernel's relabelling
-fix; 81/45/74 before it): 79 wins, 46 draws, 75 losses, 51.3% of decided
-games (95% CI 43.5-59.1%): the search alone does not reach
+--games 200 --seed 1 --jobs 2``, 2026-12-04, the budget at 100,000 shots;
+79/46/75 at 150,000): 75 wins, 60 draws, 65 losses, 53.6% of decided games
+(95% CI 45.3-61.6%): the search alone does not reach
 the issue's 65%.  With Master's own hand (the same command, the budget at
 100,000 shots): 146 wins, 39 draws, 15 losses, 90.7% of decided games
 (85.2-94.3%; 153/34/13, 92.2%, at 150,000); an open 20 91.0% of 2,000 tries
