@@ -15,8 +15,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +23,7 @@ from typing import Any
 import pytest
 
 from crokinole.server.limits import ServerSettings
+from tests.server.bots.conftest import run_example
 from tests.support.server import serving
 from tests.web.conftest import ARTIFACTS, REPO, with_csp
 from tests.web.test_axe import axe_source, check
@@ -252,15 +251,25 @@ def test_a_bot_account_its_tokens_shown_once_and_revoked(
     check(page, axe_source, "a bot's profile")
 
 
+def person_and_online_bot(
+    device: Any, server: str, bot_name: str, person_name: str, size: str, *, accept: bool
+) -> tuple[Any, Bot]:
+    """A bot made on a desktop and online, and a person signed up on a ``size`` device
+    looking at the Bots page (its list loaded once the bot is there)."""
+    token = make_bot(device(f"{server}/bots", "desktop"), server, bot_name)
+    person = device(f"{server}/bots", size)
+    sign_up(person, person_name)
+    bot = Bot(server, token, accept=accept)
+    person.reload()
+    loaded(person)
+    return person, bot
+
+
 def test_a_person_challenges_a_bot_and_plays_it(server: str, device: Any) -> None:
-    bot_page = device(f"{server}/bots", "desktop")
-    token = make_bot(bot_page, server, "acceptor")
-    person = device(f"{server}/bots", "tall-phone")
-    sign_up(person, "challenger")
-    bot = Bot(server, token, accept=True)
+    person, bot = person_and_online_bot(
+        device, server, "acceptor", "challenger", "tall-phone", accept=True
+    )
     try:
-        person.reload()
-        loaded(person)
         row = person.get_by_test_id("bot-row").filter(has_text="acceptor")
         expect(row).to_contain_text("online")
         expect(row.get_by_test_id("bot-mark")).to_have_text("BOT")
@@ -283,13 +292,10 @@ def test_the_bots_list_fits_the_smallest_phone(server: str, device: Any) -> None
     """At 360 px an online bot's row holds a short name whole, its BOT mark on one line and
     the Challenge button, in a table no wider than its box (it once squeezed "robo_s" to
     "rob/o_s" and split the mark into "BO/T"; a longer name may wrap, never the page)."""
-    token = make_bot(device(f"{server}/bots", "desktop"), server, "robo_q")
-    person = device(f"{server}/bots", "phone")
-    sign_up(person, "narrowann")
-    bot = Bot(server, token, accept=False)
+    person, bot = person_and_online_bot(
+        device, server, "robo_q", "narrowann", "phone", accept=False
+    )
     try:
-        person.reload()
-        loaded(person)
         row = person.get_by_test_id("bot-row").filter(has_text="robo_q")
         expect(row.get_by_test_id("challenge-robo_q")).to_be_visible()
         lines = row.evaluate(
@@ -379,15 +385,7 @@ def test_a_bots_finished_game_is_marked_bot_in_its_replay_and_review(
     of south carry BOT, CPU Expert's do not."""
     page = device(f"{server}/bots", "phone")
     token = make_bot(page, server, "replayed")
-    environment = {**os.environ, "CROKINOLE_URL": server, "CROKINOLE_TOKEN": token}
-    done = subprocess.run(
-        [sys.executable, str(REPO / "examples" / "bot.py")],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    done = run_example(server, token)
     assert done.returncode == 0, done.stderr
     found = re.search(r"finished: table ([0-9a-f]{32})", done.stdout)
     assert found is not None, done.stdout

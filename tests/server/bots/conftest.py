@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import secrets
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,21 @@ from tests.support import server as helpers
 from tests.support.server import serving
 
 PASSWORD = "pw-bots-123"
+#: The example bot of docs/bots.md.
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "bot.py"
+
+
+def run_example(url: str, token: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """examples/bot.py run against the server at ``url`` with ``token``, as a user runs it."""
+    environment = {**os.environ, "CROKINOLE_URL": url, "CROKINOLE_TOKEN": token}
+    return subprocess.run(
+        [sys.executable, str(EXAMPLE)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 @pytest.fixture

@@ -2,31 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import httpx
 
 from crokinole.rules import Game
-from tests.server.bots.conftest import make_bot
-
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "bot.py"
+from tests.server.bots.conftest import EXAMPLE, make_bot, run_example
 
 
 def test_the_example_bot_plays_a_whole_game_against_expert(server: str) -> None:
     token, client = make_bot(server, "example_bot")
-    environment = {**os.environ, "CROKINOLE_URL": server, "CROKINOLE_TOKEN": token}
-    done = subprocess.run(
-        [sys.executable, str(EXAMPLE)],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    done = run_example(server, token)
     assert done.returncode == 0, done.stderr
     found = re.search(
         r"finished: table ([0-9a-f]{32}) winner side (\S+) scores \[(\d+), (\d+)\]", done.stdout
@@ -68,15 +54,7 @@ def test_the_example_bot_plays_a_whole_game_against_expert(server: str) -> None:
 
 
 def test_the_example_says_in_words_why_a_bad_token_is_refused(server: str) -> None:
-    environment = {**os.environ, "CROKINOLE_URL": server, "CROKINOLE_TOKEN": "crk_" + "x" * 43}
-    done = subprocess.run(
-        [sys.executable, str(EXAMPLE)],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_example(server, "crk_" + "x" * 43, timeout=120)
     assert done.returncode == 1
     assert done.stderr.strip() == (
         "closed by the server: this API token is not valid (mistyped, or revoked): "

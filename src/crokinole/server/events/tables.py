@@ -535,21 +535,20 @@ class EventTables:
             log.warning("table %s was linked to an event already: %s", table.id, exc)
         log.info("event %s: round %d table %d game %d at %s", event.id, pairing.round,
                  pairing.table, game, table.id)  # fmt: skip
-        await self._tell_bots(event, link, table.id, accounts)
+        bot_accounts = [s.person.account_id for s in seated if s.person.bot]
+        await self._tell_bots(event, link, table.id, bot_accounts)
         return table.id
 
     async def _tell_bots(
-        self, event: Event, link: EventLink, table_id: str, accounts: Sequence[int]
+        self, event: Event, link: EventLink, table_id: str, bots: Sequence[int | None]
     ) -> None:
-        """Tell the seated bots (their sockets, in every process) that the table is theirs:
-        a person has the event's page, a program has only its socket.  (Missed, a bot finds
-        the table in its ``welcome`` or in the event's view.)"""
-        bots = [p.account_id for e in event.entrants for p in e.members if p.bot]
-        seated = [account for account in accounts if account in bots]
-        if not seated:
+        """Tell the seated bots (their accounts ``bots``; their sockets, in every process)
+        that the table is theirs: a person has the event's page, a program has only its
+        socket.  (Missed, a bot finds the table in its ``welcome`` or in the event's view.)"""
+        if not bots:
             return
         payload = {
-            "accounts": seated,
+            "accounts": list(bots),
             "table": table_id,
             "event": event.id,
             "name": link.name,

@@ -193,7 +193,7 @@ class Connections:
         seated = set(payload.get("accounts", ()))
         fields = {k: payload.get(k) for k in ("event", "name", "stage", "round", "board", "game")}
         notice = protocol.message("event_table", payload.get("table"), 0, **fields)
-        for session in [s for s in self.live if s.bot is not None]:
+        for session in self.live:
             if session.bot is not None and session.bot.account.id in seated:
                 session.send(notice)
 
